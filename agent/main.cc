@@ -1,0 +1,127 @@
+// agentd: the ktune agent. Serves khost over TCP (loopback by default), keeps pushed bundles in
+// a content-addressed store and measures their variants under perf_event_open.
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <boost/asio.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <cxxopts.hpp>
+#include <iostream>
+
+#include "agent/log.h"
+#include "agent/server.h"
+#include "common/version.h"
+
+namespace {
+
+std::string DefaultStoreDir() {
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/ktune/agent";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.local/share/ktune/agent";
+  return "/var/lib/ktune/agent";
+}
+
+bool IsLoopback(const std::string& host) {
+  boost::system::error_code ec;
+  auto addr = boost::asio::ip::make_address(host, ec);
+  return !ec && addr.is_loopback();
+}
+
+// Detaches from the terminal: fork, new session, stdin from /dev/null, log to `log_path`.
+bool Daemonize(const std::string& log_path) {
+  const pid_t pid = ::fork();
+  if (pid < 0) return false;
+  if (pid > 0) ::_exit(0);
+  ::setsid();
+  const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  const int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (in < 0 || log < 0) return false;
+  ::dup2(in, 0);
+  ::dup2(log, 1);
+  ::dup2(log, 2);
+  return true;
+}
+
+int Main(int argc, char** argv) {
+  cxxopts::Options options("agentd", "ktune agent: runs kernel variants under perf counters");
+  options.add_options()
+      ("listen", "address to listen on (HOST:PORT; port 0 picks a free one)",
+       cxxopts::value<std::string>()->default_value("127.0.0.1:" +
+                                                    std::to_string(ktune::kDefaultAgentPort)))
+      ("store", "store directory", cxxopts::value<std::string>()->default_value(DefaultStoreDir()))
+      ("log-level", "error, warn, info or debug",
+       cxxopts::value<std::string>()->default_value("info"))
+      ("daemon", "detach from the terminal and log to <store>/agentd.log")
+      ("version", "print the version and exit")
+      ("h,help", "print this help");
+  auto args = options.parse(argc, argv);
+  if (args.count("help")) {
+    std::cout << options.help() << "\n";
+    return 0;
+  }
+  if (args.count("version")) {
+    std::cout << "agentd " KTUNE_VERSION "\n";
+    return 0;
+  }
+  if (!args.unmatched().empty()) {
+    std::cerr << "agentd: unexpected argument '" << args.unmatched().front() << "'\n";
+    return 2;
+  }
+  ktune::LogLevel level;
+  if (!ktune::ParseLogLevel(args["log-level"].as<std::string>(), &level)) {
+    std::cerr << "agentd: unknown log level '" << args["log-level"].as<std::string>() << "'\n";
+    return 2;
+  }
+  ktune::SetLogLevel(level);
+
+  auto listen = ktune::ParseHostPort(args["listen"].as<std::string>(), /*allow_port_zero=*/true);
+  if (!listen.ok()) {
+    std::cerr << "agentd: " << listen.status().message() << "\n";
+    return 2;
+  }
+  if (!IsLoopback(listen->host)) {
+    std::cerr << "agentd: refusing to listen on " << listen->ToString()
+              << ": this version has no authentication, so it serves loopback only\n";
+    return 2;
+  }
+
+  ::signal(SIGPIPE, SIG_IGN);
+  boost::asio::io_context io;
+  ktune::AgentOptions opts;
+  opts.listen = *listen;
+  opts.store_dir = args["store"].as<std::string>();
+  auto server = ktune::AgentServer::Create(io, opts);
+  if (!server.ok()) {
+    std::cerr << "agentd: " << server.status().message() << "\n";
+    return 1;
+  }
+  if (args.count("daemon") && !Daemonize(opts.store_dir + "/agentd.log")) {
+    std::cerr << "agentd: cannot detach: " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  // khost reads this line to learn the port of an agent it started.
+  std::printf("agentd %s listening on %s store %s\n", KTUNE_VERSION,
+              (*server)->endpoint().ToString().c_str(), opts.store_dir.c_str());
+  std::fflush(stdout);
+
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code&, int sig) {
+    ktune::Log(ktune::LogLevel::kInfo, "signal " + std::to_string(sig) + ": shutting down");
+    (*server)->Shutdown();
+    io.stop();
+  });
+  io.run();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "agentd: " << e.what() << "\n";
+    return 2;
+  }
+}

@@ -1,0 +1,119 @@
+#include "agent/measure.h"
+
+#include <sys/stat.h>
+
+#include <optional>
+
+#include "agent/kernel_output.h"
+#include "agent/perf_counters.h"
+#include "agent/workload.h"
+#include "common/fs.h"
+
+namespace ktune {
+namespace {
+
+constexpr size_t kExcerptBytes = 2048;
+
+WorkloadOptions OptionsFor(const MeasurePlan& plan, const PlanVariant& v,
+                           const Canceller& canceller) {
+  WorkloadOptions o;
+  o.canceller = &canceller;
+  o.path = v.elf;
+  o.args = v.args;
+  o.cwd = plan.tree_dir;
+  o.cpu = plan.cpu;
+  o.timeout_ns = plan.timeout_ns;
+  return o;
+}
+
+std::string Excerpt(const std::string& text) {
+  return text.size() <= kExcerptBytes ? text : text.substr(text.size() - kExcerptBytes);
+}
+
+// A repetition; std::nullopt when the canceller cut it short.
+std::optional<RepetitionRow> MeasureOnce(const MeasurePlan& plan,
+                                         const std::vector<EventSpec>& counted, size_t index,
+                                         uint32_t repetition, const Canceller& canceller,
+                                         std::string* excerpt) {
+  const PlanVariant& v = plan.variants[index];
+  RepetitionRow row;
+  row.run_id = plan.run_id;
+  row.variant_index = static_cast<uint32_t>(index);
+  row.variant = v.name;
+  row.elf = v.elf;
+  row.params = v.params;
+  row.repetition = repetition;
+
+  MeasuredValue wall{kWallTime, 0, "ns", 0, 0, ValueStatus::kMissing};
+  MeasuredValue kernel{kKernelTime, 0, "s", 0, 0, ValueStatus::kMissing};
+  std::vector<MeasuredValue> counters;
+
+  auto workload = Workload::Prepare(OptionsFor(plan, v, canceller));
+  if (!workload.ok()) {
+    row.outcome.kind = OutcomeKind::kLaunchFailed;
+    *excerpt = workload.status().message();
+    for (const EventSpec& e : counted) {
+      counters.push_back({e.text, 0, e.def.unit, 0, 0, ValueStatus::kNotCounted});
+    }
+  } else {
+    CounterGroup group = CounterGroup::Open(counted, workload->pid());
+    WorkloadResult r = workload->Run();
+    if (r.cancelled) return std::nullopt;
+    counters = group.Read();
+    row.timestamp_ns = r.start_unix_ns;
+    row.outcome = r.outcome;
+    if (r.outcome.kind == OutcomeKind::kLaunchFailed) {
+      *excerpt = r.launch_error;
+    } else {
+      wall.value = static_cast<double>(r.wall_ns);
+      wall.status = ValueStatus::kOk;
+      if (auto t = ParseKernelTimeSeconds(r.output)) {
+        kernel.value = *t;
+        kernel.status = ValueStatus::kOk;
+      }
+      row.valid = r.outcome.kind == OutcomeKind::kExited && r.outcome.code == 0 &&
+                  !OutputReportsFailure(r.output);
+      if (!row.valid) *excerpt = Excerpt(r.output);
+    }
+  }
+  row.values.push_back(wall);
+  row.values.push_back(kernel);
+  for (auto& c : counters) row.values.push_back(std::move(c));
+  return row;
+}
+
+}  // namespace
+
+std::vector<EventSpec> CountedEvents(const std::vector<EventSpec>& requested) {
+  std::vector<EventSpec> out;
+  out.push_back(ParseEventSpec(kTaskClock).value());
+  for (const EventSpec& e : requested) {
+    if (e.text != kTaskClock) out.push_back(e);
+  }
+  return out;
+}
+
+Status MeasurePlanRows(const MeasurePlan& plan, const std::string& results_path,
+                       const RowSink& sink, const Canceller& canceller) {
+  const std::vector<EventSpec> counted = CountedEvents(plan.events);
+  struct stat st;
+  if (::stat(results_path.c_str(), &st) != 0) {
+    KT_RETURN_IF_ERROR(AppendDurably(results_path, std::string(kResultsHeader) + "\n"));
+  }
+  for (size_t i = 0; i < plan.variants.size(); ++i) {
+    for (uint32_t w = 0; w < plan.warmup && !canceller.cancelled(); ++w) {
+      auto workload = Workload::Prepare(OptionsFor(plan, plan.variants[i], canceller));
+      if (workload.ok()) workload->Run();
+    }
+    for (uint32_t rep = 0; rep < plan.repetitions; ++rep) {
+      std::string excerpt;
+      std::optional<RepetitionRow> row = MeasureOnce(plan, counted, i, rep, canceller, &excerpt);
+      if (!row || canceller.cancelled()) return Unavailable("agent is shutting down");
+      KT_RETURN_IF_ERROR(AppendDurably(results_path, ToCsvLines(*row)));
+      sink(*row, excerpt);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace ktune

@@ -1,0 +1,66 @@
+// Hardware and software counters through perf_event_open(2), in two layers:
+//   PerfAttrFor     config: one catalog event (common/events.h) -> perf_event_attr
+//   CounterGroup    opens a set of events on one process as perf groups and reads them
+// CounterGroup is the only code in ktune that calls perf_event_open. Every fd is close-on-exec
+// and owned by a ScopedFd.
+//
+// Events are opened on a process that has not exec'd yet, disabled, with enable_on_exec and
+// inherit: they count from the exec of the workload on, over all its threads and children.
+// Software events share one group (they always fit); the others form a second group, so a
+// hardware group that cannot be scheduled never hides the software counts. An event that fails
+// to open is "not supported" (with the reason) and the rest go on; a value whose time_running
+// is 0 is "not counted".
+#pragma once
+
+#include <linux/perf_event.h>
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "common/events.h"
+#include "common/fs.h"
+#include "common/results.h"
+
+namespace ktune {
+
+perf_event_attr PerfAttrFor(const EventSpec& spec);
+
+class CounterGroup {
+ public:
+  // Opens `events` on `pid`. Never fails as a whole: each event either opens or is recorded as
+  // not supported.
+  static CounterGroup Open(const std::vector<EventSpec>& events, pid_t pid);
+
+  CounterGroup(CounterGroup&&) = default;
+  CounterGroup& operator=(CounterGroup&&) = default;
+
+  // One value per event, in the order given to Open.
+  std::vector<MeasuredValue> Read() const;
+
+  // Why each event that did not open failed ("" for those that opened), in Open's order.
+  const std::vector<std::string>& open_errors() const { return errors_; }
+
+ private:
+  CounterGroup() = default;
+
+  struct Member {
+    size_t event_index;
+    uint64_t id;  // PERF_EVENT_IOC_ID, to match group-read entries
+  };
+  struct Group {
+    ScopedFd leader;
+    std::vector<ScopedFd> members;  // followers, kept open for the group's life
+    std::vector<Member> ids;        // leader first
+  };
+
+  std::vector<EventSpec> events_;
+  std::vector<std::string> errors_;
+  std::vector<Group> groups_;
+};
+
+// Tries to open `spec` on the calling process and closes it again; "" when it opens, else the
+// reason. For the agent's capability report.
+std::string ProbeEvent(const EventSpec& spec);
+
+}  // namespace ktune

@@ -1,0 +1,402 @@
+#include "agent/server.h"
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "agent/log.h"
+#include "agent/measure.h"
+#include "agent/sysinfo.h"
+#include "common/version.h"
+#include "protocol/convert.h"
+#include "protocol/frame_codec.h"
+
+namespace ktune {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+// Runs measurement jobs one at a time on its own thread.
+class Measurer {
+ public:
+  struct Job {
+    MeasurePlan plan;
+    std::string results_path;
+    RowSink on_row;
+    std::function<void(const Status&)> on_done;
+  };
+
+  static Result<std::unique_ptr<Measurer>> Create() {
+    KT_ASSIGN_OR_RETURN(Canceller c, Canceller::Create());
+    return std::unique_ptr<Measurer>(new Measurer(std::move(c)));
+  }
+  ~Measurer() { Stop(); }
+
+  void Enqueue(Job job) {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.push_back(std::move(job));
+    cv_.notify_one();
+  }
+
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stopping_) return;
+      stopping_ = true;
+    }
+    canceller_.Cancel();
+    cv_.notify_one();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  explicit Measurer(Canceller c) : canceller_(std::move(c)), thread_([this] { Loop(); }) {}
+
+  void Loop() {
+    for (;;) {
+      Job job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+        if (stopping_) return;
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      Log(LogLevel::kInfo, "run " + job.plan.run_id + ": " +
+                               std::to_string(job.plan.variants.size()) + " variants");
+      Status s = MeasurePlanRows(job.plan, job.results_path, job.on_row, canceller_);
+      Log(s.ok() ? LogLevel::kInfo : LogLevel::kError,
+          "run " + job.plan.run_id + (s.ok() ? " done" : " failed: " + s.message()));
+      job.on_done(s);
+    }
+  }
+
+  Canceller canceller_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Job> jobs_;
+  bool stopping_ = false;
+  std::thread thread_;  // last: starts after the members it uses exist
+};
+
+namespace {
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(asio::io_context& io, tcp::socket socket, Store& store, Measurer& measurer)
+      : io_(io), socket_(std::move(socket)), store_(store), measurer_(measurer) {
+    boost::system::error_code ec;
+    auto remote = socket_.remote_endpoint(ec);
+    peer_ = ec ? "?" : remote.address().to_string() + ":" + std::to_string(remote.port());
+  }
+
+  void Start() {
+    Log(LogLevel::kInfo, "connection from " + peer_);
+    ReadMore();
+  }
+
+ private:
+  void ReadMore() {
+    auto self = shared_from_this();
+    socket_.async_read_some(asio::buffer(read_buf_),
+                            [this, self](boost::system::error_code ec, size_t n) {
+                              if (ec) {
+                                Log(LogLevel::kInfo, "connection from " + peer_ + " closed");
+                                return;
+                              }
+                              codec_.Feed(std::string_view(read_buf_.data(), n));
+                              if (DrainFrames()) ReadMore();
+                            });
+  }
+
+  // Handles every complete frame; false when the connection must close.
+  bool DrainFrames() {
+    for (;;) {
+      auto next = codec_.Next();
+      if (!next.ok()) {
+        Log(LogLevel::kWarn, peer_ + ": " + next.status().message());
+        SendThenClose(next.status());
+        return false;
+      }
+      if (!next->has_value()) return true;
+      Status s = Handle(**next);
+      if (!s.ok()) {
+        if (s.code() == ErrorCode::kProtocol || s.code() == ErrorCode::kVersionMismatch) {
+          Log(LogLevel::kWarn, peer_ + ": " + s.message());
+          SendThenClose(s);
+          return false;
+        }
+        Send(ErrorMessage(s));
+      }
+    }
+  }
+
+  Status Handle(const wire::Envelope& msg) {
+    if (!hello_done_ && msg.body_case() != wire::Envelope::kHello) {
+      return ProtocolError("the first message must be Hello");
+    }
+    try {
+      switch (msg.body_case()) {
+        case wire::Envelope::kHello: return OnHello(msg.hello());
+        case wire::Envelope::kPushManifest: return OnManifest(msg.push_manifest());
+        case wire::Envelope::kBlobChunk: return OnChunk(msg.blob_chunk());
+        case wire::Envelope::kPushCommit: return OnCommit(msg.push_commit());
+        case wire::Envelope::kRunRequest: return OnRun(msg.run_request());
+        default: return ProtocolError("unexpected message from host");
+      }
+    } catch (const std::exception& e) {
+      return InternalError(e.what());
+    }
+  }
+
+  Status OnHello(const wire::Hello& hello) {
+    if (hello.protocol_version() != kProtocolVersion) {
+      return Status(ErrorCode::kVersionMismatch,
+                    "khost speaks protocol " + std::to_string(hello.protocol_version()) +
+                        ", agentd " KTUNE_VERSION " speaks protocol " +
+                        std::to_string(kProtocolVersion) + "; use matching versions");
+    }
+    hello_done_ = true;
+    wire::Envelope reply;
+    auto* r = reply.mutable_hello_reply();
+    r->set_protocol_version(kProtocolVersion);
+    r->set_agent_version(KTUNE_VERSION);
+    *r->mutable_capabilities() = ProbeCapabilities();
+    Send(reply);
+    return Status::Ok();
+  }
+
+  Status OnManifest(const wire::PushManifest& pm) {
+    Manifest m = ManifestFromWire(pm);
+    KT_RETURN_IF_ERROR(NormalizeManifest(m));
+    KT_ASSIGN_OR_RETURN(std::string id, store_.SaveManifest(m));
+    pending_.clear();
+    blob_.reset();
+    wire::Envelope reply;
+    auto* need = reply.mutable_push_need();
+    need->set_bundle_id(id);
+    for (const FileEntry& f : m.files) {
+      if (store_.HasBlob(f.hash)) continue;
+      auto [it, inserted] = pending_.emplace(f.hash, f.size_bytes);
+      if (!inserted && it->second != f.size_bytes) {
+        return InvalidArgument("one hash with two sizes in manifest: " + f.hash);
+      }
+      if (inserted) need->add_missing_hashes(f.hash);
+    }
+    Log(LogLevel::kInfo, "push " + m.kernel + " (bundle " + id.substr(0, 12) + "): " +
+                             std::to_string(m.files.size()) + " files, " +
+                             std::to_string(pending_.size()) + " blobs missing");
+    Send(reply);
+    return Status::Ok();
+  }
+
+  Status OnChunk(const wire::BlobChunk& chunk) {
+    auto it = pending_.find(chunk.hash());
+    if (it == pending_.end()) return ProtocolError("blob chunk for a blob that was not requested");
+    if (blob_ && blob_->hash() != chunk.hash()) {
+      return ProtocolError("blob chunk for a new blob before the last one ended");
+    }
+    if (!blob_) {
+      auto w = store_.BeginBlob(chunk.hash(), it->second);
+      if (!w.ok()) return w.status();
+      blob_.emplace(std::move(w).value());
+    }
+    KT_ASSIGN_OR_RETURN(std::string raw, DecompressChunk(chunk.data(), chunk.raw_size()));
+    Status s = blob_->Append(chunk.offset(), raw);
+    if (s.ok() && chunk.last()) s = blob_->Finish();
+    if (!s.ok() || !chunk.last()) {
+      if (!s.ok()) blob_.reset();
+      return s;
+    }
+    blob_.reset();
+    pending_.erase(it);
+    wire::Envelope reply;
+    reply.mutable_blob_stored()->set_hash(chunk.hash());
+    Send(reply);
+    return Status::Ok();
+  }
+
+  Status OnCommit(const wire::PushCommit& commit) {
+    KT_ASSIGN_OR_RETURN(std::string tree, store_.Materialize(commit.bundle_id()));
+    (void)tree;
+    wire::Envelope reply;
+    reply.mutable_push_done()->set_bundle_id(commit.bundle_id());
+    Send(reply);
+    return Status::Ok();
+  }
+
+  Status OnRun(const wire::RunRequest& req) {
+    if (run_active_) return InvalidArgument("a run is already active on this connection");
+    KT_RETURN_IF_ERROR(ValidateRunId(req.run_id()));
+    KT_ASSIGN_OR_RETURN(Manifest manifest, store_.LoadManifest(req.bundle_id()));
+    KT_ASSIGN_OR_RETURN(std::string tree, store_.Materialize(req.bundle_id()));
+    if (req.repetitions() == 0) return InvalidArgument("repetitions must be at least 1");
+    if (req.variants_size() == 0) return InvalidArgument("run request names no variant");
+
+    MeasurePlan plan;
+    plan.run_id = req.run_id();
+    plan.tree_dir = tree;
+    plan.repetitions = req.repetitions();
+    plan.warmup = req.warmup();
+    plan.timeout_ns = req.timeout_ms() * 1000000ull;
+    plan.cpu = req.cpu();
+    for (const std::string& e : req.events()) {
+      KT_ASSIGN_OR_RETURN(EventSpec spec, ParseEventSpec(e));
+      plan.events.push_back(std::move(spec));
+    }
+    for (const wire::Variant& v : req.variants()) {
+      KT_RETURN_IF_ERROR(ValidateBundlePath(v.elf_path()));
+      bool present = false;
+      for (const FileEntry& f : manifest.files) present = present || f.path == v.elf_path();
+      if (!present) {
+        return NotFound("variant " + v.name() + ": " + v.elf_path() + " is not in the bundle");
+      }
+      plan.variants.push_back({v.name(), v.elf_path(),
+                               std::vector<std::string>(v.args().begin(), v.args().end()),
+                               ParamsFromWire(v)});
+    }
+    KT_ASSIGN_OR_RETURN(std::string run_dir, store_.RunDir(req.run_id()));
+
+    wire::Envelope accepted;
+    accepted.mutable_run_accepted()->set_run_id(req.run_id());
+    accepted.mutable_run_accepted()->set_expected_rows(
+        static_cast<uint32_t>(req.variants_size()) * req.repetitions());
+    Send(accepted);
+    run_active_ = true;
+
+    std::weak_ptr<Session> weak = shared_from_this();
+    asio::io_context& io = io_;
+    auto rows = std::make_shared<uint32_t>(0);
+    Measurer::Job job;
+    job.plan = std::move(plan);
+    job.results_path = run_dir + "/results.csv";
+    job.on_row = [weak, &io, rows](const RepetitionRow& row, const std::string& excerpt) {
+      wire::Envelope env;
+      RowToWire(row, env.mutable_repetition_result());
+      env.mutable_repetition_result()->set_output_excerpt(excerpt);
+      ++*rows;
+      asio::post(io, [weak, env = std::move(env)] {
+        if (auto s = weak.lock()) s->Send(env);
+      });
+    };
+    job.on_done = [weak, &io, rows, run_id = req.run_id()](const Status& status) {
+      asio::post(io, [weak, status, rows, run_id] {
+        auto s = weak.lock();
+        if (!s) return;
+        s->run_active_ = false;
+        if (!status.ok()) {
+          s->Send(ErrorMessage(status));
+          return;
+        }
+        wire::Envelope done;
+        done.mutable_run_done()->set_run_id(run_id);
+        done.mutable_run_done()->set_rows(*rows);
+        s->Send(done);
+      });
+    };
+    measurer_.Enqueue(std::move(job));
+    return Status::Ok();
+  }
+
+  void Send(const wire::Envelope& msg) {
+    auto frame = FrameCodec().Encode(msg);
+    if (!frame.ok()) {
+      Log(LogLevel::kError, "cannot send: " + frame.status().message());
+      return;
+    }
+    outbox_.push_back(std::move(frame).value());
+    if (outbox_.size() == 1) WriteNext();
+  }
+
+  void SendThenClose(const Status& s) {
+    close_after_send_ = true;
+    Send(ErrorMessage(s));
+  }
+
+  void WriteNext() {
+    auto self = shared_from_this();
+    asio::async_write(socket_, asio::buffer(outbox_.front()),
+                      [this, self](boost::system::error_code ec, size_t) {
+                        if (ec) {
+                          outbox_.clear();
+                          return;
+                        }
+                        outbox_.pop_front();
+                        if (!outbox_.empty()) {
+                          WriteNext();
+                        } else if (close_after_send_) {
+                          boost::system::error_code ignored;
+                          socket_.shutdown(tcp::socket::shutdown_both, ignored);
+                          socket_.close(ignored);
+                        }
+                      });
+  }
+
+  asio::io_context& io_;
+  tcp::socket socket_;
+  Store& store_;
+  Measurer& measurer_;
+  std::string peer_;
+  FrameCodec codec_;
+  std::array<char, 1 << 16> read_buf_;
+  std::deque<std::string> outbox_;
+  bool close_after_send_ = false;
+  bool hello_done_ = false;
+  std::map<std::string, uint64_t> pending_;  // blobs the last manifest lacks: hash -> size
+  std::optional<BlobWriter> blob_;
+  bool run_active_ = false;
+};
+
+}  // namespace
+
+AgentServer::AgentServer(asio::io_context& io, Store store)
+    : io_(io), acceptor_(io), store_(std::move(store)) {}
+
+AgentServer::~AgentServer() { Shutdown(); }
+
+Result<std::unique_ptr<AgentServer>> AgentServer::Create(asio::io_context& io,
+                                                         const AgentOptions& options) {
+  KT_ASSIGN_OR_RETURN(Store store, Store::Open(options.store_dir));
+  std::unique_ptr<AgentServer> server(new AgentServer(io, std::move(store)));
+  KT_ASSIGN_OR_RETURN(server->measurer_, Measurer::Create());
+  boost::system::error_code ec;
+  auto addr = asio::ip::make_address(options.listen.host, ec);
+  if (ec) return InvalidArgument("listen address '" + options.listen.host + "': " + ec.message());
+  tcp::endpoint ep(addr, options.listen.port);
+  server->acceptor_.open(ep.protocol(), ec);
+  if (!ec) server->acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) server->acceptor_.bind(ep, ec);
+  if (!ec) server->acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return IoError("listen on " + options.listen.ToString() + ": " + ec.message());
+  server->Accept();
+  return server;
+}
+
+HostPort AgentServer::endpoint() const {
+  boost::system::error_code ec;
+  auto ep = acceptor_.local_endpoint(ec);
+  return {ep.address().to_string(), ep.port()};
+}
+
+void AgentServer::Accept() {
+  acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted) return;
+    if (!ec) {
+      socket.set_option(tcp::no_delay(true), ec);
+      std::make_shared<Session>(io_, std::move(socket), store_, *measurer_)->Start();
+    }
+    Accept();
+  });
+}
+
+void AgentServer::Shutdown() {
+  boost::system::error_code ec;
+  acceptor_.close(ec);
+  if (measurer_) measurer_->Stop();
+}
+
+}  // namespace ktune

@@ -1,0 +1,47 @@
+// agentd's server: a Boost.Asio acceptor and one Session per connection, all on one io_context
+// thread, and one Measurer thread that runs measurements one at a time in arrival order. Rows
+// measured for a session are posted back to it while it is connected; a session that goes away
+// does not stop its run, whose rows stay in the store's results file.
+#pragma once
+
+#include <boost/asio.hpp>
+
+#include <memory>
+#include <string>
+
+#include "agent/store.h"
+#include "common/address.h"
+#include "common/status.h"
+
+namespace ktune {
+
+class Measurer;
+
+struct AgentOptions {
+  HostPort listen{"127.0.0.1", kDefaultAgentPort};
+  std::string store_dir;
+};
+
+class AgentServer {
+ public:
+  static Result<std::unique_ptr<AgentServer>> Create(boost::asio::io_context& io,
+                                                     const AgentOptions& options);
+  ~AgentServer();
+
+  // The bound endpoint (the real port when 0 was asked for).
+  HostPort endpoint() const;
+
+  // Stops accepting, cancels the running measurement and joins the measurement thread.
+  void Shutdown();
+
+ private:
+  AgentServer(boost::asio::io_context& io, Store store);
+  void Accept();
+
+  boost::asio::io_context& io_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  Store store_;
+  std::unique_ptr<Measurer> measurer_;
+};
+
+}  // namespace ktune

@@ -1,0 +1,159 @@
+#include "agent/store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <filesystem>
+
+namespace ktune {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::atomic<uint64_t> g_tmp_counter{0};
+
+std::string UniqueSuffix() {
+  return std::to_string(::getpid()) + "." + std::to_string(g_tmp_counter.fetch_add(1));
+}
+
+}  // namespace
+
+Status ValidateRunId(const std::string& run_id) {
+  if (run_id.empty() || run_id.size() > 64 || run_id[0] == '.') {
+    return InvalidArgument("invalid run id '" + run_id + "'");
+  }
+  for (char c : run_id) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '.';
+    if (!ok) return InvalidArgument("invalid run id '" + run_id + "'");
+  }
+  return Status::Ok();
+}
+
+BlobWriter::~BlobWriter() {
+  if (!done_ && !tmp_path_.empty()) ::unlink(tmp_path_.c_str());
+}
+
+Status BlobWriter::Append(uint64_t offset, std::string_view raw) {
+  if (offset != received_) {
+    return ProtocolError("blob " + hash_ + ": chunk at offset " + std::to_string(offset) +
+                         ", expected " + std::to_string(received_));
+  }
+  if (received_ + raw.size() > expected_size_) {
+    return ProtocolError("blob " + hash_ + " is larger than its manifest says");
+  }
+  KT_RETURN_IF_ERROR(WriteAll(fd_.get(), raw, tmp_path_));
+  hasher_.Update(raw);
+  received_ += raw.size();
+  return Status::Ok();
+}
+
+Status BlobWriter::Finish() {
+  if (received_ != expected_size_) {
+    return ProtocolError("blob " + hash_ + " ended at " + std::to_string(received_) + " of " +
+                         std::to_string(expected_size_) + " bytes");
+  }
+  const std::string actual = hasher_.HexDigest();
+  if (actual != hash_) return ProtocolError("blob " + hash_ + " arrived with hash " + actual);
+  if (::fchmod(fd_.get(), 0444) != 0) return ErrnoError("chmod " + tmp_path_, errno);
+  if (::fsync(fd_.get()) != 0) return ErrnoError("fsync " + tmp_path_, errno);
+  fd_.Reset();
+  const std::string dir = fs::path(final_path_).parent_path().string();
+  KT_RETURN_IF_ERROR(MakeDirs(dir));
+  if (::rename(tmp_path_.c_str(), final_path_.c_str()) != 0) {
+    return ErrnoError("rename " + tmp_path_, errno);
+  }
+  done_ = true;
+  return FsyncDirectory(dir);
+}
+
+Result<Store> Store::Open(const std::string& root) {
+  for (const char* sub : {"blobs", "tmp", "bundles", "runs"}) {
+    KT_RETURN_IF_ERROR(MakeDirs(root + "/" + sub));
+  }
+  // Temp files of an earlier life of the agent are never completed.
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(root + "/tmp", ec)) fs::remove_all(entry, ec);
+  return Store(fs::absolute(root).lexically_normal().string());
+}
+
+std::string Store::BlobPath(const std::string& hash) const {
+  return root_ + "/blobs/" + hash.substr(0, 2) + "/" + hash;
+}
+
+bool Store::HasBlob(const std::string& hash) const {
+  struct stat st;
+  return IsHexDigest(hash) && ::stat(BlobPath(hash).c_str(), &st) == 0;
+}
+
+Result<BlobWriter> Store::BeginBlob(const std::string& hash, uint64_t size_bytes) {
+  if (!IsHexDigest(hash)) return ProtocolError("malformed blob hash");
+  BlobWriter w;
+  w.hash_ = hash;
+  w.expected_size_ = size_bytes;
+  w.final_path_ = BlobPath(hash);
+  w.tmp_path_ = root_ + "/tmp/" + hash + "." + UniqueSuffix();
+  KT_ASSIGN_OR_RETURN(w.fd_, OpenFile(w.tmp_path_, O_WRONLY | O_CREAT | O_EXCL, 0600));
+  return w;
+}
+
+Result<std::string> Store::SaveManifest(const Manifest& m) {
+  const std::string id = BundleId(m);
+  const std::string dir = root_ + "/bundles/" + id;
+  KT_RETURN_IF_ERROR(MakeDirs(dir));
+  if (!fs::exists(dir + "/manifest")) {
+    KT_RETURN_IF_ERROR(WriteFileAtomic(dir + "/manifest", ManifestToText(m)));
+  }
+  return id;
+}
+
+Result<Manifest> Store::LoadManifest(const std::string& bundle_id) const {
+  if (!IsHexDigest(bundle_id)) return InvalidArgument("malformed bundle id");
+  auto text = ReadFile(root_ + "/bundles/" + bundle_id + "/manifest");
+  if (!text.ok()) return NotFound("bundle " + bundle_id.substr(0, 12) + " is not on this agent");
+  KT_ASSIGN_OR_RETURN(Manifest m, ManifestFromText(*text));
+  if (BundleId(m) != bundle_id) return IoError("bundle " + bundle_id + ": manifest is corrupt");
+  return m;
+}
+
+Result<std::string> Store::Materialize(const std::string& bundle_id) {
+  KT_ASSIGN_OR_RETURN(Manifest m, LoadManifest(bundle_id));
+  const std::string dir = root_ + "/bundles/" + bundle_id;
+  const std::string tree = dir + "/tree";
+  if (fs::is_directory(tree)) return tree;
+  for (const FileEntry& f : m.files) {
+    if (!HasBlob(f.hash)) return NotFound("blob for " + f.path + " is missing");
+  }
+  const std::string tmp = root_ + "/tmp/tree." + UniqueSuffix();
+  std::error_code ec;
+  for (const FileEntry& f : m.files) {
+    const fs::path dst = fs::path(tmp) / f.path;
+    fs::create_directories(dst.parent_path(), ec);
+    if (!ec) fs::copy_file(BlobPath(f.hash), dst, ec);
+    if (!ec) fs::permissions(dst, static_cast<fs::perms>(f.mode & 0777), ec);
+    if (ec) {
+      fs::remove_all(tmp, ec);
+      return IoError("materialize " + f.path + ": " + ec.message());
+    }
+  }
+  if (::rename(tmp.c_str(), tree.c_str()) != 0) {
+    const int e = errno;
+    fs::remove_all(tmp, ec);
+    if (fs::is_directory(tree)) return tree;  // another session built it meanwhile
+    return ErrnoError("rename " + tmp, e);
+  }
+  KT_RETURN_IF_ERROR(FsyncDirectory(dir));
+  return tree;
+}
+
+Result<std::string> Store::RunDir(const std::string& run_id) {
+  KT_RETURN_IF_ERROR(ValidateRunId(run_id));
+  const std::string dir = root_ + "/runs/" + run_id;
+  KT_RETURN_IF_ERROR(MakeDirs(dir));
+  return dir;
+}
+
+}  // namespace ktune

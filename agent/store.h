@@ -1,0 +1,76 @@
+// The agent's content-addressed store, under one root directory:
+//   blobs/<2 hex>/<hash>      file contents, named by their hash, read-only
+//   tmp/                      blobs being received; never visible under blobs/ until verified
+//   bundles/<id>/manifest     a bundle's manifest (common/manifest.h canonical text)
+//   bundles/<id>/tree/        the bundle materialized: the seed's layout, <kernel>/run/...
+//   runs/<run_id>/results.csv every result row, appended and fsynced before it is sent
+// A blob is written to tmp/, fsynced, its hash verified, then renamed into blobs/; a blob that
+// is present is never requested again.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/fs.h"
+#include "common/hash.h"
+#include "common/manifest.h"
+#include "common/status.h"
+
+namespace ktune {
+
+class Store;
+
+// Receives one blob in order; Finish() verifies and publishes it.
+class BlobWriter {
+ public:
+  BlobWriter(BlobWriter&&) = default;
+  BlobWriter& operator=(BlobWriter&&) = default;
+  ~BlobWriter();  // an unfinished blob's temp file is removed
+
+  const std::string& hash() const { return hash_; }
+  uint64_t received_bytes() const { return received_; }
+
+  // Appends bytes that belong at `offset` (must equal received_bytes()).
+  Status Append(uint64_t offset, std::string_view raw);
+  // Checks size and hash, fsyncs and renames into the store.
+  Status Finish();
+
+ private:
+  friend class Store;
+  BlobWriter() = default;
+  std::string hash_, tmp_path_, final_path_;
+  uint64_t expected_size_ = 0, received_ = 0;
+  ScopedFd fd_;
+  Hasher hasher_;
+  bool done_ = false;
+};
+
+class Store {
+ public:
+  static Result<Store> Open(const std::string& root);
+
+  const std::string& root() const { return root_; }
+  std::string BlobPath(const std::string& hash) const;
+  bool HasBlob(const std::string& hash) const;
+  Result<BlobWriter> BeginBlob(const std::string& hash, uint64_t size_bytes);
+
+  // Records a normalized manifest; returns its bundle id.
+  Result<std::string> SaveManifest(const Manifest& m);
+  Result<Manifest> LoadManifest(const std::string& bundle_id) const;
+
+  // Builds bundles/<id>/tree from the blobs (once; atomically) and returns its path. Every blob
+  // of the manifest must be present.
+  Result<std::string> Materialize(const std::string& bundle_id);
+
+  // runs/<run_id>/, created on demand.
+  Result<std::string> RunDir(const std::string& run_id);
+
+ private:
+  explicit Store(std::string root) : root_(std::move(root)) {}
+  std::string root_;
+};
+
+// Run ids name directories: 1-64 characters from [A-Za-z0-9_.-], not starting with '.'.
+Status ValidateRunId(const std::string& run_id);
+
+}  // namespace ktune

@@ -1,0 +1,82 @@
+// Runs one workload the way simpleperf's workload.cpp does: fork; the child prepares (own process
+// group, stdin from /dev/null, stdout+stderr into a pipe, CPU pinning, working directory) and
+// then blocks on a start pipe; the caller opens counters on the child's pid; Start() writes the
+// byte that lets the child exec. Wait() collects the output (bounded), enforces the timeout by
+// killing the whole process group, and reports how the run ended.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/fs.h"
+#include "common/results.h"
+#include "common/status.h"
+
+namespace ktune {
+
+// Lets another thread abort running workloads (agent shutdown): Cancel() makes fd() readable
+// for good, and every Workload polling it kills its process group.
+class Canceller {
+ public:
+  static Result<Canceller> Create();
+  void Cancel();
+  bool cancelled() const;
+  int fd() const { return fd_.get(); }
+
+ private:
+  explicit Canceller(ScopedFd fd) : fd_(std::move(fd)) {}
+  ScopedFd fd_;
+};
+
+struct WorkloadOptions {
+  std::string path;  // executable; relative paths are relative to cwd
+  std::vector<std::string> args;
+  std::string cwd;
+  int cpu = -1;  // pin to this CPU when >= 0
+  uint64_t timeout_ns = 0;  // 0: no timeout
+  size_t output_head_bytes = 1u << 20;  // the first bytes kept of stdout+stderr
+  size_t output_tail_bytes = 64u << 10;  // and the last bytes
+  const Canceller* canceller = nullptr;
+};
+
+struct WorkloadResult {
+  Outcome outcome;
+  std::string launch_error;  // set when outcome is kLaunchFailed
+  int64_t start_unix_ns = 0;
+  uint64_t wall_ns = 0;  // CLOCK_MONOTONIC from the start byte to the child's exit
+  std::string output;    // head, then (if bytes were dropped) a marker line, then tail
+  uint64_t output_bytes = 0;  // everything the workload wrote
+  bool cancelled = false;     // killed by the Canceller; measure nothing from this run
+};
+
+class Workload {
+ public:
+  // Forks the child and leaves it waiting for Start().
+  static Result<Workload> Prepare(const WorkloadOptions& options);
+
+  Workload(Workload&&) noexcept = default;
+  Workload& operator=(Workload&&) noexcept = delete;
+  Workload(const Workload&) = delete;
+  ~Workload();  // kills and reaps a child that is still around
+
+  pid_t pid() const { return pid_; }
+
+  // Lets the child exec and waits for it (and the timeout). Call once.
+  WorkloadResult Run();
+
+ private:
+  Workload() = default;
+
+  WorkloadOptions options_;
+  pid_t pid_ = -1;
+  ScopedFd start_fd_;   // write end: one byte starts the child
+  ScopedFd error_fd_;   // read end: errno from a failed exec, EOF on success
+  ScopedFd output_fd_;  // read end of stdout+stderr
+  ScopedFd pid_fd_;     // pidfd of the child, readable when it exits
+  bool reaped_ = false;
+};
+
+}  // namespace ktune

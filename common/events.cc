@@ -1,0 +1,219 @@
+#include "common/events.h"
+
+#include <linux/perf_event.h>
+
+#include <algorithm>
+
+#include "common/strings.h"
+
+namespace ktune {
+namespace {
+
+struct Named {
+  const char* name;
+  uint64_t config;
+  const char* description;
+};
+
+constexpr Named kHardware[] = {
+    {"cycles", PERF_COUNT_HW_CPU_CYCLES, "CPU cycles"},
+    {"instructions", PERF_COUNT_HW_INSTRUCTIONS, "retired instructions"},
+    {"cache-references", PERF_COUNT_HW_CACHE_REFERENCES, "cache accesses (usually last level)"},
+    {"cache-misses", PERF_COUNT_HW_CACHE_MISSES, "cache misses (usually last level)"},
+    {"branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, "retired branch instructions"},
+    {"branch-misses", PERF_COUNT_HW_BRANCH_MISSES, "mispredicted branches"},
+    {"bus-cycles", PERF_COUNT_HW_BUS_CYCLES, "bus cycles"},
+    {"stalled-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, "front-end stall cycles"},
+    {"stalled-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND, "back-end stall cycles"},
+    {"ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES, "reference cycles (not frequency scaled)"},
+};
+
+constexpr Named kSoftware[] = {
+    {"cpu-clock", PERF_COUNT_SW_CPU_CLOCK, "per-CPU clock, ns"},
+    {"task-clock", PERF_COUNT_SW_TASK_CLOCK, "time the task ran on a CPU, ns"},
+    {"page-faults", PERF_COUNT_SW_PAGE_FAULTS, "page faults"},
+    {"context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES, "context switches"},
+    {"cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS, "migrations to another CPU"},
+    {"minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN, "page faults served without I/O"},
+    {"major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ, "page faults that needed I/O"},
+    {"alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS, "alignment faults fixed by the kernel"},
+    {"emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS, "instructions emulated by the kernel"},
+};
+
+// perf's aliases (tools/perf/util/parse-events.c).
+constexpr std::pair<const char*, const char*> kAliases[] = {
+    {"cpu-cycles", "cycles"},
+    {"branch-instructions", "branches"},
+    {"idle-cycles-frontend", "stalled-cycles-frontend"},
+    {"idle-cycles-backend", "stalled-cycles-backend"},
+    {"faults", "page-faults"},
+    {"cs", "context-switches"},
+    {"migrations", "cpu-migrations"},
+};
+
+struct CacheUnit {
+  const char* name;
+  uint64_t id;
+  bool read, write, prefetch;  // which operations perf lists for this cache
+};
+constexpr CacheUnit kCaches[] = {
+    {"L1-dcache", PERF_COUNT_HW_CACHE_L1D, true, true, true},
+    {"L1-icache", PERF_COUNT_HW_CACHE_L1I, true, false, true},
+    {"LLC", PERF_COUNT_HW_CACHE_LL, true, true, true},
+    {"dTLB", PERF_COUNT_HW_CACHE_DTLB, true, true, true},
+    {"iTLB", PERF_COUNT_HW_CACHE_ITLB, true, false, false},
+    {"branch", PERF_COUNT_HW_CACHE_BPU, true, false, false},
+    {"node", PERF_COUNT_HW_CACHE_NODE, true, true, true},
+};
+
+std::vector<EventDef> BuildGeneric() {
+  std::vector<EventDef> out;
+  for (const Named& n : kHardware) {
+    out.push_back({n.name, PERF_TYPE_HARDWARE, n.config, "", n.description});
+  }
+  for (const Named& n : kSoftware) {
+    const std::string unit = (n.config == PERF_COUNT_SW_CPU_CLOCK ||
+                              n.config == PERF_COUNT_SW_TASK_CLOCK) ? "ns" : "";
+    out.push_back({n.name, PERF_TYPE_SOFTWARE, n.config, unit, n.description});
+  }
+  struct Op {
+    const char* name;  // perf's "-loads"/"-load-misses" stems
+    uint64_t id;
+  };
+  constexpr Op kRead{"load", PERF_COUNT_HW_CACHE_OP_READ};
+  constexpr Op kWrite{"store", PERF_COUNT_HW_CACHE_OP_WRITE};
+  constexpr Op kPrefetch{"prefetch", PERF_COUNT_HW_CACHE_OP_PREFETCH};
+  for (const CacheUnit& c : kCaches) {
+    std::vector<Op> ops;
+    if (c.read) ops.push_back(kRead);
+    if (c.write) ops.push_back(kWrite);
+    if (c.prefetch) ops.push_back(kPrefetch);
+    for (const Op& op : ops) {
+      const std::string stem = std::string(c.name) + "-" + op.name;
+      const std::string plural = op.id == PERF_COUNT_HW_CACHE_OP_PREFETCH ? "es" : "s";
+      const uint64_t base = c.id | (op.id << 8);
+      out.push_back({stem + plural, PERF_TYPE_HW_CACHE,
+                     base | (uint64_t{PERF_COUNT_HW_CACHE_RESULT_ACCESS} << 16), "",
+                     std::string(c.name) + " " + op.name + " accesses"});
+      out.push_back({stem + "-misses", PERF_TYPE_HW_CACHE,
+                     base | (uint64_t{PERF_COUNT_HW_CACHE_RESULT_MISS} << 16), "",
+                     std::string(c.name) + " " + op.name + " misses"});
+    }
+  }
+  return out;
+}
+
+// Levenshtein distance, for "did you mean" suggestions.
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string NearestNames(std::string_view name) {
+  std::vector<std::pair<size_t, std::string>> scored;
+  for (const EventDef& e : GenericEvents()) scored.emplace_back(EditDistance(name, e.name), e.name);
+  std::sort(scored.begin(), scored.end());
+  std::string out;
+  for (size_t i = 0; i < scored.size() && i < 3; ++i) {
+    if (i) out += ", ";
+    out += scored[i].second;
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<EventDef>& GenericEvents() {
+  static const std::vector<EventDef> kEvents = BuildGeneric();
+  return kEvents;
+}
+
+Result<EventSpec> ParseEventSpec(std::string_view text) {
+  EventSpec spec;
+  spec.text = std::string(text);
+  std::string_view name = text;
+  size_t colon = text.find(':');
+  if (colon != std::string_view::npos) {
+    name = text.substr(0, colon);
+    std::string_view mods = text.substr(colon + 1);
+    if (mods.empty()) return InvalidArgument("empty modifier in event '" + spec.text + "'");
+    bool u = false, k = false, h = false;
+    for (char c : mods) {
+      if (c == 'u') {
+        u = true;
+      } else if (c == 'k') {
+        k = true;
+      } else if (c == 'h') {
+        h = true;
+      } else {
+        return InvalidArgument("unknown modifier '" + std::string(1, c) + "' in event '" +
+                               spec.text + "' (known: u, k, h)");
+      }
+    }
+    spec.exclude_user = !u;
+    spec.exclude_kernel = !k;
+    spec.exclude_hv = !h;
+  }
+  if (name.empty()) return InvalidArgument("empty event name");
+
+  if (name.size() > 1 && name[0] == 'r') {
+    uint64_t code = 0;
+    std::string_view hex = name.substr(1);
+    bool all_hex = hex.size() <= 16;
+    for (char c : hex) {
+      int d = (c >= '0' && c <= '9')   ? c - '0'
+              : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+              : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                       : -1;
+      if (d < 0) {
+        all_hex = false;
+        break;
+      }
+      code = code << 4 | static_cast<uint64_t>(d);
+    }
+    if (all_hex) {
+      spec.def = {std::string(name), PERF_TYPE_RAW, code, "", "raw event code"};
+      return spec;
+    }
+  }
+
+  std::string canonical(name);
+  for (const auto& [alias, target] : kAliases) {
+    if (canonical == alias) canonical = target;
+  }
+  for (const EventDef& e : GenericEvents()) {
+    if (e.name == canonical) {
+      spec.def = e;
+      return spec;
+    }
+  }
+  return InvalidArgument("unknown event '" + std::string(name) + "'; nearest: " +
+                         NearestNames(name));
+}
+
+Result<std::vector<std::string>> SplitEventList(std::string_view list) {
+  std::vector<std::string> out;
+  for (std::string_view item : Split(list, ',')) {
+    item = Trim(item);
+    if (item.empty()) return InvalidArgument("empty item in event list '" + std::string(list) + "'");
+    out.emplace_back(item);
+  }
+  return out;
+}
+
+std::vector<std::string> DefaultEvents() {
+  return {"task-clock", "context-switches", "cpu-migrations", "page-faults",
+          "cycles",     "instructions",     "branches",       "branch-misses"};
+}
+
+}  // namespace ktune

@@ -1,0 +1,107 @@
+#include "common/fs.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <system_error>
+
+namespace ktune {
+
+ScopedFd& ScopedFd::operator=(ScopedFd&& other) noexcept {
+  if (this != &other) Reset(other.Release());
+  return *this;
+}
+
+int ScopedFd::Release() {
+  int fd = fd_;
+  fd_ = -1;
+  return fd;
+}
+
+void ScopedFd::Reset(int fd) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = fd;
+}
+
+Result<ScopedFd> OpenFile(const std::string& path, int flags, int mode) {
+  int fd;
+  do {
+    fd = ::open(path.c_str(), flags | O_CLOEXEC, mode);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return ErrnoError("open " + path, errno);
+  return ScopedFd(fd);
+}
+
+Result<std::string> ReadFile(const std::string& path) {
+  KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(path, O_RDONLY));
+  std::string out;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoError("read " + path, errno);
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+Status WriteAll(int fd, std::string_view bytes, const std::string& what) {
+  while (!bytes.empty()) {
+    ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoError("write " + what, errno);
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return Status::Ok();
+}
+
+Status FsyncDirectory(const std::string& dir) {
+  KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(dir.empty() ? "." : dir, O_RDONLY | O_DIRECTORY));
+  if (::fsync(fd.get()) != 0) return ErrnoError("fsync " + dir, errno);
+  return Status::Ok();
+}
+
+Status WriteFileAtomic(const std::string& path, std::string_view bytes, int mode) {
+  std::filesystem::path p(path);
+  std::string dir = p.parent_path().string();
+  std::string tmp = (dir.empty() ? std::string() : dir + "/") + "." + p.filename().string() +
+                    ".tmp." + std::to_string(::getpid());
+  {
+    KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(tmp, O_WRONLY | O_CREAT | O_TRUNC, mode));
+    Status s = WriteAll(fd.get(), bytes, tmp);
+    if (s.ok() && ::fsync(fd.get()) != 0) s = ErrnoError("fsync " + tmp, errno);
+    if (s.ok() && ::fchmod(fd.get(), static_cast<mode_t>(mode)) != 0) {
+      s = ErrnoError("chmod " + tmp, errno);
+    }
+    if (!s.ok()) {
+      ::unlink(tmp.c_str());
+      return s;
+    }
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    return ErrnoError("rename " + tmp + " to " + path, e);
+  }
+  return FsyncDirectory(dir);
+}
+
+Status AppendDurably(const std::string& path, std::string_view bytes) {
+  KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(path, O_WRONLY | O_CREAT | O_APPEND));
+  KT_RETURN_IF_ERROR(WriteAll(fd.get(), bytes, path));
+  if (::fdatasync(fd.get()) != 0) return ErrnoError("fsync " + path, errno);
+  return Status::Ok();
+}
+
+Status MakeDirs(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) return IoError("mkdir " + path + ": " + ec.message());
+  return Status::Ok();
+}
+
+}  // namespace ktune

@@ -1,0 +1,53 @@
+// File-system helpers shared by host and agent: a move-only file-descriptor owner (every fd ktune
+// opens is close-on-exec), whole-file reads, durable writes (temp file + fsync + rename) and
+// durable appends.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace ktune {
+
+// Owns one file descriptor; closes it on destruction. Move-only.
+class ScopedFd {
+ public:
+  ScopedFd() = default;
+  explicit ScopedFd(int fd) : fd_(fd) {}
+  ScopedFd(ScopedFd&& other) noexcept : fd_(other.Release()) {}
+  ScopedFd& operator=(ScopedFd&& other) noexcept;
+  ScopedFd(const ScopedFd&) = delete;
+  ScopedFd& operator=(const ScopedFd&) = delete;
+  ~ScopedFd() { Reset(); }
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  int Release();
+  void Reset(int fd = -1);
+
+ private:
+  int fd_ = -1;
+};
+
+// open(2) with O_CLOEXEC added.
+Result<ScopedFd> OpenFile(const std::string& path, int flags, int mode = 0644);
+
+Result<std::string> ReadFile(const std::string& path);
+
+// Writes all of `bytes` to `fd`, retrying on EINTR and short writes.
+Status WriteAll(int fd, std::string_view bytes, const std::string& what);
+
+// Writes `bytes` to `path` durably: a temp file in the same directory, fsync, rename, fsync of
+// the directory. Readers see either the old or the new content, never a part.
+Status WriteFileAtomic(const std::string& path, std::string_view bytes, int mode = 0644);
+
+// Appends `bytes` to `path` (creating it) and fsyncs before returning.
+Status AppendDurably(const std::string& path, std::string_view bytes);
+
+Status FsyncDirectory(const std::string& dir);
+
+// mkdir -p.
+Status MakeDirs(const std::string& path);
+
+}  // namespace ktune

@@ -1,0 +1,235 @@
+#include "common/results.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+
+#include "common/csv.h"
+#include "common/strings.h"
+
+namespace ktune {
+
+const char* const kResultsHeader =
+    "schema,run_id,timestamp_ns,variant_index,variant,elf,params,pass,repetition,valid,outcome,"
+    "name,value,unit,enabled_ns,running_ns,status";
+
+namespace {
+
+constexpr size_t kColumns = 17;
+
+struct SignalName {
+  int number;
+  const char* name;
+};
+constexpr SignalName kSignals[] = {
+    {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},
+    {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
+    {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"}, {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},
+    {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"}, {SIGXCPU, "SIGXCPU"},
+    {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"},
+};
+
+std::string SignalToString(int sig) {
+  for (const auto& s : kSignals) {
+    if (s.number == sig) return s.name;
+  }
+  return std::to_string(sig);
+}
+
+Result<int> SignalFromString(std::string_view s) {
+  for (const auto& sig : kSignals) {
+    if (s == sig.name) return sig.number;
+  }
+  return ParseInt(s);
+}
+
+std::string FormatValue(const MeasuredValue& v) {
+  if (v.status != ValueStatus::kOk) return "";
+  return FormatDouble(v.value);
+}
+
+}  // namespace
+
+const char* ValueStatusName(ValueStatus s) {
+  switch (s) {
+    case ValueStatus::kOk: return "ok";
+    case ValueStatus::kNotSupported: return "not supported";
+    case ValueStatus::kNotCounted: return "not counted";
+    case ValueStatus::kMissing: return "missing";
+  }
+  return "?";
+}
+
+Result<ValueStatus> ParseValueStatus(std::string_view s) {
+  for (ValueStatus v : {ValueStatus::kOk, ValueStatus::kNotSupported, ValueStatus::kNotCounted,
+                        ValueStatus::kMissing}) {
+    if (s == ValueStatusName(v)) return v;
+  }
+  return InvalidArgument("unknown value status '" + std::string(s) + "'");
+}
+
+std::string Outcome::ToString() const {
+  switch (kind) {
+    case OutcomeKind::kExited: return "exit:" + std::to_string(code);
+    case OutcomeKind::kSignaled: return "signal:" + SignalToString(code);
+    case OutcomeKind::kTimedOut: return "timeout";
+    case OutcomeKind::kLaunchFailed: return "launch-failed";
+  }
+  return "?";
+}
+
+Result<Outcome> Outcome::Parse(std::string_view s) {
+  Outcome o;
+  if (s == "timeout") {
+    o.kind = OutcomeKind::kTimedOut;
+  } else if (s == "launch-failed") {
+    o.kind = OutcomeKind::kLaunchFailed;
+  } else if (s.starts_with("exit:")) {
+    o.kind = OutcomeKind::kExited;
+    KT_ASSIGN_OR_RETURN(o.code, ParseInt(s.substr(5)));
+  } else if (s.starts_with("signal:")) {
+    o.kind = OutcomeKind::kSignaled;
+    KT_ASSIGN_OR_RETURN(o.code, SignalFromString(s.substr(7)));
+  } else {
+    return InvalidArgument("unknown outcome '" + std::string(s) + "'");
+  }
+  return o;
+}
+
+std::string FormatParams(const Params& p) {
+  std::string out;
+  for (const auto& [k, v] : p) {
+    if (!out.empty()) out += ';';
+    out += k + "=" + v;
+  }
+  return out;
+}
+
+Result<Params> ParseParams(std::string_view s) {
+  Params p;
+  if (s.empty()) return p;
+  for (std::string_view item : Split(s, ';')) {
+    size_t eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0) {
+      return InvalidArgument("malformed parameter '" + std::string(item) + "'");
+    }
+    p.emplace_back(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1)));
+  }
+  return p;
+}
+
+const MeasuredValue* RepetitionRow::Find(std::string_view name) const {
+  for (const auto& v : values) {
+    if (v.name == name) return &v;
+  }
+  return nullptr;
+}
+
+std::string ToCsvLines(const RepetitionRow& row) {
+  std::string out;
+  const std::vector<std::string> prefix = {
+      std::to_string(kResultsSchemaVersion), row.run_id,        std::to_string(row.timestamp_ns),
+      std::to_string(row.variant_index),     row.variant,       row.elf,
+      FormatParams(row.params),              std::to_string(row.pass),
+      std::to_string(row.repetition),        row.valid ? "1" : "0",
+      row.outcome.ToString()};
+  const std::string joined_prefix = CsvJoin(prefix);
+  for (const auto& v : row.values) {
+    out += joined_prefix;
+    out += ',';
+    out += CsvJoin({v.name, FormatValue(v), v.unit, std::to_string(v.enabled_ns),
+                    std::to_string(v.running_ns), ValueStatusName(v.status)});
+    out += '\n';
+  }
+  return out;
+}
+
+Result<ResultsFile> ParseResultsCsv(std::string_view text) {
+  ResultsFile file;
+  size_t line_no = 0;
+  bool header_seen = false;
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    if (nl == std::string_view::npos) {
+      ++file.torn_lines;
+      break;
+    }
+    std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl + 1);
+    ++line_no;
+    auto fail = [&](const std::string& why) {
+      return InvalidArgument("results line " + std::to_string(line_no) + ": " + why);
+    };
+    if (!header_seen) {
+      if (line != kResultsHeader) {
+        return fail("not a ktune results header (expected schema " +
+                    std::to_string(kResultsSchemaVersion) + ")");
+      }
+      header_seen = true;
+      continue;
+    }
+    auto fields_or = CsvSplit(line);
+    if (!fields_or.ok()) return fail(fields_or.status().message());
+    const std::vector<std::string>& f = *fields_or;
+    if (f.size() != kColumns) {
+      return fail("expected " + std::to_string(kColumns) + " columns, found " +
+                  std::to_string(f.size()));
+    }
+    if (f[0] != std::to_string(kResultsSchemaVersion)) return fail("schema " + f[0]);
+    RepetitionRow key;
+    key.run_id = f[1];
+    auto ts = ParseInt64(f[2]);
+    auto vi = ParseUint64(f[3]);
+    auto params = ParseParams(f[6]);
+    auto pass = ParseUint64(f[7]);
+    auto rep = ParseUint64(f[8]);
+    auto outcome = Outcome::Parse(f[10]);
+    for (const Status* s : {&ts.status(), &vi.status(), &params.status(), &pass.status(),
+                            &rep.status(), &outcome.status()}) {
+      if (!s->ok()) return fail(s->message());
+    }
+    key.timestamp_ns = *ts;
+    key.variant_index = static_cast<uint32_t>(*vi);
+    key.variant = f[4];
+    key.elf = f[5];
+    key.params = std::move(params).value();
+    key.pass = static_cast<uint32_t>(*pass);
+    key.repetition = static_cast<uint32_t>(*rep);
+    if (f[9] != "0" && f[9] != "1") return fail("valid must be 0 or 1");
+    key.valid = f[9] == "1";
+    key.outcome = *outcome;
+
+    MeasuredValue v;
+    v.name = f[11];
+    v.unit = f[13];
+    auto status = ParseValueStatus(f[16]);
+    auto enabled = ParseUint64(f[14]);
+    auto running = ParseUint64(f[15]);
+    for (const Status* s : {&status.status(), &enabled.status(), &running.status()}) {
+      if (!s->ok()) return fail(s->message());
+    }
+    v.status = *status;
+    v.enabled_ns = *enabled;
+    v.running_ns = *running;
+    if (v.status == ValueStatus::kOk) {
+      auto value = ParseDouble(f[12]);
+      if (!value.ok()) return fail(value.status().message());
+      v.value = *value;
+    }
+
+    bool same = !file.rows.empty();
+    if (same) {
+      const RepetitionRow& last = file.rows.back();
+      same = last.run_id == key.run_id && last.variant_index == key.variant_index &&
+             last.pass == key.pass && last.repetition == key.repetition;
+    }
+    if (!same) file.rows.push_back(std::move(key));
+    file.rows.back().values.push_back(std::move(v));
+  }
+  if (!header_seen && file.torn_lines == 0) return InvalidArgument("results file is empty");
+  return file;
+}
+
+}  // namespace ktune

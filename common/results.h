@@ -1,0 +1,87 @@
+// The measured-result model that agent and host share, and its long-format CSV.
+//
+// One RepetitionRow is one measured run of one variant (one pass of its events, one
+// repetition). On disk and in reports it becomes one CSV line per value, with a fixed header
+// (kResultsHeader) whose first column carries the schema version; columns never vary with the
+// events requested. The agent appends these lines to its results file before sending a row; the
+// host writes the same lines as rows arrive.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+
+namespace ktune {
+
+constexpr int kResultsSchemaVersion = 1;
+extern const char* const kResultsHeader;
+
+// perf's vocabulary: a value is counted, or its event could not be opened here ("not
+// supported"), or it was opened but never ran on a counter ("not counted"); "missing" is a value
+// the workload was expected to print and did not (the kernel's self-reported time).
+enum class ValueStatus { kOk, kNotSupported, kNotCounted, kMissing };
+const char* ValueStatusName(ValueStatus s);
+Result<ValueStatus> ParseValueStatus(std::string_view s);
+
+// Names of the values every repetition carries besides the requested events.
+inline constexpr const char* kWallTime = "wall-time";      // ns, CLOCK_MONOTONIC, exec to exit
+inline constexpr const char* kKernelTime = "kernel-time";  // s, printed by the kernel itself
+inline constexpr const char* kTaskClock = "task-clock";    // ns, perf's software counter
+
+struct MeasuredValue {
+  std::string name;
+  double value = 0;  // meaningful only when status == kOk
+  std::string unit;  // "ns", "s", or "" for a plain count
+  uint64_t enabled_ns = 0;
+  uint64_t running_ns = 0;
+  ValueStatus status = ValueStatus::kOk;
+};
+
+// How a run ended.
+enum class OutcomeKind { kExited, kSignaled, kTimedOut, kLaunchFailed };
+struct Outcome {
+  OutcomeKind kind = OutcomeKind::kExited;
+  int code = 0;  // exit status, or signal number
+  // "exit:0", "signal:SIGSEGV", "timeout", "launch-failed".
+  std::string ToString() const;
+  static Result<Outcome> Parse(std::string_view s);
+};
+
+using Params = std::vector<std::pair<std::string, std::string>>;
+// "BLOCK_SIZE_M=4;BLOCK_SIZE_N=16" and back.
+std::string FormatParams(const Params& p);
+Result<Params> ParseParams(std::string_view s);
+
+struct RepetitionRow {
+  std::string run_id;
+  int64_t timestamp_ns = 0;  // wall-clock (Unix epoch) time the repetition started
+  uint32_t variant_index = 0;
+  std::string variant;  // the variant's name (its ELF's file name)
+  std::string elf;      // the ELF's path inside the bundle
+  Params params;
+  uint32_t pass = 0;
+  uint32_t repetition = 0;
+  bool valid = false;  // exited 0 and printed no "NOT OK"
+  Outcome outcome;
+  std::vector<MeasuredValue> values;
+
+  const MeasuredValue* Find(std::string_view name) const;
+};
+
+// The CSV lines for one row, each ending in '\n'.
+std::string ToCsvLines(const RepetitionRow& row);
+
+struct ResultsFile {
+  std::vector<RepetitionRow> rows;
+  size_t torn_lines = 0;  // an unterminated last line, dropped (a writer died mid-line)
+};
+
+// Parses a whole results file written by ToCsvLines (header first). A last line without its
+// '\n' is counted in torn_lines and not parsed; any other malformed line is an error naming it.
+Result<ResultsFile> ParseResultsCsv(std::string_view text);
+
+}  // namespace ktune

@@ -1,0 +1,98 @@
+#include "protocol/convert.h"
+
+namespace ktune {
+
+wire::Envelope ErrorMessage(const Status& status) {
+  wire::Envelope env;
+  auto* e = env.mutable_error();
+  e->set_code(static_cast<wire::ErrorCode>(status.code()));
+  e->set_message(status.message());
+  return env;
+}
+
+Status StatusFromWire(const wire::Error& error) {
+  ErrorCode code = ErrorCode::kInternal;
+  if (error.code() > 0 && error.code() <= static_cast<int>(ErrorCode::kInternal)) {
+    code = static_cast<ErrorCode>(error.code());
+  }
+  return Status(code, error.message());
+}
+
+wire::PushManifest ManifestToWire(const Manifest& m) {
+  wire::PushManifest out;
+  out.set_kernel(m.kernel);
+  for (const FileEntry& f : m.files) {
+    auto* e = out.add_files();
+    e->set_path(f.path);
+    e->set_hash(f.hash);
+    e->set_size_bytes(f.size_bytes);
+    e->set_mode(f.mode);
+  }
+  return out;
+}
+
+Manifest ManifestFromWire(const wire::PushManifest& m) {
+  Manifest out;
+  out.kernel = m.kernel();
+  for (const auto& f : m.files()) {
+    out.files.push_back({f.path(), f.hash(), f.size_bytes(), f.mode() & 0777});
+  }
+  return out;
+}
+
+void RowToWire(const RepetitionRow& row, wire::RepetitionResult* out) {
+  out->set_run_id(row.run_id);
+  out->set_timestamp_ns(row.timestamp_ns);
+  out->set_variant_index(row.variant_index);
+  out->set_pass(row.pass);
+  out->set_repetition(row.repetition);
+  out->set_valid(row.valid);
+  out->set_outcome_kind(static_cast<wire::OutcomeKind>(row.outcome.kind));
+  out->set_outcome_code(row.outcome.code);
+  for (const MeasuredValue& v : row.values) {
+    auto* w = out->add_values();
+    w->set_name(v.name);
+    w->set_value(v.value);
+    w->set_unit(v.unit);
+    w->set_enabled_ns(v.enabled_ns);
+    w->set_running_ns(v.running_ns);
+    w->set_status(static_cast<wire::ValueStatus>(v.status));
+  }
+}
+
+Params ParamsFromWire(const wire::Variant& v) {
+  Params p;
+  for (const auto& param : v.params()) p.emplace_back(param.name(), param.value());
+  return p;
+}
+
+RepetitionRow RowFromWire(const wire::RepetitionResult& r, const wire::Variant& variant) {
+  RepetitionRow row;
+  row.run_id = r.run_id();
+  row.timestamp_ns = r.timestamp_ns();
+  row.variant_index = r.variant_index();
+  row.variant = variant.name();
+  row.elf = variant.elf_path();
+  row.params = ParamsFromWire(variant);
+  row.pass = r.pass();
+  row.repetition = r.repetition();
+  row.valid = r.valid();
+  row.outcome.kind = r.outcome_kind() <= wire::OUTCOME_LAUNCH_FAILED
+                         ? static_cast<OutcomeKind>(r.outcome_kind())
+                         : OutcomeKind::kLaunchFailed;
+  row.outcome.code = r.outcome_code();
+  for (const auto& w : r.values()) {
+    MeasuredValue v;
+    v.name = w.name();
+    v.value = w.value();
+    v.unit = w.unit();
+    v.enabled_ns = w.enabled_ns();
+    v.running_ns = w.running_ns();
+    v.status = w.status() <= wire::VALUE_MISSING ? static_cast<ValueStatus>(w.status())
+                                                 : ValueStatus::kMissing;
+    row.values.push_back(std::move(v));
+  }
+  return row;
+}
+
+}  // namespace ktune

@@ -1,0 +1,25 @@
+// Conversions between ktune's shared structs (common/) and their wire messages, kept next to
+// the .proto so that one place knows both shapes.
+#pragma once
+
+#include "common/manifest.h"
+#include "common/results.h"
+#include "common/status.h"
+#include "protocol/ktune.pb.h"
+
+namespace ktune {
+
+wire::Envelope ErrorMessage(const Status& status);
+Status StatusFromWire(const wire::Error& error);
+
+wire::PushManifest ManifestToWire(const Manifest& m);
+Manifest ManifestFromWire(const wire::PushManifest& m);
+
+// The wire form carries only what the agent measured; names, ELF and parameters come from the
+// RunRequest's variant, which both sides hold.
+void RowToWire(const RepetitionRow& row, wire::RepetitionResult* out);
+RepetitionRow RowFromWire(const wire::RepetitionResult& r, const wire::Variant& variant);
+
+Params ParamsFromWire(const wire::Variant& v);
+
+}  // namespace ktune

@@ -1,0 +1,73 @@
+#include "protocol/frame_codec.h"
+
+#include <zstd.h>
+
+namespace ktune {
+
+Result<std::string> FrameCodec::Encode(const wire::Envelope& msg) const {
+  const size_t size = msg.ByteSizeLong();
+  if (size > max_) {
+    return ProtocolError("message of " + std::to_string(size) + " bytes exceeds the frame maximum of " +
+                         std::to_string(max_));
+  }
+  std::string out(kFrameHeaderBytes + size, '\0');
+  out[0] = static_cast<char>((size >> 24) & 0xff);
+  out[1] = static_cast<char>((size >> 16) & 0xff);
+  out[2] = static_cast<char>((size >> 8) & 0xff);
+  out[3] = static_cast<char>(size & 0xff);
+  if (!msg.SerializeToArray(out.data() + kFrameHeaderBytes, static_cast<int>(size))) {
+    return InternalError("cannot serialize message");
+  }
+  return out;
+}
+
+Result<std::optional<wire::Envelope>> FrameCodec::Next() {
+  const size_t avail = buffer_.size() - consumed_;
+  if (avail < kFrameHeaderBytes) return std::optional<wire::Envelope>();
+  const auto* p = reinterpret_cast<const unsigned char*>(buffer_.data() + consumed_);
+  const size_t size = (size_t{p[0]} << 24) | (size_t{p[1]} << 16) | (size_t{p[2]} << 8) | p[3];
+  if (size > max_) {
+    return ProtocolError("peer announced a frame of " + std::to_string(size) +
+                         " bytes, over the maximum of " + std::to_string(max_));
+  }
+  if (avail < kFrameHeaderBytes + size) return std::optional<wire::Envelope>();
+  wire::Envelope msg;
+  if (!msg.ParseFromArray(buffer_.data() + consumed_ + kFrameHeaderBytes, static_cast<int>(size))) {
+    return ProtocolError("malformed message of " + std::to_string(size) + " bytes");
+  }
+  consumed_ += kFrameHeaderBytes + size;
+  // Drop consumed bytes once they dominate, so the buffer does not grow without bound.
+  if (consumed_ == buffer_.size() || (consumed_ > (1u << 16) && consumed_ * 2 > buffer_.size())) {
+    buffer_.erase(0, consumed_);
+    consumed_ = 0;
+  }
+  return std::optional<wire::Envelope>(std::move(msg));
+}
+
+std::string CompressChunk(std::string_view raw) {
+  std::string out(ZSTD_compressBound(raw.size()), '\0');
+  const size_t n = ZSTD_compress(out.data(), out.size(), raw.data(), raw.size(), 3);
+  out.resize(n);  // ZSTD_compress cannot fail with a ZSTD_compressBound-sized output buffer
+  return out;
+}
+
+Result<std::string> DecompressChunk(std::string_view frame, uint64_t expected_raw_bytes) {
+  if (expected_raw_bytes > kBlobChunkBytes) {
+    return ProtocolError("blob chunk announces " + std::to_string(expected_raw_bytes) +
+                         " raw bytes, over the chunk maximum");
+  }
+  const unsigned long long content = ZSTD_getFrameContentSize(frame.data(), frame.size());
+  if (content == ZSTD_CONTENTSIZE_ERROR || content == ZSTD_CONTENTSIZE_UNKNOWN ||
+      content != expected_raw_bytes) {
+    return ProtocolError("blob chunk is not a zstd frame of the announced size");
+  }
+  std::string out(expected_raw_bytes, '\0');
+  const size_t n = ZSTD_decompress(out.data(), out.size(), frame.data(), frame.size());
+  if (ZSTD_isError(n) || n != expected_raw_bytes) {
+    return ProtocolError(std::string("blob chunk does not decompress: ") +
+                         (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong size"));
+  }
+  return out;
+}
+
+}  // namespace ktune

@@ -1,0 +1,53 @@
+// The one codec for ktune's wire: frames of a 4-byte big-endian length followed by one serialized
+// wire::Envelope, never longer than a hard maximum. Sockets move bytes; only this class turns
+// them into messages and back. Blob payloads are zstd frames (CompressChunk/DecompressChunk).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "protocol/ktune.pb.h"
+
+namespace ktune {
+
+// Bumped whenever a message changes meaning; peers with different versions refuse to talk.
+constexpr uint32_t kProtocolVersion = 1;
+constexpr size_t kFrameHeaderBytes = 4;
+constexpr size_t kMaxFrameBytes = 8u << 20;
+// Raw bytes per BlobChunk; its zstd frame stays far below kMaxFrameBytes.
+constexpr size_t kBlobChunkBytes = 1u << 20;
+
+class FrameCodec {
+ public:
+  explicit FrameCodec(size_t max_frame_bytes = kMaxFrameBytes) : max_(max_frame_bytes) {}
+
+  // The frame for `msg`, or an error when it would exceed the maximum.
+  Result<std::string> Encode(const wire::Envelope& msg) const;
+
+  // Appends received bytes.
+  void Feed(std::string_view bytes) { buffer_.append(bytes); }
+
+  // The next complete message, std::nullopt when more bytes are needed, or an error for a frame
+  // that announces more than the maximum or does not parse. After an error the stream is
+  // unusable: framing is lost.
+  Result<std::optional<wire::Envelope>> Next();
+
+  size_t buffered_bytes() const { return buffer_.size() - consumed_; }
+
+ private:
+  size_t max_;
+  std::string buffer_;
+  size_t consumed_ = 0;
+};
+
+// One zstd frame for `raw`.
+std::string CompressChunk(std::string_view raw);
+// Decompresses one zstd frame that must hold exactly `expected_raw_bytes` (at most
+// kBlobChunkBytes); anything else is a protocol error (a zstd bomb included).
+Result<std::string> DecompressChunk(std::string_view frame, uint64_t expected_raw_bytes);
+
+}  // namespace ktune
