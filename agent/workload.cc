@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <iterator>
+#include <utility>
 
 extern char** environ;
 
@@ -157,6 +158,15 @@ Result<Workload> Workload::Prepare(const WorkloadOptions& options) {
   w.pid_fd_.Reset(pidfd);
   return w;
 }
+
+Workload::Workload(Workload&& other) noexcept
+    : options_(std::move(other.options_)),
+      pid_(std::exchange(other.pid_, -1)),
+      start_fd_(std::move(other.start_fd_)),
+      error_fd_(std::move(other.error_fd_)),
+      output_fd_(std::move(other.output_fd_)),
+      pid_fd_(std::move(other.pid_fd_)),
+      reaped_(other.reaped_) {}
 
 Workload::~Workload() {
   if (pid_ > 0 && !reaped_) {

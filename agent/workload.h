@@ -57,7 +57,7 @@ class Workload {
   // Forks the child and leaves it waiting for Start().
   static Result<Workload> Prepare(const WorkloadOptions& options);
 
-  Workload(Workload&&) noexcept = default;
+  Workload(Workload&& other) noexcept;
   Workload& operator=(Workload&&) noexcept = delete;
   Workload(const Workload&) = delete;
   ~Workload();  // kills and reaps a child that is still around

@@ -1,0 +1,164 @@
+#include "host/agent_client.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <map>
+
+#include "common/fs.h"
+#include "common/version.h"
+#include "protocol/convert.h"
+
+namespace ktune {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+Result<std::unique_ptr<AgentConnection>> AgentConnection::Connect(
+    const HostPort& address, std::chrono::milliseconds timeout) {
+  std::unique_ptr<AgentConnection> c(new AgentConnection());
+  c->address_ = address;
+  const std::string where = "agent at " + address.ToString();
+  boost::system::error_code ec;
+  tcp::resolver resolver(c->io_);
+  auto endpoints = resolver.resolve(address.host, std::to_string(address.port), ec);
+  if (ec) return Unavailable("cannot resolve " + where + ": " + ec.message());
+  boost::system::error_code connect_ec = asio::error::timed_out;
+  asio::async_connect(c->socket_, endpoints,
+                      [&](const boost::system::error_code& e, const tcp::endpoint&) {
+                        connect_ec = e;
+                      });
+  c->io_.run_for(timeout);
+  if (!c->io_.stopped()) {
+    c->socket_.close(ec);
+    c->io_.run();
+    return Unavailable("cannot reach " + where + ": no answer within " +
+                       std::to_string(timeout.count()) + " ms");
+  }
+  c->io_.restart();
+  if (connect_ec) return Unavailable("cannot reach " + where + ": " + connect_ec.message());
+  c->socket_.set_option(tcp::no_delay(true), ec);
+
+  wire::Envelope hello;
+  hello.mutable_hello()->set_protocol_version(kProtocolVersion);
+  hello.mutable_hello()->set_client_version(KTUNE_VERSION);
+  KT_RETURN_IF_ERROR(c->Send(hello));
+  auto reply = c->Receive();
+  if (!reply.ok()) return reply.status().WithContext(where);
+  if (!reply->has_hello_reply()) return ProtocolError(where + " did not answer Hello");
+  c->hello_ = reply->hello_reply();
+  if (c->hello_.protocol_version() != kProtocolVersion) {
+    return Status(ErrorCode::kVersionMismatch,
+                  where + " (agentd " + c->hello_.agent_version() + ") speaks protocol " +
+                      std::to_string(c->hello_.protocol_version()) + ", khost " KTUNE_VERSION
+                      " speaks protocol " + std::to_string(kProtocolVersion));
+  }
+  return c;
+}
+
+Status AgentConnection::Send(const wire::Envelope& msg) {
+  KT_ASSIGN_OR_RETURN(std::string frame, codec_.Encode(msg));
+  boost::system::error_code ec;
+  asio::write(socket_, asio::buffer(frame), ec);
+  if (ec) return Unavailable("lost the agent at " + address_.ToString() + ": " + ec.message());
+  return Status::Ok();
+}
+
+Result<wire::Envelope> AgentConnection::Receive() {
+  std::array<char, 1 << 16> buf;
+  for (;;) {
+    KT_ASSIGN_OR_RETURN(std::optional<wire::Envelope> msg, codec_.Next());
+    if (msg) {
+      if (msg->has_error()) return StatusFromWire(msg->error());
+      return std::move(*msg);
+    }
+    boost::system::error_code ec;
+    const size_t n = socket_.read_some(asio::buffer(buf), ec);
+    if (ec) {
+      return Unavailable("lost the agent at " + address_.ToString() + ": " +
+                         (ec == asio::error::eof ? "connection closed" : ec.message()));
+    }
+    codec_.Feed(std::string_view(buf.data(), n));
+  }
+}
+
+Result<PushStats> PushBundle(AgentConnection& conn, const Manifest& manifest,
+                             const std::string& root) {
+  PushStats stats;
+  stats.files = manifest.files.size();
+  wire::Envelope env;
+  *env.mutable_push_manifest() = ManifestToWire(manifest);
+  KT_RETURN_IF_ERROR(conn.Send(env));
+  KT_ASSIGN_OR_RETURN(wire::Envelope reply, conn.Receive());
+  if (!reply.has_push_need()) return ProtocolError("agent did not answer the manifest");
+  stats.bundle_id = reply.push_need().bundle_id();
+  if (stats.bundle_id != BundleId(manifest)) {
+    return ProtocolError("agent computed bundle id " + stats.bundle_id + ", expected " +
+                         BundleId(manifest));
+  }
+
+  std::map<std::string, const FileEntry*> by_hash;
+  for (const FileEntry& f : manifest.files) by_hash.emplace(f.hash, &f);
+  // Chunks go out back to back; the agent's acknowledgements are read afterwards.
+  for (const std::string& hash : reply.push_need().missing_hashes()) {
+    auto it = by_hash.find(hash);
+    if (it == by_hash.end()) return ProtocolError("agent asked for a blob not in the bundle");
+    const FileEntry& f = *it->second;
+    const std::string path = root + "/" + f.path;
+    KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(path, O_RDONLY));
+    std::string raw(kBlobChunkBytes, '\0');
+    uint64_t offset = 0;
+    do {
+      ssize_t n = ::pread(fd.get(), raw.data(), raw.size(), static_cast<off_t>(offset));
+      if (n < 0) return ErrnoError("read " + path, errno);
+      const std::string_view piece(raw.data(), static_cast<size_t>(n));
+      if (n == 0 && offset < f.size_bytes) return IoError(path + " shrank while being pushed");
+      wire::Envelope chunk;
+      auto* c = chunk.mutable_blob_chunk();
+      c->set_hash(hash);
+      c->set_offset(offset);
+      c->set_raw_size(piece.size());
+      c->set_data(CompressChunk(piece));
+      offset += piece.size();
+      c->set_last(offset >= f.size_bytes);
+      stats.raw_bytes_sent += piece.size();
+      stats.wire_bytes_sent += c->data().size();
+      KT_RETURN_IF_ERROR(conn.Send(chunk));
+    } while (offset < f.size_bytes);
+    ++stats.blobs_sent;
+  }
+  for (int i = 0; i < reply.push_need().missing_hashes_size(); ++i) {
+    auto ack = conn.Receive();
+    if (!ack.ok()) return ack.status().WithContext("push of " + manifest.kernel);
+    if (!ack->has_blob_stored()) return ProtocolError("agent did not acknowledge a blob");
+  }
+  wire::Envelope commit;
+  commit.mutable_push_commit()->set_bundle_id(stats.bundle_id);
+  KT_RETURN_IF_ERROR(conn.Send(commit));
+  KT_ASSIGN_OR_RETURN(wire::Envelope done, conn.Receive());
+  if (!done.has_push_done()) return ProtocolError("agent did not confirm the push");
+  return stats;
+}
+
+Status RunOnAgent(AgentConnection& conn, const wire::RunRequest& request,
+                  const std::function<Status(const wire::RepetitionResult&)>& on_row,
+                  uint32_t* expected_rows) {
+  wire::Envelope env;
+  *env.mutable_run_request() = request;
+  KT_RETURN_IF_ERROR(conn.Send(env));
+  KT_ASSIGN_OR_RETURN(wire::Envelope accepted, conn.Receive());
+  if (!accepted.has_run_accepted()) return ProtocolError("agent did not accept the run");
+  if (expected_rows) *expected_rows = accepted.run_accepted().expected_rows();
+  for (;;) {
+    KT_ASSIGN_OR_RETURN(wire::Envelope msg, conn.Receive());
+    if (msg.has_repetition_result()) {
+      KT_RETURN_IF_ERROR(on_row(msg.repetition_result()));
+    } else if (msg.has_run_done()) {
+      return Status::Ok();
+    } else {
+      return ProtocolError("unexpected message during a run");
+    }
+  }
+}
+
+}  // namespace ktune

@@ -1,0 +1,61 @@
+// khost's side of the protocol: a blocking connection to one agentd (Boost.Asio), the Hello
+// handshake with its version check, pushing a bundle (only the blobs the agent lacks, as zstd
+// chunks) and running a request while rows stream back.
+#pragma once
+
+#include <boost/asio.hpp>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/address.h"
+#include "common/manifest.h"
+#include "common/status.h"
+#include "protocol/frame_codec.h"
+#include "protocol/ktune.pb.h"
+
+namespace ktune {
+
+class AgentConnection {
+ public:
+  // Connects (giving up after `timeout`) and says Hello; fails on a protocol version mismatch.
+  static Result<std::unique_ptr<AgentConnection>> Connect(
+      const HostPort& address, std::chrono::milliseconds timeout = std::chrono::seconds(10));
+
+  const HostPort& address() const { return address_; }
+  const wire::HelloReply& hello() const { return hello_; }
+
+  Status Send(const wire::Envelope& msg);
+  // The next message; an Error message from the agent comes back as its Status.
+  Result<wire::Envelope> Receive();
+
+ private:
+  AgentConnection() : socket_(io_) {}
+  boost::asio::io_context io_;
+  boost::asio::ip::tcp::socket socket_;
+  HostPort address_;
+  FrameCodec codec_;
+  wire::HelloReply hello_;
+};
+
+struct PushStats {
+  std::string bundle_id;
+  size_t files = 0;
+  size_t blobs_sent = 0;
+  uint64_t raw_bytes_sent = 0;
+  uint64_t wire_bytes_sent = 0;  // compressed chunk payloads
+};
+
+// Pushes the files of `manifest`, read from under `root`. Content the agent already holds is
+// never sent again.
+Result<PushStats> PushBundle(AgentConnection& conn, const Manifest& manifest,
+                             const std::string& root);
+
+// Sends `request` and calls `on_row` for every RepetitionResult until RunDone.
+Status RunOnAgent(AgentConnection& conn, const wire::RunRequest& request,
+                  const std::function<Status(const wire::RepetitionResult&)>& on_row,
+                  uint32_t* expected_rows);
+
+}  // namespace ktune

@@ -1,0 +1,134 @@
+#include "host/agent_locator.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "common/fs.h"
+
+namespace ktune {
+namespace bp = boost::process;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string HomeDir() {
+  const char* h = std::getenv("HOME");
+  return h && *h ? h : "/tmp";
+}
+
+std::string EnvOr(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+// agentd next to khost (build tree and install tree alike), unless KTUNE_AGENTD names one.
+std::string AgentdPath() {
+  if (const char* p = std::getenv("KTUNE_AGENTD"); p && *p) return p;
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? "agentd" : (self.parent_path() / "agentd").string();
+}
+
+}  // namespace
+
+Result<AgentChoice> ChooseAgent(const std::string& flag, const std::string& env,
+                                const std::string& config_text, const std::string& config_path) {
+  AgentChoice choice;
+  std::string text;
+  if (!flag.empty()) {
+    text = flag;
+    choice.source = "--agent";
+  } else if (!env.empty()) {
+    text = env;
+    choice.source = "KTUNE_AGENT";
+  } else if (!config_text.empty()) {
+    nlohmann::json doc;
+    try {
+      doc = nlohmann::json::parse(config_text);
+    } catch (const nlohmann::json::parse_error& e) {
+      return InvalidArgument(config_path + " is not valid JSON: " + e.what());
+    }
+    if (doc.is_object() && doc.contains("agent")) {
+      if (!doc["agent"].is_string()) {
+        return InvalidArgument(config_path + ": \"agent\" must be a \"HOST:PORT\" string");
+      }
+      text = doc["agent"].get<std::string>();
+      choice.source = config_path;
+    }
+  }
+  if (text.empty()) return choice;
+  auto hp = ParseHostPort(text);
+  if (!hp.ok()) return hp.status().WithContext(choice.source);
+  choice.address = *hp;
+  return choice;
+}
+
+std::string ConfigFilePath() {
+  return EnvOr("XDG_CONFIG_HOME", HomeDir() + "/.config") + "/ktune/config.json";
+}
+
+std::string LocalAgentStoreDir() {
+  return EnvOr("XDG_CACHE_HOME", HomeDir() + "/.cache") + "/ktune/local-agent";
+}
+
+Result<std::unique_ptr<LocalAgent>> LocalAgent::Start(const std::string& store_dir) {
+  const std::string exe = AgentdPath();
+  if (::access(exe.c_str(), X_OK) != 0) {
+    return NotFound("no agent given and no agentd to start at " + exe +
+                    " (set --agent, KTUNE_AGENT or KTUNE_AGENTD)");
+  }
+  std::unique_ptr<LocalAgent> a(new LocalAgent());
+  std::error_code ec;
+  a->child_ = bp::child(exe, "--listen", "127.0.0.1:0", "--store", store_dir, "--log-level",
+                        "warn", bp::std_out > a->out_, bp::std_in < bp::null, ec);
+  if (ec) return IoError("cannot start " + exe + ": " + ec.message());
+  // "agentd <version> listening on <host:port> store <dir>"
+  std::string line;
+  if (!std::getline(a->out_, line)) {
+    return Unavailable("local agentd exited before listening (see its messages above)");
+  }
+  const std::string marker = " listening on ";
+  const size_t at = line.find(marker);
+  const size_t end = line.find(' ', at + marker.size());
+  if (at == std::string::npos) return ProtocolError("unexpected agentd output: " + line);
+  KT_ASSIGN_OR_RETURN(a->address_, ParseHostPort(line.substr(at + marker.size(),
+                                                             end - at - marker.size())));
+  return a;
+}
+
+LocalAgent::~LocalAgent() {
+  if (child_.valid() && child_.running()) {
+    ::kill(child_.id(), SIGTERM);
+    std::error_code ec;
+    child_.wait(ec);
+  }
+}
+
+Result<AgentSession> OpenAgentSession(const std::string& agent_flag) {
+  const std::string config_path = ConfigFilePath();
+  auto config_text = ReadFile(config_path);
+  KT_ASSIGN_OR_RETURN(AgentChoice choice,
+                      ChooseAgent(agent_flag, EnvOr("KTUNE_AGENT", ""),
+                                  config_text.ok() ? *config_text : "", config_path));
+  AgentSession session;
+  HostPort address;
+  if (choice.address) {
+    address = *choice.address;
+  } else {
+    const std::string store = LocalAgentStoreDir();
+    KT_ASSIGN_OR_RETURN(session.local, LocalAgent::Start(store));
+    address = session.local->address();
+    std::cerr << "khost: no agent given (--agent, KTUNE_AGENT or " << config_path
+              << "); started a local agentd on " << address.ToString() << " (store " << store
+              << ")\n";
+  }
+  KT_ASSIGN_OR_RETURN(session.conn, AgentConnection::Connect(address));
+  return session;
+}
+
+}  // namespace ktune

@@ -1,0 +1,56 @@
+// Where khost finds its agent: --agent HOST:PORT, else the KTUNE_AGENT environment variable,
+// else "agent" in the config file ($XDG_CONFIG_HOME/ktune/config.json, default
+// ~/.config/ktune/config.json). With none of these, khost starts a local agentd on a free
+// loopback port for the one command (store in $XDG_CACHE_HOME/ktune/local-agent), says so on
+// stderr, and stops it afterwards.
+#pragma once
+
+#include <boost/process.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/address.h"
+#include "common/status.h"
+#include "host/agent_client.h"
+
+namespace ktune {
+
+struct AgentChoice {
+  std::optional<HostPort> address;  // empty: start a local agent
+  std::string source;               // "--agent", "KTUNE_AGENT", the config file's path
+};
+
+// Pure: picks the address from the three sources in order of precedence. `config_text` is the
+// config file's content ("" when there is none).
+Result<AgentChoice> ChooseAgent(const std::string& flag, const std::string& env,
+                                const std::string& config_text, const std::string& config_path);
+
+std::string ConfigFilePath();
+std::string LocalAgentStoreDir();
+
+// An agentd child process serving loopback; stopped (SIGTERM, then waited for) on destruction.
+class LocalAgent {
+ public:
+  static Result<std::unique_ptr<LocalAgent>> Start(const std::string& store_dir);
+  ~LocalAgent();
+  const HostPort& address() const { return address_; }
+
+ private:
+  LocalAgent() = default;
+  boost::process::child child_;
+  boost::process::ipstream out_;
+  HostPort address_;
+};
+
+// A connection to the chosen agent, owning the local agent when one was started.
+struct AgentSession {
+  std::unique_ptr<LocalAgent> local;
+  std::unique_ptr<AgentConnection> conn;
+};
+
+// Resolves --agent/KTUNE_AGENT/config, starting a local agent when none is given, and connects.
+Result<AgentSession> OpenAgentSession(const std::string& agent_flag);
+
+}  // namespace ktune

@@ -1,0 +1,56 @@
+#include "host/cli.h"
+
+#include <iostream>
+
+namespace ktune {
+
+Result<cxxopts::ParseResult> ParseOptions(cxxopts::Options& options, const Args& args,
+                                          const std::vector<std::string>& positionals) {
+  std::vector<std::string> storage = {"khost"};
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : storage) argv.push_back(s.data());
+  options.parse_positional(positionals);
+  try {
+    auto result = options.parse(static_cast<int>(argv.size()), argv.data());
+    if (!result.unmatched().empty()) {
+      return InvalidArgument("unexpected argument '" + result.unmatched().front() + "'");
+    }
+    for (const std::string& p : positionals) {
+      if (!result.count(p)) return InvalidArgument("missing <" + p + "> argument");
+    }
+    return result;
+  } catch (const cxxopts::exceptions::exception& e) {
+    return InvalidArgument(e.what());
+  }
+}
+
+void AddRootOption(cxxopts::Options& options) {
+  options.add_options()("root", "directory holding <kernel>/run/ (the seed's layout)",
+                        cxxopts::value<std::string>()->default_value("."));
+}
+
+void AddAgentOption(cxxopts::Options& options) {
+  options.add_options()("agent", "agent address HOST:PORT (else KTUNE_AGENT, the config file, or a "
+                                 "local agentd started for this command)",
+                        cxxopts::value<std::string>()->default_value(""));
+}
+
+bool WantsHelp(const Args& args) {
+  for (const auto& a : args) {
+    if (a == "--help" || a == "-h") return true;
+  }
+  return false;
+}
+
+int UsageError(const std::string& command, const Status& status) {
+  std::cerr << "khost " << command << ": " << status.message() << "\n";
+  return 2;
+}
+
+int Failure(const std::string& command, const Status& status) {
+  std::cerr << "khost " << command << ": " << status.message() << "\n";
+  return 1;
+}
+
+}  // namespace ktune

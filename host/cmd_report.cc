@@ -1,0 +1,88 @@
+// khost report <kernel>: renders a stored run (the newest unless --run names one) as a table,
+// the long-format CSV, JSON, or the seed's perf_stats.csv.
+#include <iostream>
+
+#include "common/fs.h"
+#include "common/manifest.h"
+#include "host/cli.h"
+#include "host/command.h"
+#include "host/report.h"
+#include "host/results_dir.h"
+
+namespace ktune {
+namespace {
+
+cxxopts::Options ReportCliOptions() {
+  cxxopts::Options o("khost report", "Show the results of a run.");
+  o.add_options()("kernel", "kernel name", cxxopts::value<std::string>())
+      ("run", "run id (default: the newest run)", cxxopts::value<std::string>()->default_value(""))
+      ("format", "table, csv, json or perf-stats",
+       cxxopts::value<std::string>()->default_value("table"))
+      ("o,output", "write to this file instead of stdout",
+       cxxopts::value<std::string>()->default_value(""));
+  AddRootOption(o);
+  o.positional_help("<kernel>");
+  return o;
+}
+
+}  // namespace
+
+Result<ReportRequest> ParseReportArgs(const Args& args) {
+  cxxopts::Options o = ReportCliOptions();
+  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"kernel"}));
+  ReportRequest req;
+  req.kernel = r["kernel"].as<std::string>();
+  KT_RETURN_IF_ERROR(ValidateKernelName(req.kernel));
+  req.root = r["root"].as<std::string>();
+  req.run_id = r["run"].as<std::string>();
+  req.output = r["output"].as<std::string>();
+  const std::string f = r["format"].as<std::string>();
+  if (f == "table") {
+    req.format = ReportFormat::kTable;
+  } else if (f == "csv") {
+    req.format = ReportFormat::kCsv;
+  } else if (f == "json") {
+    req.format = ReportFormat::kJson;
+  } else if (f == "perf-stats") {
+    req.format = ReportFormat::kPerfStats;
+  } else {
+    return InvalidArgument("unknown format '" + f + "' (table, csv, json or perf-stats)");
+  }
+  return req;
+}
+
+int ReportMain(const Args& args) {
+  if (WantsHelp(args)) {
+    std::cout << ReportCliOptions().help();
+    return 0;
+  }
+  auto req = ParseReportArgs(args);
+  if (!req.ok()) return UsageError("report", req.status());
+  const std::string run_dir = req->root + "/" + req->kernel + "/run";
+  auto path = FindRunFile(run_dir, req->run_id);
+  if (!path.ok()) return Failure("report", path.status());
+  auto text = ReadFile(*path);
+  if (!text.ok()) return Failure("report", text.status());
+  auto file = ParseResultsCsv(*text);
+  if (!file.ok()) return Failure("report", file.status().WithContext(*path));
+  if (file->rows.empty()) return Failure("report", NotFound(*path + " holds no results"));
+  if (file->torn_lines) {
+    std::cerr << "khost report: " << *path << ": ignored an unterminated last line\n";
+  }
+
+  std::string out;
+  switch (req->format) {
+    case ReportFormat::kCsv: out = *text; break;
+    case ReportFormat::kTable: out = RenderTable(BuildReport(file->rows)); break;
+    case ReportFormat::kJson: out = RenderJson(BuildReport(file->rows)); break;
+    case ReportFormat::kPerfStats: out = RenderPerfStats(BuildReport(file->rows)); break;
+  }
+  if (req->output.empty()) {
+    std::cout << out;
+    return 0;
+  }
+  Status s = WriteFileAtomic(req->output, out);
+  return s.ok() ? 0 : Failure("report", s);
+}
+
+}  // namespace ktune

@@ -1,0 +1,181 @@
+// khost run <kernel>: pushes the kernel's bundle (only what the agent lacks), measures every
+// variant on the agent and writes each row to <kernel>/run/results/<run_id>.csv as it arrives;
+// then writes the seed's perf_stats.csv (configs.json's perf_files.stat) and prints the table.
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "common/events.h"
+#include "common/fs.h"
+#include "host/agent_locator.h"
+#include "host/cli.h"
+#include "host/command.h"
+#include "host/kernel_dir.h"
+#include "host/progress.h"
+#include "host/report.h"
+#include "host/results_dir.h"
+#include "protocol/convert.h"
+
+namespace ktune {
+namespace {
+
+cxxopts::Options RunCliOptions() {
+  cxxopts::Options o("khost run", "Measure every variant of a kernel on an agent.");
+  o.add_options()("kernel", "kernel name", cxxopts::value<std::string>())
+      ("events", "comma-separated events (perf's names and syntax; default: perf stat's set)",
+       cxxopts::value<std::string>()->default_value(""))
+      ("reps", "measured repetitions per variant", cxxopts::value<int64_t>()->default_value("5"))
+      ("warmup", "unmeasured runs before them", cxxopts::value<int64_t>()->default_value("1"))
+      ("timeout", "seconds before a run is killed", cxxopts::value<double>()->default_value("60"))
+      ("cpu", "pin runs to this CPU (-1: no pinning)", cxxopts::value<int>()->default_value("-1"));
+  AddRootOption(o);
+  AddAgentOption(o);
+  o.positional_help("<kernel>");
+  return o;
+}
+
+// The last non-empty line of a workload's output, for one-line failure notes.
+std::string LastLine(const std::string& text) {
+  const size_t end = text.find_last_not_of("\n\r ");
+  if (end == std::string::npos) return "";
+  const size_t nl = text.rfind('\n', end);
+  const size_t begin = nl == std::string::npos ? 0 : nl + 1;
+  return text.substr(begin, end - begin + 1);
+}
+
+}  // namespace
+
+Result<RunOptions> ParseRunArgs(const Args& args) {
+  cxxopts::Options o = RunCliOptions();
+  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"kernel"}));
+  RunOptions opts;
+  opts.kernel = r["kernel"].as<std::string>();
+  opts.root = r["root"].as<std::string>();
+  opts.agent = r["agent"].as<std::string>();
+  const std::string events = r["events"].as<std::string>();
+  if (events.empty()) {
+    opts.events = DefaultEvents();
+  } else {
+    KT_ASSIGN_OR_RETURN(opts.events, SplitEventList(events));
+  }
+  std::set<std::string> seen;
+  for (const std::string& e : opts.events) {
+    KT_RETURN_IF_ERROR(ParseEventSpec(e).status());
+    if (!seen.insert(e).second) return InvalidArgument("event " + e + " is listed twice");
+  }
+  const int64_t reps = r["reps"].as<int64_t>(), warmup = r["warmup"].as<int64_t>();
+  if (reps < 1 || reps > 100000) return InvalidArgument("--reps must be between 1 and 100000");
+  if (warmup < 0 || warmup > 100000) return InvalidArgument("--warmup must be between 0 and 100000");
+  opts.repetitions = static_cast<uint32_t>(reps);
+  opts.warmup = static_cast<uint32_t>(warmup);
+  const double timeout = r["timeout"].as<double>();
+  if (!(timeout > 0) || timeout > 7 * 24 * 3600) {
+    return InvalidArgument("--timeout must be a positive number of seconds");
+  }
+  opts.timeout_ms = static_cast<uint64_t>(std::ceil(timeout * 1000));
+  opts.cpu = r["cpu"].as<int>();
+  if (opts.cpu < -1) return InvalidArgument("--cpu must be a CPU number, or -1");
+  return opts;
+}
+
+wire::RunRequest MakeRunRequest(const RunOptions& options, const KernelDir& dir,
+                                const std::string& bundle_id, const std::string& run_id) {
+  wire::RunRequest req;
+  req.set_run_id(run_id);
+  req.set_bundle_id(bundle_id);
+  for (const KernelVariant& v : dir.variants) {
+    auto* w = req.add_variants();
+    w->set_name(v.name);
+    w->set_elf_path(v.elf_path);
+    for (const auto& a : v.args) w->add_args(a);
+    for (const auto& [k, val] : v.params) {
+      auto* p = w->add_params();
+      p->set_name(k);
+      p->set_value(val);
+    }
+  }
+  for (const auto& e : options.events) req.add_events(e);
+  req.set_repetitions(options.repetitions);
+  req.set_warmup(options.warmup);
+  req.set_timeout_ms(options.timeout_ms);
+  req.set_cpu(options.cpu);
+  return req;
+}
+
+int RunMain(const Args& args) {
+  if (WantsHelp(args)) {
+    std::cout << RunCliOptions().help();
+    return 0;
+  }
+  auto opts = ParseRunArgs(args);
+  if (!opts.ok()) return UsageError("run", opts.status());
+  auto dir = LoadKernelDir(opts->root, opts->kernel);
+  if (!dir.ok()) return Failure("run", dir.status());
+  auto manifest = BuildManifest(*dir);
+  if (!manifest.ok()) return Failure("run", manifest.status());
+  auto session = OpenAgentSession(opts->agent);
+  if (!session.ok()) return Failure("run", session.status());
+  auto pushed = PushBundle(*session->conn, *manifest, dir->root);
+  if (!pushed.ok()) return Failure("run", pushed.status());
+
+  const std::string run_id = NewRunId();
+  const wire::RunRequest request = MakeRunRequest(*opts, *dir, pushed->bundle_id, run_id);
+  auto writer = ResultsWriter::Create(ResultsDir(dir->run_dir) + "/" + run_id + ".csv");
+  if (!writer.ok()) return Failure("run", writer.status());
+
+  const size_t total = dir->variants.size() * opts->repetitions;
+  Progress progress(total, ::isatty(2));
+  progress.Update(0, dir->variants[0].name);
+  std::vector<RepetitionRow> rows;
+  std::set<uint32_t> noted;
+  Status status = RunOnAgent(
+      *session->conn, request,
+      [&](const wire::RepetitionResult& r) -> Status {
+        if (r.variant_index() >= static_cast<uint32_t>(request.variants_size())) {
+          return ProtocolError("agent sent a row for an unknown variant");
+        }
+        RepetitionRow row = RowFromWire(r, request.variants(static_cast<int>(r.variant_index())));
+        KT_RETURN_IF_ERROR(writer->Append(row));
+        if (!row.valid && noted.insert(row.variant_index).second) {
+          const std::string why = LastLine(r.output_excerpt());
+          progress.Note("khost run: " + row.variant + " repetition " +
+                        std::to_string(row.repetition) + " failed: " + row.outcome.ToString() +
+                        (why.empty() ? "" : ": " + why));
+        }
+        rows.push_back(std::move(row));
+        const size_t done = rows.size();
+        if (done < total) {
+          const KernelVariant& next = dir->variants[done / opts->repetitions];
+          progress.Update(done, next.name + " rep " +
+                                    std::to_string(done % opts->repetitions + 1) + "/" +
+                                    std::to_string(opts->repetitions));
+        }
+        return Status::Ok();
+      },
+      nullptr);
+  progress.Finish();
+  if (!status.ok()) {
+    return Failure("run", status.WithContext(std::to_string(rows.size()) + " of " +
+                                             std::to_string(total) + " rows saved in " +
+                                             writer->path()));
+  }
+  std::cerr << "khost run: " << rows.size() << " rows in " << writer->path() << "\n";
+
+  const RunReport report = BuildReport(rows);
+  if (!dir->perf_stat_path.empty()) {
+    const std::string path = dir->perf_stat_path.starts_with("/")
+                                 ? dir->perf_stat_path
+                                 : dir->root + "/" + dir->perf_stat_path;
+    Status s = MakeDirs(std::filesystem::path(path).parent_path().string());
+    if (s.ok()) s = WriteFileAtomic(path, RenderPerfStats(report));
+    if (!s.ok()) return Failure("run", s);
+    std::cerr << "khost run: wrote " << path << "\n";
+  }
+  std::cout << RenderTable(report);
+  return 0;
+}
+
+}  // namespace ktune

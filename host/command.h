@@ -1,0 +1,77 @@
+// khost's subcommands, registered in one explicit table (command.cc), simpleperf-style. Each
+// lives in its own file cmd_<name>.cc and follows one shape: parse the arguments into a request
+// with a pure function (declared here, unit-tested), then execute the request.
+// Exit status: 0 success, 1 the work failed, 2 the command line was wrong.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "protocol/ktune.pb.h"
+
+namespace ktune {
+
+struct KernelDir;
+
+using Args = std::vector<std::string>;
+
+struct CommandInfo {
+  const char* name;
+  const char* summary;
+  int (*main)(const Args& args);
+};
+
+const std::vector<CommandInfo>& Commands();
+
+// Dispatches argv to its subcommand; exceptions stop here as one error line.
+int KhostMain(int argc, char** argv);
+
+
+// --- khost push <kernel> ---
+struct PushRequest {
+  std::string kernel;
+  std::string root = ".";
+  std::string agent;
+};
+Result<PushRequest> ParsePushArgs(const Args& args);
+int PushMain(const Args& args);
+
+// --- khost run <kernel> ---
+struct RunOptions {
+  std::string kernel;
+  std::string root = ".";
+  std::string agent;
+  std::vector<std::string> events;
+  uint32_t repetitions = 5;
+  uint32_t warmup = 1;
+  uint64_t timeout_ms = 60000;
+  int cpu = -1;
+};
+Result<RunOptions> ParseRunArgs(const Args& args);
+// The request for the agent: every variant of `dir`, the options' measurement settings.
+wire::RunRequest MakeRunRequest(const RunOptions& options, const KernelDir& dir,
+                                const std::string& bundle_id, const std::string& run_id);
+int RunMain(const Args& args);
+
+// --- khost report <kernel> ---
+enum class ReportFormat { kTable, kCsv, kJson, kPerfStats };
+struct ReportRequest {
+  std::string kernel;
+  std::string root = ".";
+  std::string run_id;  // empty: the newest run
+  ReportFormat format = ReportFormat::kTable;
+  std::string output;  // empty: stdout
+};
+Result<ReportRequest> ParseReportArgs(const Args& args);
+int ReportMain(const Args& args);
+
+// --- khost agent status ---
+struct AgentRequest {
+  std::string action;  // "status"
+  std::string agent;
+};
+Result<AgentRequest> ParseAgentArgs(const Args& args);
+int AgentMain(const Args& args);
+
+}  // namespace ktune

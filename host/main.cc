@@ -1,0 +1,4 @@
+// khost: the ktune host controller.
+#include "host/command.h"
+
+int main(int argc, char** argv) { return ktune::KhostMain(argc, argv); }

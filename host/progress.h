@@ -1,0 +1,33 @@
+// A one-line progress display on stderr ("[3/12] name rep 2/5  ETA 0:41"), redrawn in place,
+// shown only when stderr is a terminal. Notes (one line each) are printed in either case.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+namespace ktune {
+
+class Progress {
+ public:
+  Progress(size_t total_steps, bool on_terminal);
+  ~Progress() { Finish(); }
+
+  // `done` steps of total are complete; `what` describes the next.
+  void Update(size_t done, const std::string& what);
+  // Prints a line of its own, keeping the progress line below it.
+  void Note(const std::string& line);
+  void Finish();
+
+ private:
+  void Clear();
+  size_t total_;
+  bool on_terminal_;
+  bool drawn_ = false;
+  std::string last_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// "1:05", "12:00:03": an ETA as people read it.
+std::string FormatEta(double seconds);
+
+}  // namespace ktune

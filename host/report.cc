@@ -1,0 +1,271 @@
+#include "host/report.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "common/csv.h"
+#include "host/stats.h"
+
+namespace ktune {
+namespace {
+
+std::string Fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string LocalTime(int64_t unix_ns) {
+  const time_t secs = static_cast<time_t>(unix_ns / 1000000000);
+  tm local;
+  localtime_r(&secs, &local);
+  char buf[32];
+  strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &local);
+  return buf;
+}
+
+// A value as people read it: clocks in msec, seconds as seconds, counts as integers.
+std::string Human(const ValueSummary* v) {
+  if (!v) return "-";
+  if (v->status != ValueStatus::kOk || !v->median) return "<" + std::string(ValueStatusName(v->status)) + ">";
+  if (v->unit == "ns") return Fixed(*v->median / 1e6, 3);
+  if (v->unit == "s") return Fixed(*v->median, 6);
+  return Fixed(*v->median, 0);
+}
+
+std::string ColumnTitle(const std::string& name, const std::string& unit) {
+  if (unit == "ns") return name + " (ms)";
+  if (unit == "s") return name + " (s)";
+  return name;
+}
+
+std::string AlignedTable(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width;
+  for (const auto& r : rows) {
+    if (width.size() < r.size()) width.resize(r.size(), 0);
+    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  }
+  std::string out;
+  for (const auto& r : rows) {
+    std::string line;
+    for (size_t i = 0; i < r.size(); ++i) {
+      if (i) line += "  ";
+      // Text columns left-aligned (the first two), numbers right-aligned.
+      const std::string pad(width[i] - r[i].size(), ' ');
+      line += i < 2 ? r[i] + pad : pad + r[i];
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+const ValueSummary* VariantSummary::Find(const std::string& name) const {
+  for (const auto& v : values) {
+    if (v.name == name) return &v;
+  }
+  return nullptr;
+}
+
+RunReport BuildReport(const std::vector<RepetitionRow>& rows) {
+  RunReport report;
+  std::map<uint32_t, std::vector<const RepetitionRow*>> by_variant;
+  std::map<std::string, std::string> units;
+  for (const RepetitionRow& row : rows) {
+    if (report.run_id.empty()) report.run_id = row.run_id;
+    by_variant[row.variant_index].push_back(&row);
+    for (const auto& [k, v] : row.params) {
+      if (std::find(report.param_names.begin(), report.param_names.end(), k) ==
+          report.param_names.end()) {
+        report.param_names.push_back(k);
+      }
+    }
+    for (const MeasuredValue& v : row.values) {
+      if (std::find(report.value_names.begin(), report.value_names.end(), v.name) ==
+          report.value_names.end()) {
+        report.value_names.push_back(v.name);
+        units[v.name] = v.unit;
+      }
+    }
+  }
+  for (const auto& [index, reps] : by_variant) {
+    VariantSummary s;
+    s.index = index;
+    s.name = reps.front()->variant;
+    s.elf = reps.front()->elf;
+    s.params = reps.front()->params;
+    s.first_timestamp_ns = reps.front()->timestamp_ns;
+    s.repetitions = reps.size();
+    for (const RepetitionRow* r : reps) {
+      if (r->valid) {
+        ++s.valid;
+      } else if (s.failure.empty()) {
+        const bool exited_ok = r->outcome.kind == OutcomeKind::kExited && r->outcome.code == 0;
+        s.failure = exited_ok ? "NOT OK" : r->outcome.ToString();
+      }
+    }
+    for (const std::string& name : report.value_names) {
+      ValueSummary v;
+      v.name = name;
+      v.unit = units[name];
+      std::vector<double> sample;
+      bool seen = false;
+      for (const RepetitionRow* r : reps) {
+        if (s.valid > 0 && !r->valid) continue;
+        const MeasuredValue* m = r->Find(name);
+        if (!m) continue;
+        if (!seen) v.status = m->status;
+        seen = true;
+        if (m->status == ValueStatus::kOk) sample.push_back(m->value);
+      }
+      v.counted = sample.size();
+      if (!sample.empty()) v.status = ValueStatus::kOk;
+      v.median = Median(sample);
+      v.mean = Mean(sample);
+      v.min = Min(sample);
+      v.max = Max(sample);
+      s.values.push_back(std::move(v));
+    }
+    report.variants.push_back(std::move(s));
+  }
+  for (const char* key : {kKernelTime, kWallTime}) {
+    for (size_t i = 0; i < report.variants.size(); ++i) {
+      const VariantSummary& v = report.variants[i];
+      const ValueSummary* t = v.Find(key);
+      if (!v.all_valid() || !t || !t->median) continue;
+      if (!report.best || *t->median < *report.variants[*report.best].Find(key)->median) {
+        report.best = i;
+      }
+    }
+    if (report.best) {
+      report.best_by = key;
+      break;
+    }
+  }
+  return report;
+}
+
+std::string RenderTable(const RunReport& report) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> header = {"", "variant"};
+  for (const auto& p : report.param_names) header.push_back(p);
+  header.push_back("valid");
+  for (const auto& name : report.value_names) {
+    std::string unit;
+    for (const auto& v : report.variants) {
+      if (const ValueSummary* s = v.Find(name)) unit = s->unit;
+    }
+    header.push_back(ColumnTitle(name, unit));
+  }
+  rows.push_back(header);
+  for (size_t i = 0; i < report.variants.size(); ++i) {
+    const VariantSummary& v = report.variants[i];
+    std::vector<std::string> r = {report.best == i ? "*" : "", v.name};
+    for (const auto& p : report.param_names) {
+      std::string value = "-";
+      for (const auto& [k, val] : v.params) {
+        if (k == p) value = val;
+      }
+      r.push_back(value);
+    }
+    r.push_back(std::to_string(v.valid) + "/" + std::to_string(v.repetitions) +
+                (v.valid < v.repetitions ? " " + v.failure : ""));
+    for (const auto& name : report.value_names) r.push_back(Human(v.Find(name)));
+    rows.push_back(std::move(r));
+  }
+  std::string out = "run " + report.run_id + ": medians over valid repetitions\n";
+  out += AlignedTable(rows);
+  if (report.best) {
+    const VariantSummary& b = report.variants[*report.best];
+    out += "best: " + b.name + " (" + report.best_by + " " + Human(b.Find(report.best_by)) +
+           (report.best_by == kKernelTime ? " s" : " ms") + ")\n";
+  } else {
+    out += "best: none (no variant was valid in every repetition)\n";
+  }
+  return out;
+}
+
+std::string RenderJson(const RunReport& report) {
+  nlohmann::ordered_json doc;
+  doc["schema"] = kResultsSchemaVersion;
+  doc["run_id"] = report.run_id;
+  doc["best"] = report.best ? nlohmann::ordered_json(report.variants[*report.best].name)
+                            : nlohmann::ordered_json(nullptr);
+  doc["best_by"] = report.best_by;
+  doc["variants"] = nlohmann::ordered_json::array();
+  for (const VariantSummary& v : report.variants) {
+    nlohmann::ordered_json j;
+    j["index"] = v.index;
+    j["name"] = v.name;
+    j["elf"] = v.elf;
+    j["params"] = nlohmann::ordered_json::object();
+    for (const auto& [k, val] : v.params) j["params"][k] = val;
+    j["repetitions"] = v.repetitions;
+    j["valid_repetitions"] = v.valid;
+    j["failure"] = v.failure;
+    j["values"] = nlohmann::ordered_json::object();
+    for (const ValueSummary& s : v.values) {
+      nlohmann::ordered_json jv;
+      jv["unit"] = s.unit;
+      jv["status"] = ValueStatusName(s.status);
+      jv["n"] = s.counted;
+      auto put = [&](const char* key, const std::optional<double>& x) {
+        jv[key] = x ? nlohmann::ordered_json(*x) : nlohmann::ordered_json(nullptr);
+      };
+      put("median", s.median);
+      put("mean", s.mean);
+      put("min", s.min);
+      put("max", s.max);
+      j["values"][s.name] = jv;
+    }
+    doc["variants"].push_back(j);
+  }
+  return doc.dump(2) + "\n";
+}
+
+std::string RenderPerfStats(const RunReport& report) {
+  std::vector<std::string> header = {"Timestamp", "ELF Name"};
+  for (const auto& p : report.param_names) header.push_back(p);
+  header.insert(header.end(), {"Valid Output", "Kernel Time (s)", "Total Time (s)"});
+  std::vector<std::string> events;
+  for (const auto& name : report.value_names) {
+    if (name != kWallTime && name != kKernelTime) events.push_back(name);
+  }
+  header.insert(header.end(), events.begin(), events.end());
+  std::string out = CsvJoin(header) + "\n";
+  for (const VariantSummary& v : report.variants) {
+    std::vector<std::string> r = {LocalTime(v.first_timestamp_ns), v.name};
+    for (const auto& p : report.param_names) {
+      std::string value = "N/A";
+      for (const auto& [k, val] : v.params) {
+        if (k == p) value = val;
+      }
+      r.push_back(value);
+    }
+    r.push_back(v.all_valid() ? "YES" : "NO");
+    const ValueSummary* kernel = v.Find(kKernelTime);
+    const ValueSummary* wall = v.Find(kWallTime);
+    r.push_back(kernel && kernel->median ? Fixed(*kernel->median, 6) : "N/A");
+    r.push_back(wall && wall->median ? Fixed(*wall->median / 1e9, 6) : "N/A");
+    for (const auto& name : events) {
+      const ValueSummary* s = v.Find(name);
+      if (!s || !s->median) {
+        r.push_back("N/A");
+      } else if (s->unit == "ns") {
+        r.push_back(Fixed(*s->median / 1e6, 6));
+      } else {
+        r.push_back(Fixed(*s->median, 0));
+      }
+    }
+    out += CsvJoin(r) + "\n";
+  }
+  return out;
+}
+
+}  // namespace ktune

@@ -1,0 +1,61 @@
+// khost's result model and its reporters. BuildReport computes the model once from result rows
+// (common/results.h); each renderer only formats it:
+//   table       aligned console table, best variant marked
+//   json        the model as JSON
+//   perf-stats  the seed's wide perf_stats.csv: Timestamp, ELF Name, <parameters>, Valid Output,
+//               Kernel Time (s), Total Time (s), <one column per event>; times as %.6f, N/A
+//               where a value is missing, NO in Valid Output for failed runs
+// (The long-format CSV is the results file itself.)
+//
+// Per variant and value, statistics are over the valid repetitions, or over all repetitions when
+// none is valid. Event columns of perf-stats are medians; clocks are in msec as perf prints them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/results.h"
+
+namespace ktune {
+
+struct ValueSummary {
+  std::string name;
+  std::string unit;
+  size_t counted = 0;  // repetitions in the sample with a value
+  ValueStatus status = ValueStatus::kMissing;  // kOk when counted > 0, else why there is none
+  std::optional<double> median, mean, min, max;
+};
+
+struct VariantSummary {
+  uint32_t index = 0;
+  std::string name;
+  std::string elf;
+  Params params;
+  size_t repetitions = 0;
+  size_t valid = 0;
+  std::string failure;  // "" when all valid, else the first failure: "signal:SIGSEGV", "NOT OK"
+  int64_t first_timestamp_ns = 0;
+  std::vector<ValueSummary> values;  // one per RunReport::value_names entry
+
+  const ValueSummary* Find(const std::string& name) const;
+  bool all_valid() const { return repetitions > 0 && valid == repetitions; }
+};
+
+struct RunReport {
+  std::string run_id;
+  std::vector<std::string> param_names;  // in first-seen order
+  std::vector<std::string> value_names;  // wall-time, kernel-time, then counters
+  std::vector<VariantSummary> variants;  // by variant index
+  std::optional<size_t> best;            // index into variants: fastest fully valid one
+  std::string best_by;                   // the value it was ranked by
+};
+
+RunReport BuildReport(const std::vector<RepetitionRow>& rows);
+
+std::string RenderTable(const RunReport& report);
+std::string RenderJson(const RunReport& report);
+std::string RenderPerfStats(const RunReport& report);
+
+}  // namespace ktune

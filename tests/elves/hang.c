@@ -1,0 +1,6 @@
+/* A kernel that never finishes: sleeps until killed. */
+#include <unistd.h>
+
+int main(void) {
+  for (;;) pause();
+}
