@@ -43,7 +43,7 @@ Status BlobWriter::Append(uint64_t offset, std::string_view raw) {
                          ", expected " + std::to_string(received_));
   }
   if (received_ + raw.size() > expected_size_) {
-    return ProtocolError("blob " + hash_ + " is larger than its manifest says");
+    return InvalidArgument("blob " + hash_ + " is larger than its manifest says");
   }
   KT_RETURN_IF_ERROR(WriteAll(fd_.get(), raw, tmp_path_));
   hasher_.Update(raw);
@@ -53,11 +53,11 @@ Status BlobWriter::Append(uint64_t offset, std::string_view raw) {
 
 Status BlobWriter::Finish() {
   if (received_ != expected_size_) {
-    return ProtocolError("blob " + hash_ + " ended at " + std::to_string(received_) + " of " +
-                         std::to_string(expected_size_) + " bytes");
+    return InvalidArgument("blob " + hash_ + " ended at " + std::to_string(received_) + " of " +
+                           std::to_string(expected_size_) + " bytes");
   }
   const std::string actual = hasher_.HexDigest();
-  if (actual != hash_) return ProtocolError("blob " + hash_ + " arrived with hash " + actual);
+  if (actual != hash_) return InvalidArgument("blob " + hash_ + " arrived with hash " + actual);
   if (::fchmod(fd_.get(), 0444) != 0) return ErrnoError("chmod " + tmp_path_, errno);
   if (::fsync(fd_.get()) != 0) return ErrnoError("fsync " + tmp_path_, errno);
   fd_.Reset();

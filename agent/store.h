@@ -30,9 +30,10 @@ class BlobWriter {
   const std::string& hash() const { return hash_; }
   uint64_t received_bytes() const { return received_; }
 
-  // Appends bytes that belong at `offset` (must equal received_bytes()).
+  // Appends bytes that belong at `offset`. An offset other than received_bytes() is a protocol
+  // error; more bytes than the manifest's size is invalid data.
   Status Append(uint64_t offset, std::string_view raw);
-  // Checks size and hash, fsyncs and renames into the store.
+  // Checks size and hash (a mismatch is invalid data), fsyncs and renames into the store.
   Status Finish();
 
  private:

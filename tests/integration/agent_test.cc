@@ -1,0 +1,282 @@
+// agentd as a real process on loopback, driven through khost's client library: push, run,
+// every kind of variant outcome, the store's results file, and refusals.
+#include <doctest/doctest.h>
+
+#include <boost/asio.hpp>
+#include <sys/utsname.h>
+
+#include <filesystem>
+
+#include "common/fs.h"
+#include "common/hash.h"
+#include "host/agent_client.h"
+#include "host/command.h"
+#include "host/kernel_dir.h"
+#include "protocol/convert.h"
+#include "tests/integration/harness.h"
+
+namespace ktune {
+namespace {
+
+const std::vector<test::TestVariant> kFive = {
+    {"ok.elf", {{"BLOCK_SIZE_M", 4}}, {"demo/run/test_data/matrix_4x4_0.txt", "3"}},
+    {"segv.elf", {{"BLOCK_SIZE_M", 8}}, {}},
+    {"hang.elf", {{"BLOCK_SIZE_M", 16}}, {}},
+    {"notok.elf", {{"BLOCK_SIZE_M", 32}}, {}},
+    {"sci.elf", {{"BLOCK_SIZE_M", 64}}, {}},
+};
+
+struct Fixture {
+  test::TempDir tmp;
+  std::string root = tmp.path() + "/work";
+  test::AgentProcess agent{tmp.path() + "/store"};
+  Fixture() { test::MakeKernelDir(root, "demo", kFive); }
+};
+
+std::vector<RepetitionRow> Run(AgentConnection& conn, const wire::RunRequest& req) {
+  std::vector<RepetitionRow> rows;
+  Status s = RunOnAgent(
+      conn, req,
+      [&](const wire::RepetitionResult& r) {
+        rows.push_back(RowFromWire(r, req.variants(static_cast<int>(r.variant_index()))));
+        return Status::Ok();
+      },
+      nullptr);
+  REQUIRE_MESSAGE(s.ok(), s.message());
+  return rows;
+}
+
+TEST_CASE("hello reports this machine") {
+  Fixture f;
+  auto conn = AgentConnection::Connect(f.agent.address());
+  REQUIRE(conn.ok());
+  const wire::HelloReply& h = (*conn)->hello();
+  CHECK(h.protocol_version() == kProtocolVersion);
+  utsname u;
+  ::uname(&u);
+  CHECK(h.capabilities().cpu().arch() == u.machine);
+  CHECK(h.capabilities().kernel_release() == u.release);
+  CHECK(h.capabilities().cpu_count() >= 1);
+  bool task_clock_opens = false;
+  for (const auto& e : h.capabilities().events()) {
+    if (e.name() == "task-clock") task_clock_opens = e.opens();
+  }
+  CHECK(task_clock_opens);
+}
+
+TEST_CASE("push sends each blob once; run measures every variant and reports every outcome") {
+  Fixture f;
+  auto dir = LoadKernelDir(f.root, "demo");
+  REQUIRE(dir.ok());
+  auto manifest = BuildManifest(*dir);
+  REQUIRE(manifest.ok());
+  auto conn = AgentConnection::Connect(f.agent.address());
+  REQUIRE(conn.ok());
+  auto first = PushBundle(**conn, *manifest, f.root);
+  REQUIRE_MESSAGE(first.ok(), first.status().message());
+  CHECK(first->blobs_sent == manifest->files.size());
+  CHECK(first->bundle_id == BundleId(*manifest));
+  auto again = PushBundle(**conn, *manifest, f.root);
+  REQUIRE(again.ok());
+  CHECK(again->blobs_sent == 0);
+  CHECK(again->raw_bytes_sent == 0);
+
+  auto opts = ParseRunArgs({"demo", "--events", "task-clock,page-faults,cycles", "--reps", "2",
+                            "--warmup", "1", "--timeout", "0.5"});
+  REQUIRE(opts.ok());
+  const wire::RunRequest req = MakeRunRequest(*opts, *dir, first->bundle_id, "run-1");
+  const std::vector<RepetitionRow> rows = Run(**conn, req);
+  REQUIRE(rows.size() == 10);
+
+  for (const RepetitionRow& r : rows) {
+    CAPTURE(r.variant);
+    CHECK(r.values[0].name == kWallTime);
+    CHECK(r.values[1].name == kKernelTime);
+    CHECK(r.Find("task-clock")->status == ValueStatus::kOk);
+    CHECK(r.Find("page-faults")->status == ValueStatus::kOk);
+    CHECK(r.Find("cycles") != nullptr);
+    CHECK(r.params.size() == 1);
+    switch (r.variant_index) {
+      case 0:
+        CHECK(r.valid);
+        CHECK(r.Find(kKernelTime)->status == ValueStatus::kOk);
+        CHECK(r.Find(kKernelTime)->value >= 0.003);
+        break;
+      case 1:
+        CHECK_FALSE(r.valid);
+        CHECK(r.outcome.ToString() == "signal:SIGSEGV");
+        break;
+      case 2:
+        CHECK_FALSE(r.valid);
+        CHECK(r.outcome.ToString() == "timeout");
+        break;
+      case 3:
+        CHECK_FALSE(r.valid);
+        CHECK(r.outcome.ToString() == "exit:0");
+        CHECK(r.Find(kKernelTime)->value == 0.001);
+        break;
+      case 4:
+        CHECK(r.valid);
+        CHECK(r.Find(kKernelTime)->value == 5e-05);
+        break;
+    }
+  }
+
+  // Every row the host received is in the agent's results file, identical.
+  auto text = ReadFile(f.tmp.path() + "/store/runs/run-1/results.csv");
+  REQUIRE(text.ok());
+  auto stored = ParseResultsCsv(*text);
+  REQUIRE(stored.ok());
+  REQUIRE(stored->rows.size() == rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) CHECK(ToCsvLines(stored->rows[i]) == ToCsvLines(rows[i]));
+}
+
+TEST_CASE("runs are refused for unknown bundles, absent ELFs and unknown events") {
+  Fixture f;
+  auto dir = LoadKernelDir(f.root, "demo");
+  REQUIRE(dir.ok());
+  auto conn = AgentConnection::Connect(f.agent.address());
+  REQUIRE(conn.ok());
+  auto pushed = PushBundle(**conn, BuildManifest(*dir).value(), f.root);
+  REQUIRE(pushed.ok());
+  auto opts = ParseRunArgs({"demo", "--reps", "1"});
+  auto expect_error = [&](wire::RunRequest req, ErrorCode code, const std::string& text) {
+    Status s = RunOnAgent(**conn, req, [](const wire::RepetitionResult&) { return Status::Ok(); },
+                          nullptr);
+    CHECK(s.code() == code);
+    CHECK_MESSAGE(s.message().find(text) != std::string::npos, s.message());
+  };
+  expect_error(MakeRunRequest(*opts, *dir, HashBytes("nothing"), "r"), ErrorCode::kNotFound,
+               "not on this agent");
+  wire::RunRequest absent = MakeRunRequest(*opts, *dir, pushed->bundle_id, "r");
+  absent.mutable_variants(0)->set_elf_path("demo/run/bin/missing.elf");
+  expect_error(absent, ErrorCode::kNotFound, "not in the bundle");
+  wire::RunRequest bad_event = MakeRunRequest(*opts, *dir, pushed->bundle_id, "r");
+  bad_event.add_events("cylces");
+  expect_error(bad_event, ErrorCode::kInvalidArgument, "unknown event");
+  wire::RunRequest bad_id = MakeRunRequest(*opts, *dir, pushed->bundle_id, "../escape");
+  expect_error(bad_id, ErrorCode::kInvalidArgument, "invalid run id");
+  // The connection still serves after the refusals.
+  auto again = PushBundle(**conn, BuildManifest(*dir).value(), f.root);
+  CHECK(again.ok());
+}
+
+// A raw connection that speaks the codec directly, to send what khost never would.
+class RawPeer {
+ public:
+  explicit RawPeer(const HostPort& to) : socket_(io_) {
+    boost::asio::connect(socket_, boost::asio::ip::tcp::resolver(io_).resolve(
+                                      to.host, std::to_string(to.port)));
+  }
+  void Send(const wire::Envelope& env) {
+    boost::asio::write(socket_, boost::asio::buffer(codec_.Encode(env).value()));
+  }
+  void SendBytes(const std::string& bytes) { boost::asio::write(socket_, boost::asio::buffer(bytes)); }
+  // The next message, or std::nullopt when the agent closed the connection.
+  std::optional<wire::Envelope> Receive() {
+    for (;;) {
+      auto next = codec_.Next();
+      REQUIRE(next.ok());
+      if (next->has_value()) return **next;
+      char buf[4096];
+      boost::system::error_code ec;
+      size_t n = socket_.read_some(boost::asio::buffer(buf), ec);
+      if (ec) return std::nullopt;
+      codec_.Feed(std::string_view(buf, n));
+    }
+  }
+
+ private:
+  boost::asio::io_context io_;
+  boost::asio::ip::tcp::socket socket_;
+  FrameCodec codec_;
+};
+
+wire::Envelope HelloMsg(uint32_t version) {
+  wire::Envelope env;
+  env.mutable_hello()->set_protocol_version(version);
+  return env;
+}
+
+TEST_CASE("a protocol version mismatch is refused with a clear error and the agent keeps serving") {
+  Fixture f;
+  RawPeer peer(f.agent.address());
+  peer.Send(HelloMsg(999));
+  auto reply = peer.Receive();
+  REQUIRE(reply.has_value());
+  REQUIRE(reply->has_error());
+  CHECK(reply->error().code() == wire::ERROR_VERSION_MISMATCH);
+  CHECK(reply->error().message().find("protocol 999") != std::string::npos);
+  CHECK_FALSE(peer.Receive().has_value());  // closed
+  CHECK(AgentConnection::Connect(f.agent.address()).ok());
+}
+
+TEST_CASE("malformed and oversized frames close only their own connection") {
+  Fixture f;
+  {
+    RawPeer peer(f.agent.address());
+    wire::Envelope manifest;
+    manifest.mutable_push_manifest()->set_kernel("demo");
+    peer.Send(manifest);  // before Hello
+    auto reply = peer.Receive();
+    REQUIRE(reply.has_value());
+    CHECK(reply->error().code() == wire::ERROR_PROTOCOL);
+  }
+  {
+    RawPeer peer(f.agent.address());
+    peer.SendBytes(std::string("\x7f\xff\xff\xff", 4));
+    auto reply = peer.Receive();
+    REQUIRE(reply.has_value());
+    CHECK(reply->error().message().find("over the maximum") != std::string::npos);
+    CHECK_FALSE(peer.Receive().has_value());
+  }
+  {
+    RawPeer peer(f.agent.address());
+    peer.SendBytes(std::string("\x00\x00\x00\x02\xff\xff", 6));
+    auto reply = peer.Receive();
+    REQUIRE(reply.has_value());
+    CHECK(reply->error().code() == wire::ERROR_PROTOCOL);
+  }
+  CHECK(AgentConnection::Connect(f.agent.address()).ok());
+}
+
+TEST_CASE("a blob whose bytes do not match its hash is refused and never stored") {
+  Fixture f;
+  RawPeer peer(f.agent.address());
+  peer.Send(HelloMsg(kProtocolVersion));
+  REQUIRE(peer.Receive()->has_hello_reply());
+  Manifest m;
+  m.kernel = "demo";
+  const std::string claimed = HashBytes("the real content");
+  m.files = {{"demo/run/configs.json", claimed, 16, 0644}};
+  wire::Envelope env;
+  *env.mutable_push_manifest() = ManifestToWire(m);
+  peer.Send(env);
+  auto need = peer.Receive();
+  REQUIRE(need->has_push_need());
+  REQUIRE(need->push_need().missing_hashes_size() == 1);
+  wire::Envelope chunk;
+  chunk.mutable_blob_chunk()->set_hash(claimed);
+  chunk.mutable_blob_chunk()->set_raw_size(16);
+  chunk.mutable_blob_chunk()->set_data(CompressChunk("forged content!!"));
+  chunk.mutable_blob_chunk()->set_last(true);
+  peer.Send(chunk);
+  auto reply = peer.Receive();
+  REQUIRE(reply.has_value());
+  REQUIRE(reply->has_error());
+  CHECK(reply->error().code() == wire::ERROR_INVALID_ARGUMENT);
+  CHECK(reply->error().message().find("arrived with hash") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(f.tmp.path() + "/store/blobs/" + claimed.substr(0, 2) +
+                                      "/" + claimed));
+  // A manifest whose path leaves the bundle is refused.
+  m.files[0].path = "../../etc/passwd";
+  *env.mutable_push_manifest() = ManifestToWire(m);
+  peer.Send(env);
+  auto refused = peer.Receive();
+  REQUIRE(refused.has_value());
+  REQUIRE(refused->has_error());
+  CHECK(refused->error().code() == wire::ERROR_INVALID_ARGUMENT);
+}
+
+}  // namespace
+}  // namespace ktune

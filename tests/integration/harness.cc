@@ -1,0 +1,145 @@
+#include "tests/integration/harness.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/process.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "common/fs.h"
+
+namespace ktune::test {
+namespace bp = boost::process;
+namespace fs = std::filesystem;
+
+std::string BinDir() { return KTUNE_BIN_DIR; }
+std::string ElvesDir() { return KTUNE_ELVES_DIR; }
+
+TempDir::TempDir() {
+  std::string tmpl = (fs::temp_directory_path() / "ktune-test-XXXXXX").string();
+  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+  path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  // Blobs are read-only; make them removable first.
+  for (auto it = fs::recursive_directory_iterator(path_, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+  }
+  fs::remove_all(path_, ec);
+}
+
+AgentProcess::AgentProcess(const std::string& store_dir) {
+  int out[2];
+  if (::pipe(out) != 0) throw std::runtime_error("pipe failed");
+  const std::string exe = BinDir() + "/agentd";
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    ::dup2(out[1], 1);
+    ::close(out[0]);
+    ::execl(exe.c_str(), exe.c_str(), "--listen", "127.0.0.1:0", "--store", store_dir.c_str(),
+            "--log-level", "warn", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  std::string line;
+  char c;
+  while (::read(out[0], &c, 1) == 1 && c != '\n') line += c;
+  ::close(out[0]);
+  const std::string marker = " listening on ";
+  const size_t at = line.find(marker);
+  if (at == std::string::npos) throw std::runtime_error("agentd did not start: " + line);
+  const size_t end = line.find(' ', at + marker.size());
+  auto hp = ParseHostPort(line.substr(at + marker.size(), end - at - marker.size()));
+  if (!hp.ok()) throw std::runtime_error("agentd said: " + line);
+  address_ = *hp;
+}
+
+AgentProcess::~AgentProcess() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGTERM);
+    ::waitpid(pid_, nullptr, 0);
+  }
+}
+
+std::vector<std::string> CommandResult::ErrLines() const {
+  std::vector<std::string> lines;
+  std::string cur;
+  for (char c : err) {
+    if (c == '\n') {
+      lines.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) lines.push_back(cur);
+  return lines;
+}
+
+CommandResult RunKhost(const std::vector<std::string>& args, const std::string& home,
+                       const std::map<std::string, std::string>& extra_env) {
+  bp::environment env = boost::this_process::environment();
+  env.erase("KTUNE_AGENT");
+  env["XDG_CONFIG_HOME"] = home + "/config";
+  env["XDG_CACHE_HOME"] = home + "/cache";
+  for (const auto& [k, v] : extra_env) env[k] = v;
+  const std::string out_path = home + "/khost.out", err_path = home + "/khost.err";
+  // Boost.Process opens redirection files without O_TRUNC.
+  fs::remove(out_path);
+  fs::remove(err_path);
+  CommandResult r;
+  r.exit_code = bp::system(BinDir() + "/khost", bp::args(args), env, bp::std_out > out_path,
+                           bp::std_err > err_path, bp::std_in < bp::null);
+  r.out = ReadFile(out_path).value();
+  r.err = ReadFile(err_path).value();
+  return r;
+}
+
+void MakeKernelDir(const std::string& root, const std::string& kernel,
+                   const std::vector<TestVariant>& variants) {
+  const fs::path run = fs::path(root) / kernel / "run";
+  fs::create_directories(run / "bin");
+  fs::create_directories(run / "test_data");
+  std::ofstream(run / "test_data/matrix_4x4_0.txt") << "4 4\n1 2 3 4\n5 6 7 8\n";
+  nlohmann::ordered_json doc;
+  doc["variants"] = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const TestVariant& v = variants[i];
+    const std::string name = std::to_string(i) + "_" + v.elf;
+    fs::copy_file(fs::path(ElvesDir()) / v.elf, run / "bin" / name,
+                  fs::copy_options::overwrite_existing);
+    nlohmann::ordered_json j;
+    for (const auto& [k, val] : v.params) j[k] = val;
+    j["elf_path"] = kernel + "/run/bin/" + name;
+    j["asm_path"] = kernel + "/run/bin/" + name + ".s";
+    if (!v.args.empty()) j["args"] = v.args;
+    doc["variants"].push_back(j);
+  }
+  doc["perf_files"]["stat"] = kernel + "/run/perf_stats.csv";
+  std::ofstream(run / "configs.json") << doc.dump(2);
+}
+
+uint16_t UnusedPort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);  // bound, never listened: connecting is refused
+  return ntohs(addr.sin_port);
+}
+
+}  // namespace ktune::test

@@ -1,0 +1,137 @@
+// khost as users run it: real khost and agentd processes, the seed's layout on disk, and the
+// bad inputs that must end in one clear error line and a non-zero exit without losing results.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/fs.h"
+#include "common/hash.h"
+#include "common/results.h"
+#include "tests/integration/harness.h"
+
+namespace ktune {
+namespace {
+namespace fs = std::filesystem;
+
+const std::vector<test::TestVariant> kThree = {
+    {"ok.elf", {{"BLOCK_SIZE_M", 4}, {"BLOCK_SIZE_N", 16}}, {"k/run/test_data/matrix_4x4_0.txt", "2"}},
+    {"segv.elf", {{"BLOCK_SIZE_M", 8}, {"BLOCK_SIZE_N", 16}}, {}},
+    {"sci.elf", {{"BLOCK_SIZE_M", 16}, {"BLOCK_SIZE_N", 16}}, {}},
+};
+
+struct Cli {
+  test::TempDir tmp;
+  std::string root = tmp.path() + "/work";
+  test::AgentProcess agent{tmp.path() + "/store"};
+  Cli() { test::MakeKernelDir(root, "k", kThree); }
+  test::CommandResult Khost(std::vector<std::string> args, bool with_agent = true) {
+    if (with_agent) {
+      args.push_back("--agent");
+      args.push_back(agent.address().ToString());
+    }
+    return test::RunKhost(args, tmp.path());
+  }
+  std::string ResultsFile() const {
+    for (const auto& e : fs::directory_iterator(root + "/k/run/results")) return e.path().string();
+    return "";
+  }
+};
+
+TEST_CASE("run writes results, the seed's perf_stats.csv and a table; report renders them") {
+  Cli c;
+  auto r = c.Khost({"run", "k", "--root", c.root, "--reps", "2", "--warmup", "0", "--events",
+                    "task-clock,page-faults"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("best: 2_sci.elf") != std::string::npos);
+  CHECK(r.err.find("1_segv.elf repetition 0 failed: signal:SIGSEGV: about to crash") !=
+        std::string::npos);
+
+  const std::string results = c.ResultsFile();
+  auto parsed = ParseResultsCsv(ReadFile(results).value());
+  REQUIRE(parsed.ok());
+  CHECK(parsed->rows.size() == 6);
+
+  auto perf_stats = ReadFile(c.root + "/k/run/perf_stats.csv");
+  REQUIRE(perf_stats.ok());
+  CHECK(perf_stats->rfind("Timestamp,ELF Name,BLOCK_SIZE_M,BLOCK_SIZE_N,Valid Output,Kernel Time "
+                          "(s),Total Time (s),task-clock,page-faults\n",
+                          0) == 0);
+  CHECK(perf_stats->find(",1_segv.elf,8,16,NO,N/A,") != std::string::npos);
+  CHECK(perf_stats->find(",2_sci.elf,16,16,YES,0.000050,") != std::string::npos);
+
+  auto table = c.Khost({"report", "k", "--root", c.root}, false);
+  CHECK(table.exit_code == 0);
+  CHECK(table.out.find("best: 2_sci.elf") != std::string::npos);
+  auto csv = c.Khost({"report", "k", "--root", c.root, "--format", "csv"}, false);
+  CHECK(csv.out == ReadFile(results).value());
+  auto json = c.Khost({"report", "k", "--root", c.root, "--format", "json"}, false);
+  CHECK(json.out.find("\"best\": \"2_sci.elf\"") != std::string::npos);
+  auto ps = c.Khost({"report", "k", "--root", c.root, "--format", "perf-stats", "-o",
+                     c.tmp.path() + "/ps.csv"}, false);
+  CHECK(ps.exit_code == 0);
+  CHECK(ReadFile(c.tmp.path() + "/ps.csv").value() == perf_stats.value());
+}
+
+TEST_CASE("without an agent, khost starts a local one and says so") {
+  Cli c;
+  auto r = c.Khost({"run", "k", "--root", c.root, "--reps", "1", "--warmup", "0"}, false);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.err.find("started a local agentd on 127.0.0.1:") != std::string::npos);
+  auto push = c.Khost({"push", "k", "--root", c.root}, false);
+  CHECK(push.exit_code == 0);
+  CHECK(push.out.find("0 blobs sent") != std::string::npos);  // the local store persists
+  auto status = c.Khost({"agent", "status"});
+  CHECK(status.exit_code == 0);
+  CHECK(status.out.find("task-clock") != std::string::npos);
+}
+
+TEST_CASE("bad input: one clear error line, non-zero exit, nothing measured is lost") {
+  Cli c;
+  REQUIRE(c.Khost({"run", "k", "--root", c.root, "--reps", "1", "--warmup", "0"}).exit_code == 0);
+  const std::string results = c.ResultsFile();
+  const std::string before = HashFile(results).value();
+  auto one_line = [](const test::CommandResult& r, const std::string& text) {
+    CHECK(r.exit_code != 0);
+    REQUIRE_MESSAGE(r.ErrLines().size() == 1, r.err);
+    CHECK_MESSAGE(r.ErrLines()[0].find(text) != std::string::npos, r.err);
+  };
+
+  one_line(c.Khost({"run", "nokernel", "--root", c.root}), "no kernel directory");
+  fs::create_directories(c.root + "/empty");
+  one_line(c.Khost({"push", "empty", "--root", c.root}), "cannot read");
+  fs::create_directories(c.root + "/bad/run");
+  std::ofstream(c.root + "/bad/run/configs.json") << "{\"variants\": [";
+  one_line(c.Khost({"push", "bad", "--root", c.root}), "not valid JSON");
+  fs::create_directories(c.root + "/gone/run");
+  std::ofstream(c.root + "/gone/run/configs.json")
+      << R"({"variants":[{"BLOCK_SIZE_M":4,"elf_path":"gone/run/bin/x.elf"}]})";
+  one_line(c.Khost({"run", "gone", "--root", c.root}), "x.elf does not exist");
+  const std::string dead = "127.0.0.1:" + std::to_string(test::UnusedPort());
+  auto unreachable = test::RunKhost({"run", "k", "--root", c.root, "--agent", dead}, c.tmp.path());
+  one_line(unreachable, "cannot reach agent at " + dead);
+  auto env_bad = test::RunKhost({"push", "k", "--root", c.root}, c.tmp.path(),
+                                {{"KTUNE_AGENT", "nonsense"}});
+  one_line(env_bad, "KTUNE_AGENT");
+  auto usage = c.Khost({"run", "k", "--reps", "zero"});
+  CHECK(usage.exit_code == 2);
+  CHECK(c.Khost({"frobnicate"}, false).exit_code == 2);
+  one_line(c.Khost({"report", "k", "--root", c.root, "--run", "nosuchrun"}, false), "no run");
+  one_line(c.Khost({"report", "nokernel", "--root", c.root}, false), "no results");
+
+  CHECK(HashFile(results).value() == before);
+  CHECK(fs::exists(c.tmp.path() + "/store/runs"));
+}
+
+TEST_CASE("a corrupt results file is reported, not misread") {
+  Cli c;
+  REQUIRE(c.Khost({"run", "k", "--root", c.root, "--reps", "1", "--warmup", "0"}).exit_code == 0);
+  const std::string results = c.ResultsFile();
+  std::ofstream(results, std::ios::app) << "1,garbage\n";
+  auto r = c.Khost({"report", "k", "--root", c.root}, false);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("results line") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace ktune

@@ -1,0 +1,147 @@
+// The workload launcher against real processes.
+#include <doctest/doctest.h>
+#include <signal.h>
+
+#include <fstream>
+#include <thread>
+
+#include "agent/workload.h"
+#include "common/fs.h"
+#include "common/strings.h"
+#include "tests/integration/harness.h"
+
+namespace ktune {
+namespace {
+
+WorkloadResult RunElf(const std::string& elf, std::vector<std::string> args = {},
+                      uint64_t timeout_ms = 10000, const std::string& cwd = "") {
+  WorkloadOptions o;
+  o.path = test::ElvesDir() + "/" + elf;
+  o.args = std::move(args);
+  o.cwd = cwd;
+  o.timeout_ns = timeout_ms * 1000000;
+  auto w = Workload::Prepare(o);
+  REQUIRE(w.ok());
+  return w->Run();
+}
+
+// True when `pid` is gone or a zombie: it no longer runs.
+bool NotRunning(int pid) {
+  auto stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat.ok()) return true;
+  const size_t close = stat->rfind(')');
+  return close != std::string::npos && stat->substr(close + 2, 1) == "Z";
+}
+
+TEST_CASE("a correct workload exits 0 and its output is captured") {
+  WorkloadResult r = RunElf("ok.elf", {"", "2"});
+  CHECK(r.outcome.ToString() == "exit:0");
+  CHECK(r.output.find("out OK") != std::string::npos);
+  CHECK(r.wall_ns > 0);
+  CHECK(r.start_unix_ns > 0);
+}
+
+TEST_CASE("a crash is reported with its signal") {
+  WorkloadResult r = RunElf("segv.elf");
+  CHECK(r.outcome.kind == OutcomeKind::kSignaled);
+  CHECK(r.outcome.code == SIGSEGV);
+  CHECK(r.output.find("about to crash") != std::string::npos);
+}
+
+TEST_CASE("a hang is killed at the timeout") {
+  WorkloadResult r = RunElf("hang.elf", {}, 200);
+  CHECK(r.outcome.kind == OutcomeKind::kTimedOut);
+  CHECK(r.wall_ns >= 200000000u);
+}
+
+TEST_CASE("the whole process group goes, after a timeout and after a normal exit") {
+  for (const char* mode : {"hang", "exit"}) {
+    WorkloadResult r = RunElf("forker.elf", {mode}, 300);
+    auto pos = r.output.find("child ");
+    REQUIRE(pos != std::string::npos);
+    const int child = ParseInt(Trim(r.output.substr(pos + 6, r.output.find('\n', pos) - pos - 6)))
+                          .value();
+    CHECK_MESSAGE(NotRunning(child), mode);
+  }
+}
+
+TEST_CASE("a missing executable is a launch failure naming the file") {
+  WorkloadOptions o;
+  o.path = "/nonexistent/kernel.elf";
+  auto w = Workload::Prepare(o);
+  REQUIRE(w.ok());
+  WorkloadResult r = w->Run();
+  CHECK(r.outcome.kind == OutcomeKind::kLaunchFailed);
+  CHECK(r.launch_error.find("/nonexistent/kernel.elf") != std::string::npos);
+  CHECK(r.launch_error.find("No such file") != std::string::npos);
+}
+
+TEST_CASE("the working directory is the one asked for") {
+  test::TempDir dir;
+  std::ofstream(dir.path() + "/data.txt") << "2 3\n";
+  WorkloadResult r = RunElf("ok.elf", {"data.txt", "1"}, 10000, dir.path());
+  CHECK(r.outcome.ToString() == "exit:0");
+  CHECK(r.output.find("read 2x3 from data.txt") != std::string::npos);
+  WorkloadOptions bad;
+  bad.path = test::ElvesDir() + "/ok.elf";
+  bad.cwd = dir.path() + "/missing";
+  WorkloadResult r2 = Workload::Prepare(bad).value().Run();
+  CHECK(r2.outcome.kind == OutcomeKind::kLaunchFailed);
+  CHECK(r2.launch_error.find("chdir") != std::string::npos);
+}
+
+TEST_CASE("output is bounded: head and tail are kept, the rest counted") {
+  WorkloadOptions o;
+  o.path = test::ElvesDir() + "/flood.elf";
+  o.args = {"8"};
+  o.output_head_bytes = 64 << 10;
+  o.output_tail_bytes = 4 << 10;
+  WorkloadResult r = Workload::Prepare(o).value().Run();
+  CHECK(r.outcome.ToString() == "exit:0");
+  CHECK(r.output_bytes == 8u * 1024 * 1024 + std::string("Running C Kernel Time: 0.25 s\n").size());
+  CHECK(r.output.size() < (64 << 10) + (4 << 10) + 100);
+  CHECK(r.output.find("bytes of output dropped") != std::string::npos);
+  CHECK(r.output.find("Running C Kernel Time: 0.25 s") != std::string::npos);
+}
+
+TEST_CASE("pinning restricts the workload to one CPU") {
+  WorkloadOptions o;
+  o.path = "/bin/grep";
+  o.args = {"Cpus_allowed_list", "/proc/self/status"};
+  o.cpu = 0;
+  WorkloadResult r = Workload::Prepare(o).value().Run();
+  CHECK(r.output.find("Cpus_allowed_list:\t0\n") != std::string::npos);
+}
+
+TEST_CASE("the canceller stops a running workload") {
+  auto canceller = Canceller::Create();
+  REQUIRE(canceller.ok());
+  WorkloadOptions o;
+  o.path = test::ElvesDir() + "/hang.elf";
+  o.canceller = &*canceller;
+  auto w = Workload::Prepare(o);
+  REQUIRE(w.ok());
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    canceller->Cancel();
+  });
+  WorkloadResult r = w->Run();
+  stopper.join();
+  CHECK(r.cancelled);
+  CHECK(canceller->cancelled());
+}
+
+TEST_CASE("a workload that is never started is killed and reaped") {
+  int pid;
+  {
+    WorkloadOptions o;
+    o.path = test::ElvesDir() + "/ok.elf";
+    auto w = Workload::Prepare(o);
+    REQUIRE(w.ok());
+    pid = w->pid();
+  }
+  CHECK(NotRunning(pid));
+}
+
+}  // namespace
+}  // namespace ktune

@@ -1,0 +1,95 @@
+#include <doctest/doctest.h>
+
+#include "common/events.h"
+#include "host/agent_locator.h"
+#include "host/command.h"
+#include "host/kernel_dir.h"
+
+namespace ktune {
+namespace {
+
+TEST_CASE("run options: defaults, conversions and refusals") {
+  auto d = ParseRunArgs({"matmul"});
+  REQUIRE(d.ok());
+  CHECK(d->kernel == "matmul");
+  CHECK(d->root == ".");
+  CHECK(d->events == DefaultEvents());
+  CHECK(d->repetitions == 5);
+  CHECK(d->warmup == 1);
+  CHECK(d->timeout_ms == 60000);
+  CHECK(d->cpu == -1);
+
+  auto o = ParseRunArgs({"matmul", "--events", "cycles:u,page-faults", "--reps", "3",
+                         "--warmup", "0", "--timeout", "0.5", "--cpu", "1", "--root", "/x"});
+  REQUIRE(o.ok());
+  CHECK(o->events == std::vector<std::string>{"cycles:u", "page-faults"});
+  CHECK(o->repetitions == 3);
+  CHECK(o->warmup == 0);
+  CHECK(o->timeout_ms == 500);
+  CHECK(o->cpu == 1);
+  CHECK(o->root == "/x");
+
+  CHECK(ParseRunArgs({}).status().message().find("missing <kernel>") != std::string::npos);
+  CHECK(ParseRunArgs({"k", "--events", "cylces"}).status().message().find("nearest") !=
+        std::string::npos);
+  CHECK_FALSE(ParseRunArgs({"k", "--events", "cycles,cycles"}).ok());
+  CHECK_FALSE(ParseRunArgs({"k", "--reps", "0"}).ok());
+  CHECK_FALSE(ParseRunArgs({"k", "--reps", "x"}).ok());
+  CHECK_FALSE(ParseRunArgs({"k", "--timeout", "-1"}).ok());
+  CHECK_FALSE(ParseRunArgs({"k", "--cpu", "-2"}).ok());
+  CHECK_FALSE(ParseRunArgs({"k", "--bogus"}).ok());
+  CHECK_FALSE(ParseRunArgs({"k", "extra"}).ok());
+}
+
+TEST_CASE("the run request carries every variant and the measurement settings") {
+  auto opts = ParseRunArgs({"k", "--events", "task-clock", "--reps", "2", "--cpu", "0"});
+  REQUIRE(opts.ok());
+  KernelDir dir;
+  dir.kernel = "k";
+  dir.variants = {{"a.elf", "k/run/bin/a.elf", {"8x8x8x1"}, {{"BLOCK_SIZE_M", "4"}}},
+                  {"b.elf", "k/run/bin/b.elf", {}, {}}};
+  const wire::RunRequest req = MakeRunRequest(*opts, dir, "bundle", "run");
+  CHECK(req.run_id() == "run");
+  CHECK(req.bundle_id() == "bundle");
+  REQUIRE(req.variants_size() == 2);
+  CHECK(req.variants(0).elf_path() == "k/run/bin/a.elf");
+  CHECK(req.variants(0).args(0) == "8x8x8x1");
+  CHECK(req.variants(0).params(0).name() == "BLOCK_SIZE_M");
+  CHECK(req.events_size() == 1);
+  CHECK(req.repetitions() == 2);
+  CHECK(req.timeout_ms() == 60000);
+  CHECK(req.cpu() == 0);
+}
+
+TEST_CASE("report and push options") {
+  auto r = ParseReportArgs({"k", "--format", "perf-stats", "--run", "r1", "-o", "out.csv"});
+  REQUIRE(r.ok());
+  CHECK(r->format == ReportFormat::kPerfStats);
+  CHECK(r->run_id == "r1");
+  CHECK(r->output == "out.csv");
+  CHECK(ParseReportArgs({"k"})->format == ReportFormat::kTable);
+  CHECK_FALSE(ParseReportArgs({"k", "--format", "xml"}).ok());
+  CHECK_FALSE(ParseReportArgs({"../k"}).ok());
+  CHECK(ParsePushArgs({"k", "--agent", "h:1"})->agent == "h:1");
+  CHECK(ParseAgentArgs({"status"}).ok());
+  CHECK_FALSE(ParseAgentArgs({"reboot"}).ok());
+}
+
+TEST_CASE("the agent address comes from --agent, then KTUNE_AGENT, then the config file") {
+  const std::string config = R"({"agent": "cfg:3"})";
+  CHECK(ChooseAgent("flag:1", "env:2", config, "c.json")->address->host == "flag");
+  CHECK(ChooseAgent("", "env:2", config, "c.json")->address->host == "env");
+  auto from_file = ChooseAgent("", "", config, "c.json");
+  CHECK(from_file->address->port == 3);
+  CHECK(from_file->source == "c.json");
+  CHECK_FALSE(ChooseAgent("", "", "", "c.json")->address.has_value());
+  CHECK_FALSE(ChooseAgent("", "", "{}", "c.json")->address.has_value());
+  CHECK(ChooseAgent("", "", "{bad", "c.json").status().message().find("c.json") !=
+        std::string::npos);
+  CHECK(ChooseAgent("nope", "", "", "c.json").status().message().find("--agent") !=
+        std::string::npos);
+  CHECK_FALSE(ChooseAgent("", "", R"({"agent": 5})", "c.json").ok());
+}
+
+}  // namespace
+}  // namespace ktune

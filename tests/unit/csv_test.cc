@@ -1,0 +1,28 @@
+#include <doctest/doctest.h>
+
+#include "common/csv.h"
+
+namespace ktune {
+namespace {
+
+TEST_CASE("CSV fields are quoted only when needed and split back exactly") {
+  CHECK(CsvField("plain") == "plain");
+  CHECK(CsvField("a,b") == "\"a,b\"");
+  CHECK(CsvField("say \"hi\"") == "\"say \"\"hi\"\"\"");
+  CHECK(CsvField("two\nlines") == "\"two lines\"");
+  CHECK(CsvField(" padded") == "\" padded\"");
+  const std::vector<std::string> fields = {"", "a,b", "x\"y", "Kernel Time (s)", " s "};
+  auto back = CsvSplit(CsvJoin(fields));
+  REQUIRE(back.ok());
+  CHECK(*back == fields);
+}
+
+TEST_CASE("CSV splitting rejects broken quoting") {
+  CHECK_FALSE(CsvSplit("\"open").ok());
+  CHECK_FALSE(CsvSplit("\"a\"b,c").ok());
+  CHECK(CsvSplit("a,,c")->size() == 3);
+  CHECK(CsvSplit("")->size() == 1);
+}
+
+}  // namespace
+}  // namespace ktune

@@ -1,0 +1,74 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "common/fs.h"
+#include "host/kernel_dir.h"
+
+namespace ktune {
+namespace {
+
+TEST_CASE("the seed's configs.json gives variants with their parameters in order") {
+  auto text = ReadFile(KTUNE_TEST_DATA "/configs/seed_configs.json");
+  REQUIRE(text.ok());
+  auto dir = ParseConfigsJson(*text, "matmul");
+  REQUIRE(dir.ok());
+  REQUIRE(dir->variants.size() == 2);
+  const KernelVariant& v = dir->variants[0];
+  CHECK(v.name == "VL256_matmul_4_16_8_g_static_O2.elf");
+  CHECK(v.elf_path == "matmul/run/bin/VL256_matmul_4_16_8_g_static_O2.elf");
+  // Path keys are not parameters; parameters keep the file's order.
+  CHECK(v.params == Params{{"BLOCK_SIZE_M", "4"}, {"BLOCK_SIZE_N", "16"}, {"BLOCK_SIZE_K", "8"}});
+  CHECK(dir->perf_stat_path == "matmul/run/perf_stats.csv");
+}
+
+TEST_CASE("args are read; malformed configs are errors that say what is wrong") {
+  auto with_args = ParseConfigsJson(
+      R"({"variants":[{"elf_path":"k/run/bin/a.elf","args":["64x64x64x10", 3],"NAME":"x"}]})", "k");
+  REQUIRE(with_args.ok());
+  CHECK(with_args->variants[0].args == std::vector<std::string>{"64x64x64x10", "3"});
+  CHECK(with_args->variants[0].params == Params{{"NAME", "x"}});
+
+  auto not_json = ParseConfigsJson("{variants:", "k");
+  CHECK(not_json.status().message().find("not valid JSON") != std::string::npos);
+  CHECK(ParseConfigsJson("{}", "k").status().message().find("no \"variants\"") !=
+        std::string::npos);
+  CHECK(ParseConfigsJson(R"({"variants":[]})", "k").status().message().find("no variant") !=
+        std::string::npos);
+  CHECK(ParseConfigsJson(R"({"variants":[{"BLOCK":1}]})", "k").status().message().find(
+            "elf_path") != std::string::npos);
+  CHECK_FALSE(ParseConfigsJson(R"({"variants":[{"elf_path":"a","P":[1]}]})", "k").ok());
+}
+
+TEST_CASE("loading checks the directory and every ELF; the manifest holds data and ELFs") {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / "ktune_kernel_dir_test";
+  fs::remove_all(root);
+  CHECK(LoadKernelDir(root.string(), "matmul").status().code() == ErrorCode::kNotFound);
+  fs::create_directories(root / "matmul/run/bin");
+  fs::create_directories(root / "matmul/run/test_data/sub");
+  CHECK(LoadKernelDir(root.string(), "matmul").status().message().find("configs.json") !=
+        std::string::npos);
+  REQUIRE(WriteFileAtomic((root / "matmul/run/configs.json").string(),
+                          R"({"variants":[{"B":1,"elf_path":"matmul/run/bin/a.elf"}]})")
+              .ok());
+  CHECK(LoadKernelDir(root.string(), "matmul").status().message().find("a.elf does not exist") !=
+        std::string::npos);
+  REQUIRE(WriteFileAtomic((root / "matmul/run/bin/a.elf").string(), "ELF", 0755).ok());
+  REQUIRE(WriteFileAtomic((root / "matmul/run/test_data/sub/m_2x2_0.txt").string(), "2 2\n").ok());
+  REQUIRE(WriteFileAtomic((root / "matmul/run/bin/a.elf.s").string(), "asm").ok());
+  auto dir = LoadKernelDir(root.string(), "matmul");
+  REQUIRE(dir.ok());
+  auto m = BuildManifest(*dir);
+  REQUIRE(m.ok());
+  std::vector<std::string> paths;
+  for (const auto& f : m->files) paths.push_back(f.path);
+  CHECK(paths == std::vector<std::string>{"matmul/run/bin/a.elf", "matmul/run/configs.json",
+                                          "matmul/run/test_data/sub/m_2x2_0.txt"});
+  CHECK(m->files[0].mode == 0755);
+  CHECK(LoadKernelDir(root.string(), "../x").status().code() == ErrorCode::kInvalidArgument);
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace ktune

@@ -1,0 +1,95 @@
+#include <doctest/doctest.h>
+
+#include "host/report.h"
+
+namespace ktune {
+namespace {
+
+RepetitionRow Row(uint32_t variant, uint32_t rep, bool valid, double kernel_s, double wall_ns,
+                  double faults) {
+  RepetitionRow r;
+  r.run_id = "run1";
+  r.timestamp_ns = 0;
+  r.variant_index = variant;
+  r.variant = "v" + std::to_string(variant) + ".elf";
+  r.elf = "k/run/bin/" + r.variant;
+  r.params = {{"BLOCK_SIZE_M", std::to_string(4 << variant)}};
+  r.repetition = rep;
+  r.valid = valid;
+  r.outcome = valid ? Outcome{OutcomeKind::kExited, 0} : Outcome{OutcomeKind::kSignaled, 11};
+  r.values = {{kWallTime, wall_ns, "ns", 0, 0, ValueStatus::kOk},
+              {kKernelTime, kernel_s, "s", 0, 0,
+               kernel_s > 0 ? ValueStatus::kOk : ValueStatus::kMissing},
+              {kTaskClock, wall_ns / 2, "ns", 1, 1, ValueStatus::kOk},
+              {"page-faults", faults, "", 1, 1, ValueStatus::kOk},
+              {"cycles", 0, "", 0, 0, ValueStatus::kNotSupported}};
+  return r;
+}
+
+std::vector<RepetitionRow> Sample() {
+  return {Row(0, 0, true, 0.30, 3e8, 10), Row(0, 1, true, 0.10, 1e8, 12),
+          Row(0, 2, true, 0.20, 2e8, 11),  // variant 0: median 0.2 s
+          Row(1, 0, true, 0.05, 5e7, 20), Row(1, 1, true, 0.07, 7e7, 22),  // median 0.06 s
+          Row(2, 0, false, 0, 1e6, 5), Row(2, 1, true, 0.01, 1e7, 6)};  // fast but one crash
+}
+
+TEST_CASE("statistics are over valid repetitions; the best is fastest among fully valid") {
+  const RunReport r = BuildReport(Sample());
+  CHECK(r.run_id == "run1");
+  REQUIRE(r.variants.size() == 3);
+  CHECK(r.value_names == std::vector<std::string>{kWallTime, kKernelTime, kTaskClock,
+                                                  "page-faults", "cycles"});
+  CHECK(*r.variants[0].Find(kKernelTime)->median == doctest::Approx(0.2));
+  CHECK(*r.variants[0].Find(kKernelTime)->mean == doctest::Approx(0.2));
+  CHECK(*r.variants[1].Find(kKernelTime)->median == doctest::Approx(0.06));
+  // Variant 2: only the valid repetition counts.
+  CHECK(r.variants[2].valid == 1);
+  CHECK(r.variants[2].Find("page-faults")->counted == 1);
+  CHECK(*r.variants[2].Find("page-faults")->median == 6);
+  CHECK(r.variants[2].failure == "signal:SIGSEGV");
+  CHECK(r.variants[0].Find("cycles")->status == ValueStatus::kNotSupported);
+  CHECK_FALSE(r.variants[0].Find("cycles")->median.has_value());
+  REQUIRE(r.best.has_value());
+  CHECK(*r.best == 1);
+  CHECK(r.best_by == kKernelTime);
+}
+
+TEST_CASE("without kernel times the best is ranked by wall time; none valid means no best") {
+  std::vector<RepetitionRow> rows = {Row(0, 0, true, 0, 3e8, 1), Row(1, 0, true, 0, 1e8, 1)};
+  RunReport r = BuildReport(rows);
+  CHECK(r.best_by == kWallTime);
+  CHECK(*r.best == 1);
+  RunReport none = BuildReport({Row(0, 0, false, 0, 1, 1)});
+  CHECK_FALSE(none.best.has_value());
+  CHECK(RenderTable(none).find("best: none") != std::string::npos);
+  CHECK(none.variants[0].failure == "signal:SIGSEGV");
+}
+
+TEST_CASE("perf-stats is the seed's wide CSV") {
+  const std::string csv = RenderPerfStats(BuildReport(Sample()));
+  const std::string header = csv.substr(0, csv.find('\n'));
+  CHECK(header ==
+        "Timestamp,ELF Name,BLOCK_SIZE_M,Valid Output,Kernel Time (s),Total Time (s),task-clock,"
+        "page-faults,cycles");
+  // Variant 0: medians 0.2 s kernel, 0.2 s wall, task-clock in msec, counts as integers.
+  CHECK(csv.find(",v0.elf,4,YES,0.200000,0.200000,100.000000,11,N/A\n") != std::string::npos);
+  CHECK(csv.find(",v2.elf,16,NO,0.010000,0.010000,5.000000,6,N/A\n") != std::string::npos);
+}
+
+TEST_CASE("the table shows statuses in perf's words and marks the best") {
+  const std::string t = RenderTable(BuildReport(Sample()));
+  CHECK(t.find("<not supported>") != std::string::npos);
+  CHECK(t.find("1/2 signal:SIGSEGV") != std::string::npos);
+  CHECK(t.find("*  v1.elf") != std::string::npos);
+  CHECK(t.find("best: v1.elf (kernel-time 0.060000 s)") != std::string::npos);
+}
+
+TEST_CASE("json carries every statistic and null where none exists") {
+  const std::string j = RenderJson(BuildReport(Sample()));
+  CHECK(j.find("\"best\": \"v1.elf\"") != std::string::npos);
+  CHECK(j.find("\"status\": \"not supported\"") != std::string::npos);
+  CHECK(j.find("\"median\": null") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace ktune

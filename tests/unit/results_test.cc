@@ -1,0 +1,96 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "common/results.h"
+
+namespace ktune {
+namespace {
+
+RepetitionRow SampleRow(uint32_t variant, uint32_t rep) {
+  RepetitionRow r;
+  r.run_id = "20261122T000000Z-abcdef";
+  r.timestamp_ns = 1795000000000000000 + rep;
+  r.variant_index = variant;
+  r.variant = "VL256_matmul_4_16_8_g_static_O2.elf";
+  r.elf = "matmul/run/bin/VL256_matmul_4_16_8_g_static_O2.elf";
+  r.params = {{"BLOCK_SIZE_M", "4"}, {"BLOCK_SIZE_N", "16"}};
+  r.repetition = rep;
+  r.valid = true;
+  r.outcome = {OutcomeKind::kExited, 0};
+  r.values = {{kWallTime, 1234567, "ns", 0, 0, ValueStatus::kOk},
+              {kKernelTime, 5e-05, "s", 0, 0, ValueStatus::kOk},
+              {"cycles", 0, "", 0, 0, ValueStatus::kNotSupported},
+              {"l2_miss:u", 0, "", 100, 0, ValueStatus::kNotCounted},
+              {"weird,name", 42, "", 100, 100, ValueStatus::kOk}};
+  return r;
+}
+
+TEST_CASE("result rows survive the CSV round trip exactly") {
+  const RepetitionRow a = SampleRow(0, 0), b = SampleRow(0, 1), c = SampleRow(3, 0);
+  const std::string text =
+      std::string(kResultsHeader) + "\n" + ToCsvLines(a) + ToCsvLines(b) + ToCsvLines(c);
+  auto file = ParseResultsCsv(text);
+  REQUIRE(file.ok());
+  CHECK(file->torn_lines == 0);
+  REQUIRE(file->rows.size() == 3);
+  const RepetitionRow& r = file->rows[0];
+  CHECK(r.run_id == a.run_id);
+  CHECK(r.timestamp_ns == a.timestamp_ns);
+  CHECK(r.params == a.params);
+  CHECK(r.outcome.ToString() == "exit:0");
+  REQUIRE(r.values.size() == 5);
+  CHECK(r.values[1].value == 5e-05);
+  CHECK(r.values[2].status == ValueStatus::kNotSupported);
+  CHECK(r.values[3].status == ValueStatus::kNotCounted);
+  CHECK(r.values[3].enabled_ns == 100);
+  CHECK(r.values[4].name == "weird,name");
+  CHECK(file->rows[2].variant_index == 3);
+}
+
+TEST_CASE("every line carries the schema version; the header is fixed") {
+  const std::string lines = ToCsvLines(SampleRow(0, 0));
+  CHECK(lines.rfind("1,", 0) == 0);
+  CHECK(std::string(kResultsHeader).rfind("schema,run_id,", 0) == 0);
+  CHECK(std::count(lines.begin(), lines.end(), '\n') == 5);
+}
+
+TEST_CASE("a torn last line is dropped and counted, never parsed") {
+  std::string text = std::string(kResultsHeader) + "\n" + ToCsvLines(SampleRow(0, 0));
+  text += ToCsvLines(SampleRow(0, 1)).substr(0, 40);
+  auto file = ParseResultsCsv(text);
+  REQUIRE(file.ok());
+  CHECK(file->torn_lines == 1);
+  CHECK(file->rows.size() == 1);
+}
+
+TEST_CASE("malformed results are errors naming the line") {
+  CHECK_FALSE(ParseResultsCsv("").ok());
+  CHECK(ParseResultsCsv("a,b\n").status().message().find("line 1") != std::string::npos);
+  std::string text = std::string(kResultsHeader) + "\n" + ToCsvLines(SampleRow(0, 0));
+  std::string bad = text + "1,x,y\n";
+  CHECK(ParseResultsCsv(bad).status().message().find("line 7") != std::string::npos);
+  std::string bad_status = text;
+  bad_status.replace(bad_status.rfind(",ok\n"), 4, ",great\n");
+  CHECK_FALSE(ParseResultsCsv(bad_status).ok());
+}
+
+TEST_CASE("outcomes and parameters have text forms that parse back") {
+  for (const Outcome& o : {Outcome{OutcomeKind::kExited, 3}, Outcome{OutcomeKind::kSignaled, 11},
+                           Outcome{OutcomeKind::kTimedOut, 0},
+                           Outcome{OutcomeKind::kLaunchFailed, 0}}) {
+    auto back = Outcome::Parse(o.ToString());
+    REQUIRE(back.ok());
+    CHECK(back->ToString() == o.ToString());
+  }
+  CHECK(Outcome{OutcomeKind::kSignaled, 11}.ToString() == "signal:SIGSEGV");
+  CHECK(Outcome::Parse("signal:63")->code == 63);
+  CHECK_FALSE(Outcome::Parse("exploded").ok());
+  CHECK(FormatParams({{"A", "1"}, {"B", "2"}}) == "A=1;B=2");
+  CHECK(ParseParams("A=1;B=2")->size() == 2);
+  CHECK(ParseParams("")->empty());
+  CHECK_FALSE(ParseParams("A").ok());
+}
+
+}  // namespace
+}  // namespace ktune

@@ -1,0 +1,97 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "agent/store.h"
+#include "common/fs.h"
+
+namespace ktune {
+namespace {
+namespace fs = std::filesystem;
+
+struct TempStore {
+  fs::path root = fs::temp_directory_path() / "ktune_store_test";
+  TempStore() { fs::remove_all(root); }
+  ~TempStore() { fs::remove_all(root); }
+};
+
+TEST_CASE("a blob becomes visible only once complete and verified") {
+  TempStore t;
+  auto store = Store::Open(t.root.string());
+  REQUIRE(store.ok());
+  const std::string hash = HashBytes("hello world");
+  CHECK_FALSE(store->HasBlob(hash));
+  {
+    auto w = store->BeginBlob(hash, 11);
+    REQUIRE(w.ok());
+    REQUIRE(w->Append(0, "hello ").ok());
+    CHECK_FALSE(store->HasBlob(hash));
+    CHECK(w->Append(0, "world").code() == ErrorCode::kProtocol);  // wrong offset
+    REQUIRE(w->Append(6, "world").ok());
+    REQUIRE(w->Finish().ok());
+  }
+  CHECK(store->HasBlob(hash));
+  CHECK(ReadFile(store->BlobPath(hash)).value() == "hello world");
+  CHECK(fs::is_empty(t.root / "tmp"));
+}
+
+TEST_CASE("wrong content, wrong size and abandoned uploads never become blobs") {
+  TempStore t;
+  auto store = Store::Open(t.root.string());
+  REQUIRE(store.ok());
+  const std::string hash = HashBytes("right");
+  {
+    auto w = store->BeginBlob(hash, 5);
+    REQUIRE(w->Append(0, "wrong").ok());
+    CHECK(w->Finish().message().find("arrived with hash") != std::string::npos);
+  }
+  {
+    auto w = store->BeginBlob(hash, 5);
+    CHECK_FALSE(w->Append(0, "too long").ok());
+    REQUIRE(w->Append(0, "rig").ok());
+    CHECK_FALSE(w->Finish().ok());
+  }
+  { auto abandoned = store->BeginBlob(hash, 5); }
+  CHECK_FALSE(store->HasBlob(hash));
+  CHECK(fs::is_empty(t.root / "tmp"));
+  CHECK_FALSE(store->BeginBlob("../../etc", 1).ok());
+}
+
+TEST_CASE("a bundle materializes into the seed's layout with its modes") {
+  TempStore t;
+  auto store = Store::Open(t.root.string());
+  REQUIRE(store.ok());
+  Manifest m;
+  m.kernel = "k";
+  for (auto [path, content, mode] : {std::tuple{"k/run/bin/a.elf", "ELF", 0755},
+                                     std::tuple{"k/run/test_data/x.txt", "1 1\n", 0644}}) {
+    const std::string hash = HashBytes(content);
+    m.files.push_back({path, hash, std::string(content).size(), static_cast<uint32_t>(mode)});
+  }
+  REQUIRE(NormalizeManifest(m).ok());
+  auto id = store->SaveManifest(m);
+  REQUIRE(id.ok());
+  CHECK(*id == BundleId(m));
+  CHECK(store->Materialize(*id).status().code() == ErrorCode::kNotFound);  // blobs missing
+  for (const auto& f : m.files) {
+    auto w = store->BeginBlob(f.hash, f.size_bytes);
+    REQUIRE(w->Append(0, f.hash == HashBytes("ELF") ? "ELF" : "1 1\n").ok());
+    REQUIRE(w->Finish().ok());
+  }
+  auto tree = store->Materialize(*id);
+  REQUIRE(tree.ok());
+  CHECK(ReadFile(*tree + "/k/run/test_data/x.txt").value() == "1 1\n");
+  CHECK((fs::status(*tree + "/k/run/bin/a.elf").permissions() & fs::perms::owner_exec) !=
+        fs::perms::none);
+  CHECK(store->Materialize(*id).value() == *tree);  // once
+  CHECK(store->LoadManifest(*id)->files.size() == 2);
+  CHECK(store->LoadManifest(HashBytes("nope")).status().code() == ErrorCode::kNotFound);
+}
+
+TEST_CASE("run ids are safe directory names") {
+  CHECK(ValidateRunId("20261122T031500Z-3fa2c1").ok());
+  for (const char* bad : {"", "../x", "a/b", ".x", "a b"}) CHECK_FALSE(ValidateRunId(bad).ok());
+}
+
+}  // namespace
+}  // namespace ktune
