@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# ktune's setup: installs the Debian 12 packages ktune needs (only those missing; nothing is
+# downloaded from anywhere but the configured Debian mirrors), builds, and runs what was asked.
+#
+#   scripts/setup.sh demo              set up, build, run the demo sweep on a local agent
+#   scripts/setup.sh test [--sanitize] set up, build, run every test (ASan+UBSan build with
+#                                      --sanitize, in build-asan/)
+#   scripts/setup.sh build             set up and build only
+#
+# Run as root or as a user with sudo. Builds are warning-free: -Werror is on.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+action=${1:-build}
+shift || true
+sanitize=0
+for arg in "$@"; do
+  case "$arg" in
+    --sanitize) sanitize=1 ;;
+    *) echo "setup: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libboost-dev libboost-filesystem-dev
+  protobuf-compiler libprotobuf-dev libzstd-dev libsodium-dev
+  libcxxopts-dev nlohmann-json3-dev doctest-dev
+  linux-perf
+)
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+install_missing() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "setup: installing ${missing[*]}"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}"
+}
+
+build() {  # build_dir cmake_args...
+  local dir=$1
+  shift
+  cmake -S "$repo" -B "$dir" -G Ninja -DKTUNE_WERROR=ON "$@" >/dev/null
+  cmake --build "$dir"
+}
+
+install_missing
+case "$action" in
+  build)
+    build "$repo/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    ;;
+  demo)
+    build "$repo/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    "$repo/scripts/demo.sh" "$repo/build"
+    ;;
+  test)
+    if [ $sanitize = 1 ]; then
+      dir="$repo/build-asan"
+      build "$dir" -DCMAKE_BUILD_TYPE=Debug -DKTUNE_SANITIZE=ON
+    else
+      dir="$repo/build"
+      build "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    fi
+    ctest --test-dir "$dir" --output-on-failure
+    ;;
+  *)
+    echo "usage: scripts/setup.sh demo | test [--sanitize] | build" >&2
+    exit 2
+    ;;
+esac
