@@ -7,6 +7,7 @@
 #include <boost/asio.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cxxopts.hpp>
 #include <iostream>
 
@@ -28,12 +29,33 @@ bool IsLoopback(const std::string& host) {
   return !ec && addr.is_loopback();
 }
 
-// Detaches from the terminal: fork, new session, stdin from /dev/null, log to `log_path`.
-bool Daemonize(const std::string& log_path) {
+// Detaching takes two steps so that a daemon still reports its address, or why it failed, on
+// the terminal. BeginDaemon forks before any thread exists: the parent copies what the child
+// writes to stdout until the child calls FinishDaemon, then exits 0 if anything came (the
+// "listening on" line), else 1. Only the child returns.
+void BeginDaemon() {
+  int relay[2];
+  if (::pipe(relay) != 0) return;  // stay in the foreground
   const pid_t pid = ::fork();
-  if (pid < 0) return false;
-  if (pid > 0) ::_exit(0);
+  if (pid < 0) return;
+  if (pid > 0) {
+    ::close(relay[1]);
+    char buf[512];
+    ssize_t n, total = 0;
+    while ((n = ::read(relay[0], buf, sizeof buf)) > 0) {
+      total += n;
+      if (::write(1, buf, static_cast<size_t>(n)) < 0) break;
+    }
+    ::_exit(total > 0 ? 0 : 1);
+  }
+  ::close(relay[0]);
   ::setsid();
+  ::dup2(relay[1], 1);
+  ::close(relay[1]);
+}
+
+// The child's second step: stdin from /dev/null, stdout and stderr to the log file.
+bool FinishDaemon(const std::string& log_path) {
   const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   const int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (in < 0 || log < 0) return false;
@@ -87,6 +109,8 @@ int Main(int argc, char** argv) {
   }
 
   ::signal(SIGPIPE, SIG_IGN);
+  const bool daemon = args.count("daemon") > 0;
+  if (daemon) BeginDaemon();
   boost::asio::io_context io;
   ktune::AgentOptions opts;
   opts.listen = *listen;
@@ -96,14 +120,15 @@ int Main(int argc, char** argv) {
     std::cerr << "agentd: " << server.status().message() << "\n";
     return 1;
   }
-  if (args.count("daemon") && !Daemonize(opts.store_dir + "/agentd.log")) {
-    std::cerr << "agentd: cannot detach: " << std::strerror(errno) << "\n";
-    return 1;
-  }
   // khost reads this line to learn the port of an agent it started.
   std::printf("agentd %s listening on %s store %s\n", KTUNE_VERSION,
               (*server)->endpoint().ToString().c_str(), opts.store_dir.c_str());
   std::fflush(stdout);
+  if (daemon && !FinishDaemon(opts.store_dir + "/agentd.log")) {
+    std::cerr << "agentd: cannot open " << opts.store_dir << "/agentd.log: " << std::strerror(errno)
+              << "\n";
+    return 1;
+  }
 
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code&, int sig) {

@@ -128,7 +128,13 @@ int RunMain(const Args& args) {
 
   const size_t total = dir->variants.size() * opts->repetitions;
   Progress progress(total, ::isatty(2));
-  progress.Update(0, dir->variants[0].name);
+  auto describe = [&](size_t step) {
+    const size_t v = step / opts->repetitions;
+    return "variant " + std::to_string(v + 1) + "/" + std::to_string(dir->variants.size()) + " " +
+           dir->variants[v].name + " rep " + std::to_string(step % opts->repetitions + 1) + "/" +
+           std::to_string(opts->repetitions);
+  };
+  progress.Update(0, describe(0));
   std::vector<RepetitionRow> rows;
   std::set<uint32_t> noted;
   Status status = RunOnAgent(
@@ -146,13 +152,7 @@ int RunMain(const Args& args) {
                         (why.empty() ? "" : ": " + why));
         }
         rows.push_back(std::move(row));
-        const size_t done = rows.size();
-        if (done < total) {
-          const KernelVariant& next = dir->variants[done / opts->repetitions];
-          progress.Update(done, next.name + " rep " +
-                                    std::to_string(done % opts->repetitions + 1) + "/" +
-                                    std::to_string(opts->repetitions));
-        }
+        if (rows.size() < total) progress.Update(rows.size(), describe(rows.size()));
         return Status::Ok();
       },
       nullptr);

@@ -20,9 +20,8 @@ Progress::Progress(size_t total_steps, bool on_terminal)
 
 void Progress::Update(size_t done, const std::string& what) {
   if (!on_terminal_) return;
-  std::string line = "[" + std::to_string(done + 1 > total_ ? total_ : done + 1) + "/" +
-                     std::to_string(total_) + "] " + what;
-  if (done > 0) {
+  std::string line = what;
+  if (done > 0 && done < total_) {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     line += "  ETA " + FormatEta(elapsed / static_cast<double>(done) *

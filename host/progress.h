@@ -1,5 +1,5 @@
-// A one-line progress display on stderr ("[3/12] name rep 2/5  ETA 0:41"), redrawn in place,
-// shown only when stderr is a terminal. Notes (one line each) are printed in either case.
+// A one-line progress display on stderr ("variant 3/12 name rep 2/5  ETA 0:41"), redrawn in
+// place, shown only when stderr is a terminal. Notes (one line each) are printed in either case.
 #pragma once
 
 #include <chrono>
@@ -12,7 +12,8 @@ class Progress {
   Progress(size_t total_steps, bool on_terminal);
   ~Progress() { Finish(); }
 
-  // `done` steps of total are complete; `what` describes the next.
+  // `done` of the total steps are complete; `what` describes the next one. The ETA assumes the
+  // remaining steps take as long as the finished ones did on average.
   void Update(size_t done, const std::string& what);
   // Prints a line of its own, keeping the progress line below it.
   void Note(const std::string& line);

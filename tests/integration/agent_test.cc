@@ -2,8 +2,11 @@
 // every kind of variant outcome, the store's results file, and refusals.
 #include <doctest/doctest.h>
 
-#include <boost/asio.hpp>
+#include <signal.h>
 #include <sys/utsname.h>
+
+#include <boost/asio.hpp>
+#include <boost/process.hpp>
 
 #include <filesystem>
 
@@ -129,6 +132,40 @@ TEST_CASE("push sends each blob once; run measures every variant and reports eve
   REQUIRE(stored.ok());
   REQUIRE(stored->rows.size() == rows.size());
   for (size_t i = 0; i < rows.size(); ++i) CHECK(ToCsvLines(stored->rows[i]) == ToCsvLines(rows[i]));
+}
+
+TEST_CASE("agentd --daemon detaches, tells its address, and still measures") {
+  namespace bp = boost::process;
+  test::TempDir tmp;
+  test::MakeKernelDir(tmp.path() + "/work", "demo", {kFive[4]});
+  bp::ipstream out;
+  const int rc = bp::system(test::BinDir() + "/agentd", "--daemon", "--listen", "127.0.0.1:0",
+                            "--store", tmp.path() + "/store", bp::std_out > out);
+  CHECK(rc == 0);
+  std::string line;
+  std::getline(out, line);
+  const size_t at = line.find(" listening on ");
+  REQUIRE(at != std::string::npos);
+  auto address = ParseHostPort(line.substr(at + 14, line.find(' ', at + 14) - at - 14));
+  REQUIRE(address.ok());
+  auto conn = AgentConnection::Connect(*address);
+  REQUIRE(conn.ok());
+  auto dir = LoadKernelDir(tmp.path() + "/work", "demo");
+  auto pushed = PushBundle(**conn, BuildManifest(*dir).value(), tmp.path() + "/work");
+  REQUIRE(pushed.ok());
+  auto opts = ParseRunArgs({"demo", "--reps", "1", "--warmup", "0"});
+  const std::vector<RepetitionRow> rows =
+      Run(**conn, MakeRunRequest(*opts, *dir, pushed->bundle_id, "daemon-run"));
+  CHECK(rows.size() == 1);
+  CHECK(rows[0].valid);
+  // Stop it: its pid is the one listening; the store's log names nothing else, so ask /proc.
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    auto cmdline = ReadFile(e.path().string() + "/cmdline");
+    if (cmdline.ok() && cmdline->find(tmp.path() + "/store") != std::string::npos &&
+        cmdline->find("agentd") != std::string::npos) {
+      ::kill(std::stoi(e.path().filename().string()), SIGTERM);
+    }
+  }
 }
 
 TEST_CASE("runs are refused for unknown bundles, absent ELFs and unknown events") {

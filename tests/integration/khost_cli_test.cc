@@ -2,12 +2,15 @@
 // bad inputs that must end in one clear error line and a non-zero exit without losing results.
 #include <doctest/doctest.h>
 
+#include <boost/asio.hpp>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "common/fs.h"
 #include "common/hash.h"
 #include "common/results.h"
+#include "protocol/frame_codec.h"
 #include "tests/integration/harness.h"
 
 namespace ktune {
@@ -121,6 +124,35 @@ TEST_CASE("bad input: one clear error line, non-zero exit, nothing measured is l
 
   CHECK(HashFile(results).value() == before);
   CHECK(fs::exists(c.tmp.path() + "/store/runs"));
+}
+
+TEST_CASE("khost refuses an agent that speaks another protocol version") {
+  // A fake peer, standing in for a future agentd: answers Hello claiming protocol 999.
+  namespace asio = boost::asio;
+  asio::io_context io;
+  asio::ip::tcp::acceptor acceptor(io, {asio::ip::make_address("127.0.0.1"), 0});
+  const uint16_t port = acceptor.local_endpoint().port();
+  std::thread peer([&] {
+    asio::ip::tcp::socket s = acceptor.accept();
+    FrameCodec codec;
+    char buf[4096];
+    while (true) {
+      codec.Feed(std::string_view(buf, s.read_some(asio::buffer(buf))));
+      auto msg = codec.Next();
+      if (msg.ok() && msg->has_value()) break;
+    }
+    wire::Envelope reply;
+    reply.mutable_hello_reply()->set_protocol_version(999);
+    reply.mutable_hello_reply()->set_agent_version("9.9");
+    asio::write(s, asio::buffer(codec.Encode(reply).value()));
+  });
+  test::TempDir home;
+  auto r = test::RunKhost({"agent", "status", "--agent", "127.0.0.1:" + std::to_string(port)},
+                          home.path());
+  peer.join();
+  CHECK(r.exit_code == 1);
+  REQUIRE(r.ErrLines().size() == 1);
+  CHECK(r.ErrLines()[0].find("speaks protocol 999") != std::string::npos);
 }
 
 TEST_CASE("a corrupt results file is reported, not misread") {

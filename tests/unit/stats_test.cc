@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "host/progress.h"
 #include "host/stats.h"
 
 namespace ktune {
@@ -22,6 +23,13 @@ TEST_CASE("median, mean, min and max over repetitions, with their edge cases") {
   // NaN is skipped.
   CHECK(*Median({NAN, 1, 3}) == 2);
   CHECK_FALSE(Max({NAN}).has_value());
+}
+
+TEST_CASE("ETAs read as minutes:seconds, or hours:minutes:seconds") {
+  CHECK(FormatEta(0) == "0:00");
+  CHECK(FormatEta(65.4) == "1:05");
+  CHECK(FormatEta(43203) == "12:00:03");
+  CHECK(FormatEta(-3) == "0:00");
 }
 
 }  // namespace
