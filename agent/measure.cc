@@ -1,13 +1,10 @@
 #include "agent/measure.h"
 
-#include <sys/stat.h>
-
 #include <optional>
 
 #include "agent/kernel_output.h"
 #include "agent/perf_counters.h"
 #include "agent/workload.h"
-#include "common/fs.h"
 
 namespace ktune {
 namespace {
@@ -93,13 +90,8 @@ std::vector<EventSpec> CountedEvents(const std::vector<EventSpec>& requested) {
   return out;
 }
 
-Status MeasurePlanRows(const MeasurePlan& plan, const std::string& results_path,
-                       const RowSink& sink, const Canceller& canceller) {
+Status MeasurePlanRows(const MeasurePlan& plan, Journal& journal, const Canceller& canceller) {
   const std::vector<EventSpec> counted = CountedEvents(plan.events);
-  struct stat st;
-  if (::stat(results_path.c_str(), &st) != 0) {
-    KT_RETURN_IF_ERROR(AppendDurably(results_path, std::string(kResultsHeader) + "\n"));
-  }
   for (size_t i = 0; i < plan.variants.size(); ++i) {
     for (uint32_t w = 0; w < plan.warmup && !canceller.cancelled(); ++w) {
       auto workload = Workload::Prepare(OptionsFor(plan, plan.variants[i], canceller));
@@ -109,8 +101,8 @@ Status MeasurePlanRows(const MeasurePlan& plan, const std::string& results_path,
       std::string excerpt;
       std::optional<RepetitionRow> row = MeasureOnce(plan, counted, i, rep, canceller, &excerpt);
       if (!row || canceller.cancelled()) return Unavailable("agent is shutting down");
-      KT_RETURN_IF_ERROR(AppendDurably(results_path, ToCsvLines(*row)));
-      sink(*row, excerpt);
+      journal.Append(std::move(*row), std::move(excerpt));
+      KT_RETURN_IF_ERROR(journal.status());
     }
   }
   return Status::Ok();

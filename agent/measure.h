@@ -1,19 +1,19 @@
 // Measures a run plan: for every variant, warm-up runs (not recorded), then repetitions, each a
 // Workload (agent/workload.h) with a CounterGroup (agent/perf_counters.h) opened on it. Every
 // repetition becomes one RepetitionRow: wall time, the kernel's self-reported time, task-clock
-// and the requested events. The row is appended (fsynced) to the results file before the sink
-// sees it, so a row that reached the host is always on the agent's disk too.
+// and the requested events, handed to the run's Journal (agent/journal.h), which makes it
+// durable before it is sent.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "common/events.h"
 #include "common/results.h"
-#include "common/status.h"
+#include "agent/journal.h"
 #include "agent/workload.h"
+#include "common/status.h"
 
 namespace ktune {
 
@@ -39,12 +39,9 @@ struct MeasurePlan {
 // task-clock).
 std::vector<EventSpec> CountedEvents(const std::vector<EventSpec>& requested);
 
-// Called after each row is on disk, with the tail of the workload's output for invalid runs.
-using RowSink = std::function<void(const RepetitionRow& row, const std::string& output_excerpt)>;
-
-// Measures the whole plan. Stops early (returning an error) only when the results file cannot be
-// written, or when `canceller` fires; a repetition cut short by it is not recorded.
-Status MeasurePlanRows(const MeasurePlan& plan, const std::string& results_path,
-                       const RowSink& sink, const Canceller& canceller);
+// Measures the whole plan into `journal` (with each invalid run's output tail as its excerpt).
+// Stops early, returning an error, when the journal fails or `canceller` fires; a repetition cut
+// short by the canceller is not recorded.
+Status MeasurePlanRows(const MeasurePlan& plan, Journal& journal, const Canceller& canceller);
 
 }  // namespace ktune

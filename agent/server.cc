@@ -26,7 +26,7 @@ class Measurer {
   struct Job {
     MeasurePlan plan;
     std::string results_path;
-    RowSink on_row;
+    Journal::OnDurable on_row;
     std::function<void(const Status&)> on_done;
   };
 
@@ -68,11 +68,19 @@ class Measurer {
       }
       Log(LogLevel::kInfo, "run " + job.plan.run_id + ": " +
                                std::to_string(job.plan.variants.size()) + " variants");
-      Status s = MeasurePlanRows(job.plan, job.results_path, job.on_row, canceller_);
+      Status s = Measure(job);
       Log(s.ok() ? LogLevel::kInfo : LogLevel::kError,
           "run " + job.plan.run_id + (s.ok() ? " done" : " failed: " + s.message()));
       job.on_done(s);
     }
+  }
+
+  Status Measure(const Job& job) {
+    KT_ASSIGN_OR_RETURN(std::unique_ptr<Journal> journal,
+                        Journal::Open(job.results_path, job.on_row));
+    Status measured = MeasurePlanRows(job.plan, *journal, canceller_);
+    Status written = journal->Close();
+    return written.ok() ? measured : written;
   }
 
   Canceller canceller_;

@@ -3,7 +3,8 @@
 #
 #   bench/overhead.sh [BUILD_DIR]      (N runs per sweep, default 50; TRIALS sweeps, default 5)
 #
-# Methods, each timed as a whole sweep of N runs, per-run cost = sweep time / N, median of TRIALS:
+# Methods, each timed as a whole sweep of N runs, per-run cost = sweep time / N, median of TRIALS
+# (the methods take turns within each trial, so drift of the machine affects all alike):
 #   bare       posix_spawn + waitpid in a C loop (the anchor: the workload and its exec)
 #   perf -r    perf stat -r N -e task-clock WORKLOAD
 #   perf each  N separate `perf stat -e task-clock WORKLOAD` calls from a shell loop (the seed's way)
@@ -14,7 +15,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$repo/build}" && pwd)
 N=${N:-50}
-TRIALS=${TRIALS:-5}
+TRIALS=${TRIALS:-7}
 tmp=$(mktemp -d)
 trap 'kill $agent_pid 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
@@ -54,15 +55,16 @@ sweep() {  # method workload -> nanoseconds for N runs
   echo $(( $(now) - t0 ))
 }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-per_run_us() {  # method workload
-  for _ in $(seq "$TRIALS"); do sweep "$1" "$2"; done | median | awk -v n="$N" '{printf "%.1f", $1 / n / 1000}'
-}
+methods=(bare perf_r perf_each agentd)
 
 echo "| workload | bare µs/run | perf -r µs/run | perf each µs/run | agentd µs/run | agentd overhead µs | perf -r overhead µs | perf each overhead µs | agentd / perf -r | agentd / perf each |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for w in true k10; do
-  b=$(per_run_us bare $w); r=$(per_run_us perf_r $w); e=$(per_run_us perf_each $w)
-  a=$(per_run_us agentd $w)
+  for _ in $(seq "$TRIALS"); do
+    for m in "${methods[@]}"; do sweep "$m" "$w" >> "$tmp/$m.$w"; done
+  done
+  per_run_us() { median < "$tmp/$1.$w" | awk -v n="$N" '{printf "%.1f", $1 / n / 1000}'; }
+  b=$(per_run_us bare); r=$(per_run_us perf_r); e=$(per_run_us perf_each); a=$(per_run_us agentd)
   awk -v w="$w" -v b="$b" -v r="$r" -v e="$e" -v a="$a" 'BEGIN {
     name = (w == "true") ? "/bin/true" : "10 ms kernel (ok.elf)"
     printf "| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.3f |\n",

@@ -90,13 +90,6 @@ Status WriteFileAtomic(const std::string& path, std::string_view bytes, int mode
   return FsyncDirectory(dir);
 }
 
-Status AppendDurably(const std::string& path, std::string_view bytes) {
-  KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(path, O_WRONLY | O_CREAT | O_APPEND));
-  KT_RETURN_IF_ERROR(WriteAll(fd.get(), bytes, path));
-  if (::fdatasync(fd.get()) != 0) return ErrnoError("fsync " + path, errno);
-  return Status::Ok();
-}
-
 Status MakeDirs(const std::string& path) {
   std::error_code ec;
   std::filesystem::create_directories(path, ec);

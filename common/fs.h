@@ -1,6 +1,6 @@
 // File-system helpers shared by host and agent: a move-only file-descriptor owner (every fd ktune
-// opens is close-on-exec), whole-file reads, durable writes (temp file + fsync + rename) and
-// durable appends.
+// opens is close-on-exec), whole-file reads, full writes, and durable whole-file writes (temp
+// file + fsync + rename).
 #pragma once
 
 #include <string>
@@ -41,9 +41,6 @@ Status WriteAll(int fd, std::string_view bytes, const std::string& what);
 // Writes `bytes` to `path` durably: a temp file in the same directory, fsync, rename, fsync of
 // the directory. Readers see either the old or the new content, never a part.
 Status WriteFileAtomic(const std::string& path, std::string_view bytes, int mode = 0644);
-
-// Appends `bytes` to `path` (creating it) and fsyncs before returning.
-Status AppendDurably(const std::string& path, std::string_view bytes);
 
 Status FsyncDirectory(const std::string& dir);
 

@@ -157,6 +157,7 @@ int RunMain(const Args& args) {
       },
       nullptr);
   progress.Finish();
+  if (Status synced = writer->Finish(); status.ok()) status = synced;
   if (!status.ok()) {
     return Failure("run", status.WithContext(std::to_string(rows.size()) + " of " +
                                              std::to_string(total) + " rows saved in " +

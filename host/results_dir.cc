@@ -1,8 +1,11 @@
 #include "host/results_dir.h"
 
+#include <fcntl.h>
 #include <sodium.h>
 #include <time.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 
 #include "common/fs.h"
@@ -27,12 +30,19 @@ std::string ResultsDir(const std::string& kernel_run_dir) { return kernel_run_di
 
 Result<ResultsWriter> ResultsWriter::Create(const std::string& path) {
   KT_RETURN_IF_ERROR(MakeDirs(fs::path(path).parent_path().string()));
-  if (fs::exists(path)) return InvalidArgument(path + " already exists");
-  KT_RETURN_IF_ERROR(AppendDurably(path, std::string(kResultsHeader) + "\n"));
-  return ResultsWriter(path);
+  KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND));
+  KT_RETURN_IF_ERROR(WriteAll(fd.get(), std::string(kResultsHeader) + "\n", path));
+  return ResultsWriter(path, std::move(fd));
 }
 
-Status ResultsWriter::Append(const RepetitionRow& row) { return AppendDurably(path_, ToCsvLines(row)); }
+Status ResultsWriter::Append(const RepetitionRow& row) {
+  return WriteAll(fd_.get(), ToCsvLines(row), path_);
+}
+
+Status ResultsWriter::Finish() {
+  if (::fdatasync(fd_.get()) != 0) return ErrnoError("fsync " + path_, errno);
+  return FsyncDirectory(fs::path(path_).parent_path().string());
+}
 
 Result<std::string> FindRunFile(const std::string& kernel_run_dir, const std::string& run_id) {
   const std::string dir = ResultsDir(kernel_run_dir);

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "common/fs.h"
 #include "common/results.h"
 #include "common/status.h"
 
@@ -14,16 +15,19 @@ std::string NewRunId();
 
 std::string ResultsDir(const std::string& kernel_run_dir);
 
-// Appends rows to one run's file; the header is written on creation. Each Append is fsynced.
+// Appends rows to one run's file, the header first. Each row is written as it arrives, so it
+// survives khost being killed; Finish() fsyncs. (The agent's own copy is fsynced row by row.)
 class ResultsWriter {
  public:
   static Result<ResultsWriter> Create(const std::string& path);
   Status Append(const RepetitionRow& row);
+  Status Finish();
   const std::string& path() const { return path_; }
 
  private:
-  explicit ResultsWriter(std::string path) : path_(std::move(path)) {}
+  ResultsWriter(std::string path, ScopedFd fd) : path_(std::move(path)), fd_(std::move(fd)) {}
   std::string path_;
+  ScopedFd fd_;
 };
 
 // The file of run `run_id`, or of the newest run when run_id is empty.
