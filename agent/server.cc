@@ -271,8 +271,6 @@ class Session : public std::enable_shared_from_this<Session> {
 
     wire::Envelope accepted;
     accepted.mutable_run_accepted()->set_run_id(req.run_id());
-    accepted.mutable_run_accepted()->set_expected_rows(
-        static_cast<uint32_t>(req.variants_size()) * req.repetitions());
     Send(accepted);
     run_active_ = true;
 

@@ -35,17 +35,21 @@ Result<ScopedFd> OpenFile(const std::string& path, int flags, int mode) {
   return ScopedFd(fd);
 }
 
-Result<std::string> ReadFile(const std::string& path) {
+Status ReadChunks(const std::string& path, const std::function<void(std::string_view)>& chunk) {
   KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(path, O_RDONLY));
-  std::string out;
   char buf[1 << 16];
   for (;;) {
     ssize_t n = ::read(fd.get(), buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return ErrnoError("read " + path, errno);
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
+    if (n == 0) return Status::Ok();
+    chunk(std::string_view(buf, static_cast<size_t>(n)));
   }
+}
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::string out;
+  KT_RETURN_IF_ERROR(ReadChunks(path, [&](std::string_view piece) { out.append(piece); }));
   return out;
 }
 

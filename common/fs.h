@@ -3,6 +3,7 @@
 // file + fsync + rename).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,9 @@ class ScopedFd {
 
 // open(2) with O_CLOEXEC added.
 Result<ScopedFd> OpenFile(const std::string& path, int flags, int mode = 0644);
+
+// Calls `chunk` with successive pieces of the file at `path`, up to its end.
+Status ReadChunks(const std::string& path, const std::function<void(std::string_view)>& chunk);
 
 Result<std::string> ReadFile(const std::string& path);
 

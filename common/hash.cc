@@ -1,9 +1,5 @@
 #include "common/hash.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdlib>
 
 #include "common/fs.h"
@@ -46,16 +42,8 @@ std::string HashBytes(std::string_view bytes) {
 }
 
 Result<std::string> HashFile(const std::string& path) {
-  KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(path, O_RDONLY));
   Hasher h;
-  char buf[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd.get(), buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ErrnoError("read " + path, errno);
-    if (n == 0) break;
-    h.Update(std::string_view(buf, static_cast<size_t>(n)));
-  }
+  KT_RETURN_IF_ERROR(ReadChunks(path, [&](std::string_view piece) { h.Update(piece); }));
   return h.HexDigest();
 }
 

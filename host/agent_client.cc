@@ -141,19 +141,23 @@ Result<PushStats> PushBundle(AgentConnection& conn, const Manifest& manifest,
 }
 
 Status RunOnAgent(AgentConnection& conn, const wire::RunRequest& request,
-                  const std::function<Status(const wire::RepetitionResult&)>& on_row,
-                  uint32_t* expected_rows) {
+                  const std::function<Status(const wire::RepetitionResult&)>& on_row) {
   wire::Envelope env;
   *env.mutable_run_request() = request;
   KT_RETURN_IF_ERROR(conn.Send(env));
   KT_ASSIGN_OR_RETURN(wire::Envelope accepted, conn.Receive());
   if (!accepted.has_run_accepted()) return ProtocolError("agent did not accept the run");
-  if (expected_rows) *expected_rows = accepted.run_accepted().expected_rows();
+  uint32_t received = 0;
   for (;;) {
     KT_ASSIGN_OR_RETURN(wire::Envelope msg, conn.Receive());
     if (msg.has_repetition_result()) {
+      ++received;
       KT_RETURN_IF_ERROR(on_row(msg.repetition_result()));
     } else if (msg.has_run_done()) {
+      if (msg.run_done().rows() != received) {
+        return ProtocolError("agent measured " + std::to_string(msg.run_done().rows()) +
+                             " rows but " + std::to_string(received) + " arrived");
+      }
       return Status::Ok();
     } else {
       return ProtocolError("unexpected message during a run");

@@ -53,9 +53,9 @@ struct PushStats {
 Result<PushStats> PushBundle(AgentConnection& conn, const Manifest& manifest,
                              const std::string& root);
 
-// Sends `request` and calls `on_row` for every RepetitionResult until RunDone.
+// Sends `request` and calls `on_row` for every RepetitionResult until RunDone; a RunDone that
+// counts other rows than arrived is an error.
 Status RunOnAgent(AgentConnection& conn, const wire::RunRequest& request,
-                  const std::function<Status(const wire::RepetitionResult&)>& on_row,
-                  uint32_t* expected_rows);
+                  const std::function<Status(const wire::RepetitionResult&)>& on_row);
 
 }  // namespace ktune

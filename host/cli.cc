@@ -43,14 +43,8 @@ bool WantsHelp(const Args& args) {
   return false;
 }
 
-int UsageError(const std::string& command, const Status& status) {
+void PrintError(const std::string& command, const Status& status) {
   std::cerr << "khost " << command << ": " << status.message() << "\n";
-  return 2;
-}
-
-int Failure(const std::string& command, const Status& status) {
-  std::cerr << "khost " << command << ": " << status.message() << "\n";
-  return 1;
 }
 
 }  // namespace ktune

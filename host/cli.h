@@ -1,9 +1,10 @@
 // What every khost subcommand shares on its command line: cxxopts over an argument vector, with
-// usage errors as InvalidArgument; --help; the --root/--agent options; and the one-line error
-// report with its exit status.
+// usage errors as InvalidArgument; --help; the --root/--agent options; and CommandMain, the one
+// shape of every subcommand.
 #pragma once
 
 #include <cxxopts.hpp>
+#include <iostream>
 #include <string>
 
 #include "common/status.h"
@@ -21,9 +22,29 @@ void AddAgentOption(cxxopts::Options& options);
 
 bool WantsHelp(const Args& args);
 
-// Print "khost <command>: <message>" on stderr and return the exit status: 2 for a wrong command
-// line, 1 for work that failed.
-int UsageError(const std::string& command, const Status& status);
-int Failure(const std::string& command, const Status& status);
+// Prints "khost <command>: <message>" on stderr.
+void PrintError(const std::string& command, const Status& status);
+
+// A subcommand: --help prints its options (exit 0); the arguments become a request with the pure
+// `parse` (a usage error exits 2); `execute` does the work (a failure exits 1). Either error is
+// one line on stderr.
+template <typename Request>
+int CommandMain(const std::string& name, cxxopts::Options (*cli)(),
+                Result<Request> (*parse)(const Args&), Status (*execute)(const Request&),
+                const Args& args) {
+  if (WantsHelp(args)) {
+    std::cout << cli().help();
+    return 0;
+  }
+  Result<Request> request = parse(args);
+  if (!request.ok()) {
+    PrintError(name, request.status());
+    return 2;
+  }
+  const Status status = execute(*request);
+  if (status.ok()) return 0;
+  PrintError(name, status);
+  return 1;
+}
 
 }  // namespace ktune

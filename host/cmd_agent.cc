@@ -39,18 +39,11 @@ Result<AgentRequest> ParseAgentArgs(const Args& args) {
   return req;
 }
 
-int AgentMain(const Args& args) {
-  if (WantsHelp(args)) {
-    std::cout << AgentCliOptions().help();
-    return 0;
-  }
-  auto req = ParseAgentArgs(args);
-  if (!req.ok()) return UsageError("agent", req.status());
-  auto session = OpenAgentSession(req->agent);
-  if (!session.ok()) return Failure("agent", session.status());
-  const wire::HelloReply& h = session->conn->hello();
+Status ExecuteAgent(const AgentRequest& req) {
+  KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(req.agent));
+  const wire::HelloReply& h = session.conn->hello();
   const wire::Capabilities& c = h.capabilities();
-  std::cout << "agent:       " << session->conn->address().ToString() << " (agentd "
+  std::cout << "agent:       " << session.conn->address().ToString() << " (agentd "
             << h.agent_version() << ", protocol " << h.protocol_version() << ")\n"
             << "cpu:         " << CpuText(c.cpu()) << "\n"
             << "cpus:        " << c.cpu_count() << "\n"
@@ -59,12 +52,14 @@ int AgentMain(const Args& args) {
             << (c.has_perf_event_paranoid() ? std::to_string(c.perf_event_paranoid()) : "unknown")
             << (c.running_as_root() ? " (agent runs as root)" : "") << "\n";
   std::string opens, fails;
-  for (const auto& e : c.events()) {
-    (e.opens() ? opens : fails) += e.name() + " ";
-  }
+  for (const auto& e : c.events()) (e.opens() ? opens : fails) += e.name() + " ";
   std::cout << "events open: " << (opens.empty() ? "none" : opens) << "\n"
             << "not supported: " << (fails.empty() ? "none" : fails) << "\n";
-  return 0;
+  return Status::Ok();
+}
+
+int AgentMain(const Args& args) {
+  return CommandMain("agent", AgentCliOptions, ParseAgentArgs, ExecuteAgent, args);
 }
 
 }  // namespace ktune

@@ -38,26 +38,20 @@ Result<PushRequest> ParsePushArgs(const Args& args) {
   return req;
 }
 
+Status ExecutePush(const PushRequest& req) {
+  KT_ASSIGN_OR_RETURN(KernelDir dir, LoadKernelDir(req.root, req.kernel));
+  KT_ASSIGN_OR_RETURN(Manifest manifest, BuildManifest(dir));
+  KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(req.agent));
+  KT_ASSIGN_OR_RETURN(PushStats stats, PushBundle(*session.conn, manifest, dir.root));
+  std::cout << "pushed " << req.kernel << " to " << session.conn->address().ToString()
+            << ": bundle " << stats.bundle_id.substr(0, 12) << ", " << stats.files << " files, "
+            << stats.blobs_sent << " blobs sent (" << MiB(stats.raw_bytes_sent) << " raw, "
+            << MiB(stats.wire_bytes_sent) << " on the wire)\n";
+  return Status::Ok();
+}
+
 int PushMain(const Args& args) {
-  if (WantsHelp(args)) {
-    std::cout << PushCliOptions().help();
-    return 0;
-  }
-  auto req = ParsePushArgs(args);
-  if (!req.ok()) return UsageError("push", req.status());
-  auto dir = LoadKernelDir(req->root, req->kernel);
-  if (!dir.ok()) return Failure("push", dir.status());
-  auto manifest = BuildManifest(*dir);
-  if (!manifest.ok()) return Failure("push", manifest.status());
-  auto session = OpenAgentSession(req->agent);
-  if (!session.ok()) return Failure("push", session.status());
-  auto stats = PushBundle(*session->conn, *manifest, dir->root);
-  if (!stats.ok()) return Failure("push", stats.status());
-  std::cout << "pushed " << req->kernel << " to " << session->conn->address().ToString()
-            << ": bundle " << stats->bundle_id.substr(0, 12) << ", " << stats->files
-            << " files, " << stats->blobs_sent << " blobs sent (" << MiB(stats->raw_bytes_sent)
-            << " raw, " << MiB(stats->wire_bytes_sent) << " on the wire)\n";
-  return 0;
+  return CommandMain("push", PushCliOptions, ParsePushArgs, ExecutePush, args);
 }
 
 }  // namespace ktune

@@ -51,38 +51,30 @@ Result<ReportRequest> ParseReportArgs(const Args& args) {
   return req;
 }
 
-int ReportMain(const Args& args) {
-  if (WantsHelp(args)) {
-    std::cout << ReportCliOptions().help();
-    return 0;
-  }
-  auto req = ParseReportArgs(args);
-  if (!req.ok()) return UsageError("report", req.status());
-  const std::string run_dir = req->root + "/" + req->kernel + "/run";
-  auto path = FindRunFile(run_dir, req->run_id);
-  if (!path.ok()) return Failure("report", path.status());
-  auto text = ReadFile(*path);
-  if (!text.ok()) return Failure("report", text.status());
-  auto file = ParseResultsCsv(*text);
-  if (!file.ok()) return Failure("report", file.status().WithContext(*path));
-  if (file->rows.empty()) return Failure("report", NotFound(*path + " holds no results"));
+Status ExecuteReport(const ReportRequest& req) {
+  const std::string run_dir = req.root + "/" + req.kernel + "/run";
+  KT_ASSIGN_OR_RETURN(std::string path, FindRunFile(run_dir, req.run_id));
+  KT_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  auto file = ParseResultsCsv(text);
+  if (!file.ok()) return file.status().WithContext(path);
+  if (file->rows.empty()) return NotFound(path + " holds no results");
   if (file->torn_lines) {
-    std::cerr << "khost report: " << *path << ": ignored an unterminated last line\n";
+    std::cerr << "khost report: " << path << ": ignored an unterminated last line\n";
   }
-
   std::string out;
-  switch (req->format) {
-    case ReportFormat::kCsv: out = *text; break;
+  switch (req.format) {
+    case ReportFormat::kCsv: out = text; break;
     case ReportFormat::kTable: out = RenderTable(BuildReport(file->rows)); break;
     case ReportFormat::kJson: out = RenderJson(BuildReport(file->rows)); break;
     case ReportFormat::kPerfStats: out = RenderPerfStats(BuildReport(file->rows)); break;
   }
-  if (req->output.empty()) {
-    std::cout << out;
-    return 0;
-  }
-  Status s = WriteFileAtomic(req->output, out);
-  return s.ok() ? 0 : Failure("report", s);
+  if (!req.output.empty()) return WriteFileAtomic(req.output, out);
+  std::cout << out;
+  return Status::Ok();
+}
+
+int ReportMain(const Args& args) {
+  return CommandMain("report", ReportCliOptions, ParseReportArgs, ExecuteReport, args);
 }
 
 }  // namespace ktune

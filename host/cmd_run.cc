@@ -105,46 +105,36 @@ wire::RunRequest MakeRunRequest(const RunOptions& options, const KernelDir& dir,
   return req;
 }
 
-int RunMain(const Args& args) {
-  if (WantsHelp(args)) {
-    std::cout << RunCliOptions().help();
-    return 0;
-  }
-  auto opts = ParseRunArgs(args);
-  if (!opts.ok()) return UsageError("run", opts.status());
-  auto dir = LoadKernelDir(opts->root, opts->kernel);
-  if (!dir.ok()) return Failure("run", dir.status());
-  auto manifest = BuildManifest(*dir);
-  if (!manifest.ok()) return Failure("run", manifest.status());
-  auto session = OpenAgentSession(opts->agent);
-  if (!session.ok()) return Failure("run", session.status());
-  auto pushed = PushBundle(*session->conn, *manifest, dir->root);
-  if (!pushed.ok()) return Failure("run", pushed.status());
+Status ExecuteRun(const RunOptions& opts) {
+  KT_ASSIGN_OR_RETURN(KernelDir dir, LoadKernelDir(opts.root, opts.kernel));
+  KT_ASSIGN_OR_RETURN(Manifest manifest, BuildManifest(dir));
+  KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(opts.agent));
+  KT_ASSIGN_OR_RETURN(PushStats pushed, PushBundle(*session.conn, manifest, dir.root));
 
   const std::string run_id = NewRunId();
-  const wire::RunRequest request = MakeRunRequest(*opts, *dir, pushed->bundle_id, run_id);
-  auto writer = ResultsWriter::Create(ResultsDir(dir->run_dir) + "/" + run_id + ".csv");
-  if (!writer.ok()) return Failure("run", writer.status());
+  const wire::RunRequest request = MakeRunRequest(opts, dir, pushed.bundle_id, run_id);
+  KT_ASSIGN_OR_RETURN(ResultsWriter writer,
+                      ResultsWriter::Create(ResultsDir(dir.run_dir) + "/" + run_id + ".csv"));
 
-  const size_t total = dir->variants.size() * opts->repetitions;
+  const size_t total = dir.variants.size() * opts.repetitions;
   Progress progress(total, ::isatty(2));
   auto describe = [&](size_t step) {
-    const size_t v = step / opts->repetitions;
-    return "variant " + std::to_string(v + 1) + "/" + std::to_string(dir->variants.size()) + " " +
-           dir->variants[v].name + " rep " + std::to_string(step % opts->repetitions + 1) + "/" +
-           std::to_string(opts->repetitions);
+    const size_t v = step / opts.repetitions;
+    return "variant " + std::to_string(v + 1) + "/" + std::to_string(dir.variants.size()) + " " +
+           dir.variants[v].name + " rep " + std::to_string(step % opts.repetitions + 1) + "/" +
+           std::to_string(opts.repetitions);
   };
   progress.Update(0, describe(0));
   std::vector<RepetitionRow> rows;
   std::set<uint32_t> noted;
   Status status = RunOnAgent(
-      *session->conn, request,
+      *session.conn, request,
       [&](const wire::RepetitionResult& r) -> Status {
         if (r.variant_index() >= static_cast<uint32_t>(request.variants_size())) {
           return ProtocolError("agent sent a row for an unknown variant");
         }
         RepetitionRow row = RowFromWire(r, request.variants(static_cast<int>(r.variant_index())));
-        KT_RETURN_IF_ERROR(writer->Append(row));
+        KT_RETURN_IF_ERROR(writer.Append(row));
         if (!row.valid && noted.insert(row.variant_index).second) {
           const std::string why = LastLine(r.output_excerpt());
           progress.Note("khost run: " + row.variant + " repetition " +
@@ -154,29 +144,30 @@ int RunMain(const Args& args) {
         rows.push_back(std::move(row));
         if (rows.size() < total) progress.Update(rows.size(), describe(rows.size()));
         return Status::Ok();
-      },
-      nullptr);
+      });
   progress.Finish();
-  if (Status synced = writer->Finish(); status.ok()) status = synced;
+  if (Status synced = writer.Finish(); status.ok()) status = synced;
   if (!status.ok()) {
-    return Failure("run", status.WithContext(std::to_string(rows.size()) + " of " +
-                                             std::to_string(total) + " rows saved in " +
-                                             writer->path()));
+    return status.WithContext(std::to_string(rows.size()) + " of " + std::to_string(total) +
+                              " rows saved in " + writer.path());
   }
-  std::cerr << "khost run: " << rows.size() << " rows in " << writer->path() << "\n";
+  std::cerr << "khost run: " << rows.size() << " rows in " << writer.path() << "\n";
 
   const RunReport report = BuildReport(rows);
-  if (!dir->perf_stat_path.empty()) {
-    const std::string path = dir->perf_stat_path.starts_with("/")
-                                 ? dir->perf_stat_path
-                                 : dir->root + "/" + dir->perf_stat_path;
-    Status s = MakeDirs(std::filesystem::path(path).parent_path().string());
-    if (s.ok()) s = WriteFileAtomic(path, RenderPerfStats(report));
-    if (!s.ok()) return Failure("run", s);
+  if (!dir.perf_stat_path.empty()) {
+    const std::string path = dir.perf_stat_path.starts_with("/")
+                                 ? dir.perf_stat_path
+                                 : dir.root + "/" + dir.perf_stat_path;
+    KT_RETURN_IF_ERROR(MakeDirs(std::filesystem::path(path).parent_path().string()));
+    KT_RETURN_IF_ERROR(WriteFileAtomic(path, RenderPerfStats(report)));
     std::cerr << "khost run: wrote " << path << "\n";
   }
   std::cout << RenderTable(report);
-  return 0;
+  return Status::Ok();
+}
+
+int RunMain(const Args& args) {
+  return CommandMain("run", RunCliOptions, ParseRunArgs, ExecuteRun, args);
 }
 
 }  // namespace ktune

@@ -43,8 +43,7 @@ std::vector<RepetitionRow> Run(AgentConnection& conn, const wire::RunRequest& re
       [&](const wire::RepetitionResult& r) {
         rows.push_back(RowFromWire(r, req.variants(static_cast<int>(r.variant_index()))));
         return Status::Ok();
-      },
-      nullptr);
+      });
   REQUIRE_MESSAGE(s.ok(), s.message());
   return rows;
 }
@@ -178,8 +177,7 @@ TEST_CASE("runs are refused for unknown bundles, absent ELFs and unknown events"
   REQUIRE(pushed.ok());
   auto opts = ParseRunArgs({"demo", "--reps", "1"});
   auto expect_error = [&](wire::RunRequest req, ErrorCode code, const std::string& text) {
-    Status s = RunOnAgent(**conn, req, [](const wire::RepetitionResult&) { return Status::Ok(); },
-                          nullptr);
+    Status s = RunOnAgent(**conn, req, [](const wire::RepetitionResult&) { return Status::Ok(); });
     CHECK(s.code() == code);
     CHECK_MESSAGE(s.message().find(text) != std::string::npos, s.message());
   };

@@ -60,8 +60,7 @@ TEST_CASE("task-clock and page-faults agree with perf stat for the same ELF") {
                        agent_clock.push_back(row.Find("task-clock")->value);
                        agent_faults.push_back(row.Find("page-faults")->value);
                        return Status::Ok();
-                     },
-                     nullptr)
+                     })
               .ok());
 
   std::vector<double> perf_clock, perf_faults;
