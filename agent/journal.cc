@@ -25,7 +25,9 @@ Journal::Journal(std::string path, ScopedFd fd, OnDurable on_durable)
       on_durable_(std::move(on_durable)),
       thread_([this] { Loop(); }) {}
 
-Journal::~Journal() { (void)Close(); }
+Journal::~Journal() {
+  (void)Close();
+}
 
 void Journal::Append(RepetitionRow row, std::string excerpt) {
   std::lock_guard<std::mutex> lock(mu_);

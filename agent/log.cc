@@ -23,7 +23,9 @@ bool ParseLogLevel(std::string_view text, LogLevel* out) {
   return false;
 }
 
-void SetLogLevel(LogLevel level) { g_level = static_cast<int>(level); }
+void SetLogLevel(LogLevel level) {
+  g_level = static_cast<int>(level);
+}
 
 void Log(LogLevel level, const std::string& message) {
   if (static_cast<int>(level) > g_level) return;

@@ -19,7 +19,8 @@ namespace {
 
 std::string DefaultStoreDir() {
   if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/ktune/agent";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.local/share/ktune/agent";
+  if (const char* h = std::getenv("HOME"); h && *h)
+    return std::string(h) + "/.local/share/ktune/agent";
   return "/var/lib/ktune/agent";
 }
 
@@ -67,16 +68,14 @@ bool FinishDaemon(const std::string& log_path) {
 
 int Main(int argc, char** argv) {
   cxxopts::Options options("agentd", "ktune agent: runs kernel variants under perf counters");
-  options.add_options()
-      ("listen", "address to listen on (HOST:PORT; port 0 picks a free one)",
-       cxxopts::value<std::string>()->default_value("127.0.0.1:" +
-                                                    std::to_string(ktune::kDefaultAgentPort)))
-      ("store", "store directory", cxxopts::value<std::string>()->default_value(DefaultStoreDir()))
-      ("log-level", "error, warn, info or debug",
-       cxxopts::value<std::string>()->default_value("info"))
-      ("daemon", "detach from the terminal and log to <store>/agentd.log")
-      ("version", "print the version and exit")
-      ("h,help", "print this help");
+  options.add_options()("listen", "address to listen on (HOST:PORT; port 0 picks a free one)",
+                        cxxopts::value<std::string>()->default_value(
+                            "127.0.0.1:" + std::to_string(ktune::kDefaultAgentPort)))(
+      "store", "store directory", cxxopts::value<std::string>()->default_value(DefaultStoreDir()))(
+      "log-level", "error, warn, info or debug",
+      cxxopts::value<std::string>()->default_value("info"))(
+      "daemon", "detach from the terminal and log to <store>/agentd.log")(
+      "version", "print the version and exit")("h,help", "print this help");
   auto args = options.parse(argc, argv);
   if (args.count("help")) {
     std::cout << options.help() << "\n";

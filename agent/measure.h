@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "common/events.h"
-#include "common/results.h"
 #include "agent/journal.h"
 #include "agent/workload.h"
+#include "common/events.h"
+#include "common/results.h"
 #include "common/status.h"
 
 namespace ktune {

@@ -31,7 +31,9 @@ Result<ScopedFd> OpenOne(perf_event_attr attr, pid_t pid, int group_fd) {
   return ScopedFd(fd);
 }
 
-bool IsSoftware(const EventSpec& e) { return e.def.type == PERF_TYPE_SOFTWARE; }
+bool IsSoftware(const EventSpec& e) {
+  return e.def.type == PERF_TYPE_SOFTWARE;
+}
 
 }  // namespace
 

@@ -66,8 +66,8 @@ class Measurer {
         job = std::move(jobs_.front());
         jobs_.pop_front();
       }
-      Log(LogLevel::kInfo, "run " + job.plan.run_id + ": " +
-                               std::to_string(job.plan.variants.size()) + " variants");
+      Log(LogLevel::kInfo,
+          "run " + job.plan.run_id + ": " + std::to_string(job.plan.variants.size()) + " variants");
       Status s = Measure(job);
       Log(s.ok() ? LogLevel::kInfo : LogLevel::kError,
           "run " + job.plan.run_id + (s.ok() ? " done" : " failed: " + s.message()));
@@ -149,12 +149,18 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     try {
       switch (msg.body_case()) {
-        case wire::Envelope::kHello: return OnHello(msg.hello());
-        case wire::Envelope::kPushManifest: return OnManifest(msg.push_manifest());
-        case wire::Envelope::kBlobChunk: return OnChunk(msg.blob_chunk());
-        case wire::Envelope::kPushCommit: return OnCommit(msg.push_commit());
-        case wire::Envelope::kRunRequest: return OnRun(msg.run_request());
-        default: return ProtocolError("unexpected message from host");
+        case wire::Envelope::kHello:
+          return OnHello(msg.hello());
+        case wire::Envelope::kPushManifest:
+          return OnManifest(msg.push_manifest());
+        case wire::Envelope::kBlobChunk:
+          return OnChunk(msg.blob_chunk());
+        case wire::Envelope::kPushCommit:
+          return OnCommit(msg.push_commit());
+        case wire::Envelope::kRunRequest:
+          return OnRun(msg.run_request());
+        default:
+          return ProtocolError("unexpected message from host");
       }
     } catch (const std::exception& e) {
       return InternalError(e.what());
@@ -195,8 +201,8 @@ class Session : public std::enable_shared_from_this<Session> {
       }
       if (inserted) need->add_missing_hashes(f.hash);
     }
-    Log(LogLevel::kInfo, "push " + m.kernel + " (bundle " + id.substr(0, 12) + "): " +
-                             std::to_string(m.files.size()) + " files, " +
+    Log(LogLevel::kInfo, "push " + m.kernel + " (bundle " + id.substr(0, 12) +
+                             "): " + std::to_string(m.files.size()) + " files, " +
                              std::to_string(pending_.size()) + " blobs missing");
     Send(reply);
     return Status::Ok();
@@ -362,7 +368,9 @@ class Session : public std::enable_shared_from_this<Session> {
 AgentServer::AgentServer(asio::io_context& io, Store store)
     : io_(io), acceptor_(io), store_(std::move(store)) {}
 
-AgentServer::~AgentServer() { Shutdown(); }
+AgentServer::~AgentServer() {
+  Shutdown();
+}
 
 Result<std::unique_ptr<AgentServer>> AgentServer::Create(asio::io_context& io,
                                                          const AgentOptions& options) {

@@ -35,9 +35,9 @@ struct WorkloadOptions {
   std::string path;  // executable; relative paths are relative to cwd
   std::vector<std::string> args;
   std::string cwd;
-  int cpu = -1;  // pin to this CPU when >= 0
-  uint64_t timeout_ns = 0;  // 0: no timeout
-  size_t output_head_bytes = 1u << 20;  // the first bytes kept of stdout+stderr
+  int cpu = -1;                          // pin to this CPU when >= 0
+  uint64_t timeout_ns = 0;               // 0: no timeout
+  size_t output_head_bytes = 1u << 20;   // the first bytes kept of stdout+stderr
   size_t output_tail_bytes = 64u << 10;  // and the last bytes
   const Canceller* canceller = nullptr;
 };
@@ -46,8 +46,8 @@ struct WorkloadResult {
   Outcome outcome;
   std::string launch_error;  // set when outcome is kLaunchFailed
   int64_t start_unix_ns = 0;
-  uint64_t wall_ns = 0;  // CLOCK_MONOTONIC from the start byte to the child's exit
-  std::string output;    // head, then (if bytes were dropped) a marker line, then tail
+  uint64_t wall_ns = 0;       // CLOCK_MONOTONIC from the start byte to the child's exit
+  std::string output;         // head, then (if bytes were dropped) a marker line, then tail
   uint64_t output_bytes = 0;  // everything the workload wrote
   bool cancelled = false;     // killed by the Canceller; measure nothing from this run
 };

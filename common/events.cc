@@ -72,8 +72,8 @@ std::vector<EventDef> BuildGeneric() {
     out.push_back({n.name, PERF_TYPE_HARDWARE, n.config, "", n.description});
   }
   for (const Named& n : kSoftware) {
-    const std::string unit = (n.config == PERF_COUNT_SW_CPU_CLOCK ||
-                              n.config == PERF_COUNT_SW_TASK_CLOCK) ? "ns" : "";
+    const std::string unit =
+        (n.config == PERF_COUNT_SW_CPU_CLOCK || n.config == PERF_COUNT_SW_TASK_CLOCK) ? "ns" : "";
     out.push_back({n.name, PERF_TYPE_SOFTWARE, n.config, unit, n.description});
   }
   struct Op {
@@ -197,15 +197,16 @@ Result<EventSpec> ParseEventSpec(std::string_view text) {
       return spec;
     }
   }
-  return InvalidArgument("unknown event '" + std::string(name) + "'; nearest: " +
-                         NearestNames(name));
+  return InvalidArgument("unknown event '" + std::string(name) +
+                         "'; nearest: " + NearestNames(name));
 }
 
 Result<std::vector<std::string>> SplitEventList(std::string_view list) {
   std::vector<std::string> out;
   for (std::string_view item : Split(list, ',')) {
     item = Trim(item);
-    if (item.empty()) return InvalidArgument("empty item in event list '" + std::string(list) + "'");
+    if (item.empty())
+      return InvalidArgument("empty item in event list '" + std::string(list) + "'");
     out.emplace_back(item);
   }
   return out;

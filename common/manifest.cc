@@ -76,7 +76,8 @@ Result<Manifest> ManifestFromText(std::string_view text) {
   m.kernel = std::string(lines[1]);
   for (size_t i = 2; i + 1 < lines.size(); ++i) {
     std::vector<std::string_view> f = Split(lines[i], '\t');
-    if (f.size() != 4) return InvalidArgument("manifest line " + std::to_string(i + 1) + " malformed");
+    if (f.size() != 4)
+      return InvalidArgument("manifest line " + std::to_string(i + 1) + " malformed");
     KT_ASSIGN_OR_RETURN(uint64_t size, ParseUint64(f[2]));
     unsigned mode = 0;
     for (char c : f[3]) {
@@ -89,6 +90,8 @@ Result<Manifest> ManifestFromText(std::string_view text) {
   return m;
 }
 
-std::string BundleId(const Manifest& m) { return HashBytes(ManifestToText(m)); }
+std::string BundleId(const Manifest& m) {
+  return HashBytes(ManifestToText(m));
+}
 
 }  // namespace ktune

@@ -54,10 +54,14 @@ std::string FormatValue(const MeasuredValue& v) {
 
 const char* ValueStatusName(ValueStatus s) {
   switch (s) {
-    case ValueStatus::kOk: return "ok";
-    case ValueStatus::kNotSupported: return "not supported";
-    case ValueStatus::kNotCounted: return "not counted";
-    case ValueStatus::kMissing: return "missing";
+    case ValueStatus::kOk:
+      return "ok";
+    case ValueStatus::kNotSupported:
+      return "not supported";
+    case ValueStatus::kNotCounted:
+      return "not counted";
+    case ValueStatus::kMissing:
+      return "missing";
   }
   return "?";
 }
@@ -72,10 +76,14 @@ Result<ValueStatus> ParseValueStatus(std::string_view s) {
 
 std::string Outcome::ToString() const {
   switch (kind) {
-    case OutcomeKind::kExited: return "exit:" + std::to_string(code);
-    case OutcomeKind::kSignaled: return "signal:" + SignalToString(code);
-    case OutcomeKind::kTimedOut: return "timeout";
-    case OutcomeKind::kLaunchFailed: return "launch-failed";
+    case OutcomeKind::kExited:
+      return "exit:" + std::to_string(code);
+    case OutcomeKind::kSignaled:
+      return "signal:" + SignalToString(code);
+    case OutcomeKind::kTimedOut:
+      return "timeout";
+    case OutcomeKind::kLaunchFailed:
+      return "launch-failed";
   }
   return "?";
 }
@@ -129,12 +137,17 @@ const MeasuredValue* RepetitionRow::Find(std::string_view name) const {
 
 std::string ToCsvLines(const RepetitionRow& row) {
   std::string out;
-  const std::vector<std::string> prefix = {
-      std::to_string(kResultsSchemaVersion), row.run_id,        std::to_string(row.timestamp_ns),
-      std::to_string(row.variant_index),     row.variant,       row.elf,
-      FormatParams(row.params),              std::to_string(row.pass),
-      std::to_string(row.repetition),        row.valid ? "1" : "0",
-      row.outcome.ToString()};
+  const std::vector<std::string> prefix = {std::to_string(kResultsSchemaVersion),
+                                           row.run_id,
+                                           std::to_string(row.timestamp_ns),
+                                           std::to_string(row.variant_index),
+                                           row.variant,
+                                           row.elf,
+                                           FormatParams(row.params),
+                                           std::to_string(row.pass),
+                                           std::to_string(row.repetition),
+                                           row.valid ? "1" : "0",
+                                           row.outcome.ToString()};
   const std::string joined_prefix = CsvJoin(prefix);
   for (const auto& v : row.values) {
     out += joined_prefix;

@@ -6,15 +6,24 @@ namespace ktune {
 
 const char* ErrorCodeName(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kOk: return "ok";
-    case ErrorCode::kInvalidArgument: return "invalid argument";
-    case ErrorCode::kNotFound: return "not found";
-    case ErrorCode::kIo: return "i/o error";
-    case ErrorCode::kProtocol: return "protocol error";
-    case ErrorCode::kVersionMismatch: return "version mismatch";
-    case ErrorCode::kUnavailable: return "unavailable";
-    case ErrorCode::kUnsupported: return "unsupported";
-    case ErrorCode::kInternal: return "internal error";
+    case ErrorCode::kOk:
+      return "ok";
+    case ErrorCode::kInvalidArgument:
+      return "invalid argument";
+    case ErrorCode::kNotFound:
+      return "not found";
+    case ErrorCode::kIo:
+      return "i/o error";
+    case ErrorCode::kProtocol:
+      return "protocol error";
+    case ErrorCode::kVersionMismatch:
+      return "version mismatch";
+    case ErrorCode::kUnavailable:
+      return "unavailable";
+    case ErrorCode::kUnsupported:
+      return "unsupported";
+    case ErrorCode::kInternal:
+      return "internal error";
   }
   return "unknown error";
 }

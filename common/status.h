@@ -44,13 +44,27 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-inline Status InvalidArgument(std::string m) { return {ErrorCode::kInvalidArgument, std::move(m)}; }
-inline Status NotFound(std::string m) { return {ErrorCode::kNotFound, std::move(m)}; }
-inline Status IoError(std::string m) { return {ErrorCode::kIo, std::move(m)}; }
-inline Status ProtocolError(std::string m) { return {ErrorCode::kProtocol, std::move(m)}; }
-inline Status Unavailable(std::string m) { return {ErrorCode::kUnavailable, std::move(m)}; }
-inline Status Unsupported(std::string m) { return {ErrorCode::kUnsupported, std::move(m)}; }
-inline Status InternalError(std::string m) { return {ErrorCode::kInternal, std::move(m)}; }
+inline Status InvalidArgument(std::string m) {
+  return {ErrorCode::kInvalidArgument, std::move(m)};
+}
+inline Status NotFound(std::string m) {
+  return {ErrorCode::kNotFound, std::move(m)};
+}
+inline Status IoError(std::string m) {
+  return {ErrorCode::kIo, std::move(m)};
+}
+inline Status ProtocolError(std::string m) {
+  return {ErrorCode::kProtocol, std::move(m)};
+}
+inline Status Unavailable(std::string m) {
+  return {ErrorCode::kUnavailable, std::move(m)};
+}
+inline Status Unsupported(std::string m) {
+  return {ErrorCode::kUnsupported, std::move(m)};
+}
+inline Status InternalError(std::string m) {
+  return {ErrorCode::kInternal, std::move(m)};
+}
 
 // An IoError whose message is "what: strerror(errno_value)".
 Status ErrnoError(const std::string& what, int errno_value);
@@ -84,10 +98,10 @@ class [[nodiscard]] Result {
 #define KT_CONCAT(a, b) KT_CONCAT_INNER(a, b)
 
 // Returns the Status of `expr` from the enclosing function when it is not ok.
-#define KT_RETURN_IF_ERROR(expr)                 \
-  do {                                           \
-    ::ktune::Status kt_status_ = (expr);         \
-    if (!kt_status_.ok()) return kt_status_;     \
+#define KT_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::ktune::Status kt_status_ = (expr);     \
+    if (!kt_status_.ok()) return kt_status_; \
   } while (0)
 
 // `lhs = value of expr`, or returns its Status from the enclosing function.

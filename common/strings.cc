@@ -17,12 +17,18 @@ Result<T> ParseNumber(std::string_view s, const char* what) {
 
 }  // namespace
 
-Result<int> ParseInt(std::string_view s) { return ParseNumber<int>(s, "an integer"); }
-Result<int64_t> ParseInt64(std::string_view s) { return ParseNumber<int64_t>(s, "an integer"); }
+Result<int> ParseInt(std::string_view s) {
+  return ParseNumber<int>(s, "an integer");
+}
+Result<int64_t> ParseInt64(std::string_view s) {
+  return ParseNumber<int64_t>(s, "an integer");
+}
 Result<uint64_t> ParseUint64(std::string_view s) {
   return ParseNumber<uint64_t>(s, "a non-negative integer");
 }
-Result<double> ParseDouble(std::string_view s) { return ParseNumber<double>(s, "a number"); }
+Result<double> ParseDouble(std::string_view s) {
+  return ParseNumber<double>(s, "a number");
+}
 
 std::string FormatDouble(double v) {
   char buf[64];

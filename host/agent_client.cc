@@ -24,10 +24,9 @@ Result<std::unique_ptr<AgentConnection>> AgentConnection::Connect(
   auto endpoints = resolver.resolve(address.host, std::to_string(address.port), ec);
   if (ec) return Unavailable("cannot resolve " + where + ": " + ec.message());
   boost::system::error_code connect_ec = asio::error::timed_out;
-  asio::async_connect(c->socket_, endpoints,
-                      [&](const boost::system::error_code& e, const tcp::endpoint&) {
-                        connect_ec = e;
-                      });
+  asio::async_connect(
+      c->socket_, endpoints,
+      [&](const boost::system::error_code& e, const tcp::endpoint&) { connect_ec = e; });
   c->io_.run_for(timeout);
   if (!c->io_.stopped()) {
     c->socket_.close(ec);
@@ -48,10 +47,11 @@ Result<std::unique_ptr<AgentConnection>> AgentConnection::Connect(
   if (!reply->has_hello_reply()) return ProtocolError(where + " did not answer Hello");
   c->hello_ = reply->hello_reply();
   if (c->hello_.protocol_version() != kProtocolVersion) {
-    return Status(ErrorCode::kVersionMismatch,
-                  where + " (agentd " + c->hello_.agent_version() + ") speaks protocol " +
-                      std::to_string(c->hello_.protocol_version()) + ", khost " KTUNE_VERSION
-                      " speaks protocol " + std::to_string(kProtocolVersion));
+    return Status(ErrorCode::kVersionMismatch, where + " (agentd " + c->hello_.agent_version() +
+                                                   ") speaks protocol " +
+                                                   std::to_string(c->hello_.protocol_version()) +
+                                                   ", khost " KTUNE_VERSION " speaks protocol " +
+                                                   std::to_string(kProtocolVersion));
   }
   return c;
 }

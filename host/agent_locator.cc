@@ -84,8 +84,8 @@ Result<std::unique_ptr<LocalAgent>> LocalAgent::Start(const std::string& store_d
   }
   std::unique_ptr<LocalAgent> a(new LocalAgent());
   std::error_code ec;
-  a->child_ = bp::child(exe, "--listen", "127.0.0.1:0", "--store", store_dir, "--log-level",
-                        "warn", bp::std_out > a->out_, bp::std_in < bp::null, ec);
+  a->child_ = bp::child(exe, "--listen", "127.0.0.1:0", "--store", store_dir, "--log-level", "warn",
+                        bp::std_out > a->out_, bp::std_in < bp::null, ec);
   if (ec) return IoError("cannot start " + exe + ": " + ec.message());
   // "agentd <version> listening on <host:port> store <dir>"
   std::string line;
@@ -96,8 +96,8 @@ Result<std::unique_ptr<LocalAgent>> LocalAgent::Start(const std::string& store_d
   const size_t at = line.find(marker);
   const size_t end = line.find(' ', at + marker.size());
   if (at == std::string::npos) return ProtocolError("unexpected agentd output: " + line);
-  KT_ASSIGN_OR_RETURN(a->address_, ParseHostPort(line.substr(at + marker.size(),
-                                                             end - at - marker.size())));
+  KT_ASSIGN_OR_RETURN(a->address_,
+                      ParseHostPort(line.substr(at + marker.size(), end - at - marker.size())));
   return a;
 }
 

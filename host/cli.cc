@@ -31,8 +31,9 @@ void AddRootOption(cxxopts::Options& options) {
 }
 
 void AddAgentOption(cxxopts::Options& options) {
-  options.add_options()("agent", "agent address HOST:PORT (else KTUNE_AGENT, the config file, or a "
-                                 "local agentd started for this command)",
+  options.add_options()("agent",
+                        "agent address HOST:PORT (else KTUNE_AGENT, the config file, or a "
+                        "local agentd started for this command)",
                         cxxopts::value<std::string>()->default_value(""));
 }
 

@@ -34,7 +34,8 @@ Result<AgentRequest> ParseAgentArgs(const Args& args) {
   KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"action"}));
   AgentRequest req;
   req.action = r["action"].as<std::string>();
-  if (req.action != "status") return InvalidArgument("unknown action '" + req.action + "' (status)");
+  if (req.action != "status")
+    return InvalidArgument("unknown action '" + req.action + "' (status)");
   req.agent = r["agent"].as<std::string>();
   return req;
 }

@@ -14,12 +14,12 @@ namespace {
 
 cxxopts::Options ReportCliOptions() {
   cxxopts::Options o("khost report", "Show the results of a run.");
-  o.add_options()("kernel", "kernel name", cxxopts::value<std::string>())
-      ("run", "run id (default: the newest run)", cxxopts::value<std::string>()->default_value(""))
-      ("format", "table, csv, json or perf-stats",
-       cxxopts::value<std::string>()->default_value("table"))
-      ("o,output", "write to this file instead of stdout",
-       cxxopts::value<std::string>()->default_value(""));
+  o.add_options()("kernel", "kernel name", cxxopts::value<std::string>())(
+      "run", "run id (default: the newest run)", cxxopts::value<std::string>()->default_value(""))(
+      "format", "table, csv, json or perf-stats",
+      cxxopts::value<std::string>()->default_value("table"))(
+      "o,output", "write to this file instead of stdout",
+      cxxopts::value<std::string>()->default_value(""));
   AddRootOption(o);
   o.positional_help("<kernel>");
   return o;
@@ -63,10 +63,18 @@ Status ExecuteReport(const ReportRequest& req) {
   }
   std::string out;
   switch (req.format) {
-    case ReportFormat::kCsv: out = text; break;
-    case ReportFormat::kTable: out = RenderTable(BuildReport(file->rows)); break;
-    case ReportFormat::kJson: out = RenderJson(BuildReport(file->rows)); break;
-    case ReportFormat::kPerfStats: out = RenderPerfStats(BuildReport(file->rows)); break;
+    case ReportFormat::kCsv:
+      out = text;
+      break;
+    case ReportFormat::kTable:
+      out = RenderTable(BuildReport(file->rows));
+      break;
+    case ReportFormat::kJson:
+      out = RenderJson(BuildReport(file->rows));
+      break;
+    case ReportFormat::kPerfStats:
+      out = RenderPerfStats(BuildReport(file->rows));
+      break;
   }
   if (!req.output.empty()) return WriteFileAtomic(req.output, out);
   std::cout << out;

@@ -24,13 +24,13 @@ namespace {
 
 cxxopts::Options RunCliOptions() {
   cxxopts::Options o("khost run", "Measure every variant of a kernel on an agent.");
-  o.add_options()("kernel", "kernel name", cxxopts::value<std::string>())
-      ("events", "comma-separated events (perf's names and syntax; default: perf stat's set)",
-       cxxopts::value<std::string>()->default_value(""))
-      ("reps", "measured repetitions per variant", cxxopts::value<int64_t>()->default_value("5"))
-      ("warmup", "unmeasured runs before them", cxxopts::value<int64_t>()->default_value("1"))
-      ("timeout", "seconds before a run is killed", cxxopts::value<double>()->default_value("60"))
-      ("cpu", "pin runs to this CPU (-1: no pinning)", cxxopts::value<int>()->default_value("-1"));
+  o.add_options()("kernel", "kernel name", cxxopts::value<std::string>())(
+      "events", "comma-separated events (perf's names and syntax; default: perf stat's set)",
+      cxxopts::value<std::string>()->default_value(""))(
+      "reps", "measured repetitions per variant", cxxopts::value<int64_t>()->default_value("5"))(
+      "warmup", "unmeasured runs before them", cxxopts::value<int64_t>()->default_value("1"))(
+      "timeout", "seconds before a run is killed", cxxopts::value<double>()->default_value("60"))(
+      "cpu", "pin runs to this CPU (-1: no pinning)", cxxopts::value<int>()->default_value("-1"));
   AddRootOption(o);
   AddAgentOption(o);
   o.positional_help("<kernel>");
@@ -68,7 +68,8 @@ Result<RunOptions> ParseRunArgs(const Args& args) {
   }
   const int64_t reps = r["reps"].as<int64_t>(), warmup = r["warmup"].as<int64_t>();
   if (reps < 1 || reps > 100000) return InvalidArgument("--reps must be between 1 and 100000");
-  if (warmup < 0 || warmup > 100000) return InvalidArgument("--warmup must be between 0 and 100000");
+  if (warmup < 0 || warmup > 100000)
+    return InvalidArgument("--warmup must be between 0 and 100000");
   opts.repetitions = static_cast<uint32_t>(reps);
   opts.warmup = static_cast<uint32_t>(warmup);
   const double timeout = r["timeout"].as<double>();
@@ -127,9 +128,8 @@ Status ExecuteRun(const RunOptions& opts) {
   progress.Update(0, describe(0));
   std::vector<RepetitionRow> rows;
   std::set<uint32_t> noted;
-  Status status = RunOnAgent(
-      *session.conn, request,
-      [&](const wire::RepetitionResult& r) -> Status {
+  Status status =
+      RunOnAgent(*session.conn, request, [&](const wire::RepetitionResult& r) -> Status {
         if (r.variant_index() >= static_cast<uint32_t>(request.variants_size())) {
           return ProtocolError("agent sent a row for an unknown variant");
         }

@@ -27,7 +27,6 @@ const std::vector<CommandInfo>& Commands();
 // Dispatches argv to its subcommand; exceptions stop here as one error line.
 int KhostMain(int argc, char** argv);
 
-
 // --- khost push <kernel> ---
 struct PushRequest {
   std::string kernel;

@@ -27,8 +27,8 @@ std::string ScalarText(const json& v) {
 // Accepts a path relative to root; an absolute path is accepted when it lies under root.
 Result<std::string> RelativeToRoot(const std::string& root, const std::string& path) {
   if (!path.empty() && path[0] == '/') {
-    const fs::path rel = fs::path(path).lexically_normal().lexically_relative(
-        fs::absolute(root).lexically_normal());
+    const fs::path rel =
+        fs::path(path).lexically_normal().lexically_relative(fs::absolute(root).lexically_normal());
     if (rel.empty() || rel.string().starts_with("..")) {
       return InvalidArgument("path " + path + " is outside " + root);
     }
@@ -77,7 +77,8 @@ Result<KernelDir> ParseConfigsJson(const std::string& text, const std::string& k
     }
     dir.variants.push_back(std::move(var));
   }
-  if (dir.variants.empty()) return InvalidArgument("configs.json of " + kernel + " lists no variant");
+  if (dir.variants.empty())
+    return InvalidArgument("configs.json of " + kernel + " lists no variant");
   if (doc.contains("perf_files") && doc["perf_files"].is_object() &&
       doc["perf_files"].contains("stat") && doc["perf_files"]["stat"].is_string()) {
     dir.perf_stat_path = doc["perf_files"]["stat"].get<std::string>();

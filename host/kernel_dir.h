@@ -30,7 +30,7 @@ struct KernelVariant {
 };
 
 struct KernelDir {
-  std::string root;    // the directory holding <kernel>/
+  std::string root;  // the directory holding <kernel>/
   std::string kernel;
   std::string run_dir;  // <root>/<kernel>/run
   std::vector<KernelVariant> variants;

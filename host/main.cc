@@ -1,4 +1,6 @@
 // khost: the ktune host controller.
 #include "host/command.h"
 
-int main(int argc, char** argv) { return ktune::KhostMain(argc, argv); }
+int main(int argc, char** argv) {
+  return ktune::KhostMain(argc, argv);
+}

@@ -24,8 +24,8 @@ void Progress::Update(size_t done, const std::string& what) {
   if (done > 0 && done < total_) {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    line += "  ETA " + FormatEta(elapsed / static_cast<double>(done) *
-                                 static_cast<double>(total_ - done));
+    line += "  ETA " +
+            FormatEta(elapsed / static_cast<double>(done) * static_cast<double>(total_ - done));
   }
   Clear();
   std::fprintf(stderr, "%s", line.c_str());

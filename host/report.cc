@@ -31,7 +31,8 @@ std::string LocalTime(int64_t unix_ns) {
 // A value as people read it: clocks in msec, seconds as seconds, counts as integers.
 std::string Human(const ValueSummary* v) {
   if (!v) return "-";
-  if (v->status != ValueStatus::kOk || !v->median) return "<" + std::string(ValueStatusName(v->status)) + ">";
+  if (v->status != ValueStatus::kOk || !v->median)
+    return "<" + std::string(ValueStatusName(v->status)) + ">";
   if (v->unit == "ns") return Fixed(*v->median / 1e6, 3);
   if (v->unit == "s") return Fixed(*v->median, 6);
   return Fixed(*v->median, 0);

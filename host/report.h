@@ -23,7 +23,7 @@ namespace ktune {
 struct ValueSummary {
   std::string name;
   std::string unit;
-  size_t counted = 0;  // repetitions in the sample with a value
+  size_t counted = 0;                          // repetitions in the sample with a value
   ValueStatus status = ValueStatus::kMissing;  // kOk when counted > 0, else why there is none
   std::optional<double> median, mean, min, max;
 };

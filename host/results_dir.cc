@@ -26,7 +26,9 @@ std::string NewRunId() {
   return std::string(when) + "-" + rnd;
 }
 
-std::string ResultsDir(const std::string& kernel_run_dir) { return kernel_run_dir + "/results"; }
+std::string ResultsDir(const std::string& kernel_run_dir) {
+  return kernel_run_dir + "/results";
+}
 
 Result<ResultsWriter> ResultsWriter::Create(const std::string& path) {
   KT_RETURN_IF_ERROR(MakeDirs(fs::path(path).parent_path().string()));

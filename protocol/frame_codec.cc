@@ -7,8 +7,8 @@ namespace ktune {
 Result<std::string> FrameCodec::Encode(const wire::Envelope& msg) const {
   const size_t size = msg.ByteSizeLong();
   if (size > max_) {
-    return ProtocolError("message of " + std::to_string(size) + " bytes exceeds the frame maximum of " +
-                         std::to_string(max_));
+    return ProtocolError("message of " + std::to_string(size) +
+                         " bytes exceeds the frame maximum of " + std::to_string(max_));
   }
   std::string out(kFrameHeaderBytes + size, '\0');
   out[0] = static_cast<char>((size >> 24) & 0xff);

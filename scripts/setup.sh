@@ -25,7 +25,7 @@ packages=(
   libboost-dev libboost-filesystem-dev
   protobuf-compiler libprotobuf-dev libzstd-dev libsodium-dev
   libcxxopts-dev nlohmann-json3-dev doctest-dev
-  linux-perf
+  linux-perf clang-format
 )
 
 as_root() {
@@ -68,6 +68,7 @@ case "$action" in
       dir="$repo/build"
       build "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo
     fi
+    "$repo/scripts/check-format.sh"
     ctest --test-dir "$dir" --output-on-failure
     ;;
   *)

@@ -38,12 +38,10 @@ struct Fixture {
 
 std::vector<RepetitionRow> Run(AgentConnection& conn, const wire::RunRequest& req) {
   std::vector<RepetitionRow> rows;
-  Status s = RunOnAgent(
-      conn, req,
-      [&](const wire::RepetitionResult& r) {
-        rows.push_back(RowFromWire(r, req.variants(static_cast<int>(r.variant_index()))));
-        return Status::Ok();
-      });
+  Status s = RunOnAgent(conn, req, [&](const wire::RepetitionResult& r) {
+    rows.push_back(RowFromWire(r, req.variants(static_cast<int>(r.variant_index()))));
+    return Status::Ok();
+  });
   REQUIRE_MESSAGE(s.ok(), s.message());
   return rows;
 }
@@ -130,7 +128,8 @@ TEST_CASE("push sends each blob once; run measures every variant and reports eve
   auto stored = ParseResultsCsv(*text);
   REQUIRE(stored.ok());
   REQUIRE(stored->rows.size() == rows.size());
-  for (size_t i = 0; i < rows.size(); ++i) CHECK(ToCsvLines(stored->rows[i]) == ToCsvLines(rows[i]));
+  for (size_t i = 0; i < rows.size(); ++i)
+    CHECK(ToCsvLines(stored->rows[i]) == ToCsvLines(rows[i]));
 }
 
 TEST_CASE("agentd --daemon detaches, tells its address, and still measures") {
@@ -200,13 +199,15 @@ TEST_CASE("runs are refused for unknown bundles, absent ELFs and unknown events"
 class RawPeer {
  public:
   explicit RawPeer(const HostPort& to) : socket_(io_) {
-    boost::asio::connect(socket_, boost::asio::ip::tcp::resolver(io_).resolve(
-                                      to.host, std::to_string(to.port)));
+    boost::asio::connect(
+        socket_, boost::asio::ip::tcp::resolver(io_).resolve(to.host, std::to_string(to.port)));
   }
   void Send(const wire::Envelope& env) {
     boost::asio::write(socket_, boost::asio::buffer(codec_.Encode(env).value()));
   }
-  void SendBytes(const std::string& bytes) { boost::asio::write(socket_, boost::asio::buffer(bytes)); }
+  void SendBytes(const std::string& bytes) {
+    boost::asio::write(socket_, boost::asio::buffer(bytes));
+  }
   // The next message, or std::nullopt when the agent closed the connection.
   std::optional<wire::Envelope> Receive() {
     for (;;) {
@@ -301,8 +302,8 @@ TEST_CASE("a blob whose bytes do not match its hash is refused and never stored"
   REQUIRE(reply->has_error());
   CHECK(reply->error().code() == wire::ERROR_INVALID_ARGUMENT);
   CHECK(reply->error().message().find("arrived with hash") != std::string::npos);
-  CHECK_FALSE(std::filesystem::exists(f.tmp.path() + "/store/blobs/" + claimed.substr(0, 2) +
-                                      "/" + claimed));
+  CHECK_FALSE(std::filesystem::exists(f.tmp.path() + "/store/blobs/" + claimed.substr(0, 2) + "/" +
+                                      claimed));
   // A manifest whose path leaves the bundle is refused.
   m.files[0].path = "../../etc/passwd";
   *env.mutable_push_manifest() = ManifestToWire(m);

@@ -20,8 +20,12 @@ namespace ktune::test {
 namespace bp = boost::process;
 namespace fs = std::filesystem;
 
-std::string BinDir() { return KTUNE_BIN_DIR; }
-std::string ElvesDir() { return KTUNE_ELVES_DIR; }
+std::string BinDir() {
+  return KTUNE_BIN_DIR;
+}
+std::string ElvesDir() {
+  return KTUNE_ELVES_DIR;
+}
 
 TempDir::TempDir() {
   std::string tmpl = (fs::temp_directory_path() / "ktune-test-XXXXXX").string();

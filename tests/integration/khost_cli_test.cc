@@ -18,7 +18,9 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<test::TestVariant> kThree = {
-    {"ok.elf", {{"BLOCK_SIZE_M", 4}, {"BLOCK_SIZE_N", 16}}, {"k/run/test_data/matrix_4x4_0.txt", "2"}},
+    {"ok.elf",
+     {{"BLOCK_SIZE_M", 4}, {"BLOCK_SIZE_N", 16}},
+     {"k/run/test_data/matrix_4x4_0.txt", "2"}},
     {"segv.elf", {{"BLOCK_SIZE_M", 8}, {"BLOCK_SIZE_N", 16}}, {}},
     {"sci.elf", {{"BLOCK_SIZE_M", 16}, {"BLOCK_SIZE_N", 16}}, {}},
 };
@@ -70,8 +72,9 @@ TEST_CASE("run writes results, the seed's perf_stats.csv and a table; report ren
   CHECK(csv.out == ReadFile(results).value());
   auto json = c.Khost({"report", "k", "--root", c.root, "--format", "json"}, false);
   CHECK(json.out.find("\"best\": \"2_sci.elf\"") != std::string::npos);
-  auto ps = c.Khost({"report", "k", "--root", c.root, "--format", "perf-stats", "-o",
-                     c.tmp.path() + "/ps.csv"}, false);
+  auto ps = c.Khost(
+      {"report", "k", "--root", c.root, "--format", "perf-stats", "-o", c.tmp.path() + "/ps.csv"},
+      false);
   CHECK(ps.exit_code == 0);
   CHECK(ReadFile(c.tmp.path() + "/ps.csv").value() == perf_stats.value());
 }
@@ -113,8 +116,8 @@ TEST_CASE("bad input: one clear error line, non-zero exit, nothing measured is l
   const std::string dead = "127.0.0.1:" + std::to_string(test::UnusedPort());
   auto unreachable = test::RunKhost({"run", "k", "--root", c.root, "--agent", dead}, c.tmp.path());
   one_line(unreachable, "cannot reach agent at " + dead);
-  auto env_bad = test::RunKhost({"push", "k", "--root", c.root}, c.tmp.path(),
-                                {{"KTUNE_AGENT", "nonsense"}});
+  auto env_bad =
+      test::RunKhost({"push", "k", "--root", c.root}, c.tmp.path(), {{"KTUNE_AGENT", "nonsense"}});
   one_line(env_bad, "KTUNE_AGENT");
   auto usage = c.Khost({"run", "k", "--reps", "zero"});
   CHECK(usage.exit_code == 2);

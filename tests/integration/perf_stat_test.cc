@@ -54,14 +54,12 @@ TEST_CASE("task-clock and page-faults agree with perf stat for the same ELF") {
   auto opts = ParseRunArgs({"k", "--events", "task-clock,page-faults", "--reps", "5"});
   const wire::RunRequest req = MakeRunRequest(*opts, *dir, pushed->bundle_id, "cmp");
   std::vector<double> agent_clock, agent_faults;
-  REQUIRE(RunOnAgent(**conn, req,
-                     [&](const wire::RepetitionResult& r) {
-                       RepetitionRow row = RowFromWire(r, req.variants(0));
-                       agent_clock.push_back(row.Find("task-clock")->value);
-                       agent_faults.push_back(row.Find("page-faults")->value);
-                       return Status::Ok();
-                     })
-              .ok());
+  REQUIRE(RunOnAgent(**conn, req, [&](const wire::RepetitionResult& r) {
+            RepetitionRow row = RowFromWire(r, req.variants(0));
+            agent_clock.push_back(row.Find("task-clock")->value);
+            agent_faults.push_back(row.Find("page-faults")->value);
+            return Status::Ok();
+          }).ok());
 
   std::vector<double> perf_clock, perf_faults;
   const std::string elf = root + "/" + dir->variants[0].elf_path;

@@ -59,8 +59,8 @@ TEST_CASE("the whole process group goes, after a timeout and after a normal exit
     WorkloadResult r = RunElf("forker.elf", {mode}, 300);
     auto pos = r.output.find("child ");
     REQUIRE(pos != std::string::npos);
-    const int child = ParseInt(Trim(r.output.substr(pos + 6, r.output.find('\n', pos) - pos - 6)))
-                          .value();
+    const int child =
+        ParseInt(Trim(r.output.substr(pos + 6, r.output.find('\n', pos) - pos - 6))).value();
     CHECK_MESSAGE(NotRunning(child), mode);
   }
 }

@@ -19,8 +19,8 @@ TEST_CASE("run options: defaults, conversions and refusals") {
   CHECK(d->timeout_ms == 60000);
   CHECK(d->cpu == -1);
 
-  auto o = ParseRunArgs({"matmul", "--events", "cycles:u,page-faults", "--reps", "3",
-                         "--warmup", "0", "--timeout", "0.5", "--cpu", "1", "--root", "/x"});
+  auto o = ParseRunArgs({"matmul", "--events", "cycles:u,page-faults", "--reps", "3", "--warmup",
+                         "0", "--timeout", "0.5", "--cpu", "1", "--root", "/x"});
   REQUIRE(o.ok());
   CHECK(o->events == std::vector<std::string>{"cycles:u", "page-faults"});
   CHECK(o->repetitions == 3);

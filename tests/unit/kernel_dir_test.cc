@@ -35,8 +35,9 @@ TEST_CASE("args are read; malformed configs are errors that say what is wrong") 
         std::string::npos);
   CHECK(ParseConfigsJson(R"({"variants":[]})", "k").status().message().find("no variant") !=
         std::string::npos);
-  CHECK(ParseConfigsJson(R"({"variants":[{"BLOCK":1}]})", "k").status().message().find(
-            "elf_path") != std::string::npos);
+  CHECK(
+      ParseConfigsJson(R"({"variants":[{"BLOCK":1}]})", "k").status().message().find("elf_path") !=
+      std::string::npos);
   CHECK_FALSE(ParseConfigsJson(R"({"variants":[{"elf_path":"a","P":[1]}]})", "k").ok());
 }
 

@@ -17,8 +17,8 @@ Manifest Sample() {
 
 TEST_CASE("bundle paths cannot leave the bundle") {
   CHECK(ValidateBundlePath("matmul/run/bin/a.elf").ok());
-  for (const char* bad : {"", "/etc/passwd", "../x", "a/../../x", "a//b", "a/./b", "a/", ".",
-                          "a/\tb", "a\nb"}) {
+  for (const char* bad :
+       {"", "/etc/passwd", "../x", "a/../../x", "a//b", "a/./b", "a/", ".", "a/\tb", "a\nb"}) {
     CHECK_MESSAGE(!ValidateBundlePath(bad).ok(), bad);
   }
 }

@@ -17,12 +17,12 @@ RepetitionRow Row(uint32_t variant, uint32_t rep, bool valid, double kernel_s, d
   r.repetition = rep;
   r.valid = valid;
   r.outcome = valid ? Outcome{OutcomeKind::kExited, 0} : Outcome{OutcomeKind::kSignaled, 11};
-  r.values = {{kWallTime, wall_ns, "ns", 0, 0, ValueStatus::kOk},
-              {kKernelTime, kernel_s, "s", 0, 0,
-               kernel_s > 0 ? ValueStatus::kOk : ValueStatus::kMissing},
-              {kTaskClock, wall_ns / 2, "ns", 1, 1, ValueStatus::kOk},
-              {"page-faults", faults, "", 1, 1, ValueStatus::kOk},
-              {"cycles", 0, "", 0, 0, ValueStatus::kNotSupported}};
+  r.values = {
+      {kWallTime, wall_ns, "ns", 0, 0, ValueStatus::kOk},
+      {kKernelTime, kernel_s, "s", 0, 0, kernel_s > 0 ? ValueStatus::kOk : ValueStatus::kMissing},
+      {kTaskClock, wall_ns / 2, "ns", 1, 1, ValueStatus::kOk},
+      {"page-faults", faults, "", 1, 1, ValueStatus::kOk},
+      {"cycles", 0, "", 0, 0, ValueStatus::kNotSupported}};
   return r;
 }
 
@@ -30,15 +30,15 @@ std::vector<RepetitionRow> Sample() {
   return {Row(0, 0, true, 0.30, 3e8, 10), Row(0, 1, true, 0.10, 1e8, 12),
           Row(0, 2, true, 0.20, 2e8, 11),  // variant 0: median 0.2 s
           Row(1, 0, true, 0.05, 5e7, 20), Row(1, 1, true, 0.07, 7e7, 22),  // median 0.06 s
-          Row(2, 0, false, 0, 1e6, 5), Row(2, 1, true, 0.01, 1e7, 6)};  // fast but one crash
+          Row(2, 0, false, 0, 1e6, 5),    Row(2, 1, true, 0.01, 1e7, 6)};  // fast but one crash
 }
 
 TEST_CASE("statistics are over valid repetitions; the best is fastest among fully valid") {
   const RunReport r = BuildReport(Sample());
   CHECK(r.run_id == "run1");
   REQUIRE(r.variants.size() == 3);
-  CHECK(r.value_names == std::vector<std::string>{kWallTime, kKernelTime, kTaskClock,
-                                                  "page-faults", "cycles"});
+  CHECK(r.value_names ==
+        std::vector<std::string>{kWallTime, kKernelTime, kTaskClock, "page-faults", "cycles"});
   CHECK(*r.variants[0].Find(kKernelTime)->median == doctest::Approx(0.2));
   CHECK(*r.variants[0].Find(kKernelTime)->mean == doctest::Approx(0.2));
   CHECK(*r.variants[1].Find(kKernelTime)->median == doctest::Approx(0.06));

@@ -76,9 +76,9 @@ TEST_CASE("malformed results are errors naming the line") {
 }
 
 TEST_CASE("outcomes and parameters have text forms that parse back") {
-  for (const Outcome& o : {Outcome{OutcomeKind::kExited, 3}, Outcome{OutcomeKind::kSignaled, 11},
-                           Outcome{OutcomeKind::kTimedOut, 0},
-                           Outcome{OutcomeKind::kLaunchFailed, 0}}) {
+  for (const Outcome& o :
+       {Outcome{OutcomeKind::kExited, 3}, Outcome{OutcomeKind::kSignaled, 11},
+        Outcome{OutcomeKind::kTimedOut, 0}, Outcome{OutcomeKind::kLaunchFailed, 0}}) {
     auto back = Outcome::Parse(o.ToString());
     REQUIRE(back.ok());
     CHECK(back->ToString() == o.ToString());
