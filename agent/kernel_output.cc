@@ -48,19 +48,42 @@ std::optional<double> ParseTimeLine(std::string_view line) {
 
 }  // namespace
 
-std::optional<double> ParseKernelTimeSeconds(std::string_view output) {
-  while (!output.empty()) {
-    size_t nl = output.find('\n');
-    std::string_view line = output.substr(0, nl);
-    if (auto t = ParseTimeLine(line)) return t;
-    if (nl == std::string_view::npos) break;
-    output.remove_prefix(nl + 1);
+void OutputScanner::Feed(std::string_view chunk) {
+  constexpr std::string_view kFailure = "NOT OK";
+  constexpr size_t kKeep = kFailure.size() - 1;  // enough to see it straddle two chunks
+  if (!failure_) {
+    std::string boundary = carry_;
+    boundary.append(chunk.substr(0, kKeep));
+    failure_ = boundary.find(kFailure) != std::string::npos ||
+               chunk.find(kFailure) != std::string_view::npos;
+    carry_.append(chunk.size() > kKeep ? chunk.substr(chunk.size() - kKeep) : chunk);
+    if (carry_.size() > kKeep) carry_.erase(0, carry_.size() - kKeep);
   }
-  return std::nullopt;
+  while (!chunk.empty()) {
+    const size_t nl = chunk.find('\n');
+    const std::string_view piece = chunk.substr(0, nl);
+    if (!line_too_long_) {
+      if (line_.size() + piece.size() > kMaxTimeLineBytes) {
+        line_too_long_ = true;
+        line_.clear();
+      } else {
+        line_.append(piece);
+      }
+    }
+    if (nl == std::string_view::npos) return;
+    EndLine();
+    chunk.remove_prefix(nl + 1);
+  }
 }
 
-bool OutputReportsFailure(std::string_view output) {
-  return output.find("NOT OK") != std::string_view::npos;
+void OutputScanner::Finish() {
+  EndLine();
+}
+
+void OutputScanner::EndLine() {
+  if (!kernel_time_s_ && !line_too_long_) kernel_time_s_ = ParseTimeLine(line_);
+  line_.clear();
+  line_too_long_ = false;
 }
 
 }  // namespace ktune

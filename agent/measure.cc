@@ -45,7 +45,10 @@ std::optional<RepetitionRow> MeasureOnce(const MeasurePlan& plan,
   MeasuredValue kernel{kKernelTime, 0, "s", 0, 0, ValueStatus::kMissing};
   std::vector<MeasuredValue> counters;
 
-  auto workload = Workload::Prepare(OptionsFor(plan, v, canceller));
+  OutputScanner scanner;
+  WorkloadOptions options = OptionsFor(plan, v, canceller);
+  options.on_output = [&scanner](std::string_view chunk) { scanner.Feed(chunk); };
+  auto workload = Workload::Prepare(options);
   if (!workload.ok()) {
     row.outcome.kind = OutcomeKind::kLaunchFailed;
     *excerpt = workload.status().message();
@@ -54,9 +57,9 @@ std::optional<RepetitionRow> MeasureOnce(const MeasurePlan& plan,
     }
   } else {
     CounterGroup group = CounterGroup::Open(counted, workload->pid());
-    WorkloadResult r = workload->Run();
+    WorkloadResult r = workload->Run([&] { counters = group.Read(); });
     if (r.cancelled) return std::nullopt;
-    counters = group.Read();
+    scanner.Finish();
     row.timestamp_ns = r.start_unix_ns;
     row.outcome = r.outcome;
     if (r.outcome.kind == OutcomeKind::kLaunchFailed) {
@@ -64,12 +67,12 @@ std::optional<RepetitionRow> MeasureOnce(const MeasurePlan& plan,
     } else {
       wall.value = static_cast<double>(r.wall_ns);
       wall.status = ValueStatus::kOk;
-      if (auto t = ParseKernelTimeSeconds(r.output)) {
+      if (auto t = scanner.kernel_time_s()) {
         kernel.value = *t;
         kernel.status = ValueStatus::kOk;
       }
       row.valid = r.outcome.kind == OutcomeKind::kExited && r.outcome.code == 0 &&
-                  !OutputReportsFailure(r.output);
+                  !scanner.reports_failure();
       if (!row.valid) *excerpt = Excerpt(r.output);
     }
   }
@@ -100,9 +103,10 @@ Status MeasurePlanRows(const MeasurePlan& plan, Journal& journal, const Cancelle
     for (uint32_t rep = 0; rep < plan.repetitions; ++rep) {
       std::string excerpt;
       std::optional<RepetitionRow> row = MeasureOnce(plan, counted, i, rep, canceller, &excerpt);
-      if (!row || canceller.cancelled()) return Unavailable("agent is shutting down");
+      if (!row) return Unavailable("agent is shutting down");
       journal.Append(std::move(*row), std::move(excerpt));
       KT_RETURN_IF_ERROR(journal.status());
+      if (canceller.cancelled()) return Unavailable("agent is shutting down");
     }
   }
   return Status::Ok();

@@ -55,33 +55,40 @@ CounterGroup CounterGroup::Open(const std::vector<EventSpec>& events, pid_t pid)
   CounterGroup g;
   g.events_ = events;
   g.errors_.assign(events.size(), "");
-  for (bool software : {true, false}) {
-    Group group;
-    for (size_t i = 0; i < events.size(); ++i) {
-      if (IsSoftware(events[i]) != software) continue;
-      perf_event_attr attr = PerfAttrFor(events[i]);
-      const bool leader = !group.leader.valid();
-      attr.disabled = leader;
-      attr.enable_on_exec = leader;
-      auto fd = OpenOne(attr, pid, leader ? -1 : group.leader.get());
-      if (!fd.ok()) {
-        g.errors_[i] = fd.status().message();
-        continue;
-      }
-      uint64_t id = 0;
-      if (::ioctl(fd->get(), PERF_EVENT_IOC_ID, &id) != 0) {
-        g.errors_[i] = std::string("PERF_EVENT_IOC_ID: ") + std::strerror(errno);
-        continue;
-      }
-      group.ids.push_back({i, id});
-      if (leader) {
-        group.leader = std::move(fd).value();
-      } else {
-        group.members.push_back(std::move(fd).value());
-      }
+  Group software;
+  // Opens event i as a member of `group`, or as its leader when it has none yet.
+  auto add = [&](Group& group, size_t i) {
+    perf_event_attr attr = PerfAttrFor(events[i]);
+    const bool leader = !group.leader.valid();
+    attr.disabled = leader;
+    attr.enable_on_exec = leader;
+    auto fd = OpenOne(attr, pid, leader ? -1 : group.leader.get());
+    if (!fd.ok()) {
+      g.errors_[i] = fd.status().message();
+      return;
     }
-    if (group.leader.valid()) g.groups_.push_back(std::move(group));
+    uint64_t id = 0;
+    if (::ioctl(fd->get(), PERF_EVENT_IOC_ID, &id) != 0) {
+      g.errors_[i] = std::string("PERF_EVENT_IOC_ID: ") + std::strerror(errno);
+      return;
+    }
+    group.ids.push_back({i, id});
+    if (leader) {
+      group.leader = std::move(fd).value();
+    } else {
+      group.members.push_back(std::move(fd).value());
+    }
+  };
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (IsSoftware(events[i])) {
+      add(software, i);
+      continue;
+    }
+    Group alone;
+    add(alone, i);
+    if (alone.leader.valid()) g.groups_.push_back(std::move(alone));
   }
+  if (software.leader.valid()) g.groups_.push_back(std::move(software));
   return g;
 }
 

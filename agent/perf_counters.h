@@ -6,10 +6,11 @@
 //
 // Events are opened on a process that has not exec'd yet, disabled, with enable_on_exec and
 // inherit: they count from the exec of the workload on, over all its threads and children.
-// Software events share one group (they always fit); the others form a second group, so a
-// hardware group that cannot be scheduled never hides the software counts. An event that fails
-// to open is "not supported" (with the reason) and the rest go on; a value whose time_running
-// is 0 is "not counted".
+// Software events share one group (they always fit); every other event is a group of its own, as
+// under perf stat, so the kernel multiplexes them when they outnumber the counters and each
+// value's time_running/time_enabled tells its coverage. An event that fails to open is "not
+// supported" (with the reason) and the rest go on; a value whose time_running is 0 is "not
+// counted". Values are never scaled.
 #pragma once
 
 #include <linux/perf_event.h>

@@ -1,5 +1,7 @@
 #include "agent/server.h"
 
+#include <unistd.h>
+
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -250,6 +252,12 @@ class Session : public std::enable_shared_from_this<Session> {
     KT_ASSIGN_OR_RETURN(std::string tree, store_.Materialize(req.bundle_id()));
     if (req.repetitions() == 0) return InvalidArgument("repetitions must be at least 1");
     if (req.variants_size() == 0) return InvalidArgument("run request names no variant");
+    const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+    if (req.cpu() < -1 || req.cpu() >= cpus) {
+      return InvalidArgument("cannot pin to CPU " + std::to_string(req.cpu()) +
+                             ": this machine has " + std::to_string(cpus) + " CPUs (0-" +
+                             std::to_string(cpus - 1) + ")");
+    }
 
     MeasurePlan plan;
     plan.run_id = req.run_id();
@@ -366,7 +374,7 @@ class Session : public std::enable_shared_from_this<Session> {
 }  // namespace
 
 AgentServer::AgentServer(asio::io_context& io, Store store)
-    : io_(io), acceptor_(io), store_(std::move(store)) {}
+    : io_(io), acceptor_(io), retry_(io), store_(std::move(store)) {}
 
 AgentServer::~AgentServer() {
   Shutdown();
@@ -399,10 +407,17 @@ HostPort AgentServer::endpoint() const {
 void AgentServer::Accept() {
   acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted) return;
-    if (!ec) {
-      socket.set_option(tcp::no_delay(true), ec);
-      std::make_shared<Session>(io_, std::move(socket), store_, *measurer_)->Start();
+    if (ec) {
+      // Out of file descriptors, say: try again shortly instead of spinning.
+      Log(LogLevel::kWarn, "accept: " + ec.message());
+      retry_.expires_after(std::chrono::milliseconds(100));
+      retry_.async_wait([this](boost::system::error_code wait_ec) {
+        if (!wait_ec) Accept();
+      });
+      return;
     }
+    socket.set_option(tcp::no_delay(true), ec);
+    std::make_shared<Session>(io_, std::move(socket), store_, *measurer_)->Start();
     Accept();
   });
 }
@@ -410,6 +425,7 @@ void AgentServer::Accept() {
 void AgentServer::Shutdown() {
   boost::system::error_code ec;
   acceptor_.close(ec);
+  retry_.cancel();
   if (measurer_) measurer_->Stop();
 }
 

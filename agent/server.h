@@ -40,6 +40,7 @@ class AgentServer {
 
   boost::asio::io_context& io_;
   boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::steady_timer retry_;  // backs off after a failed accept
   Store store_;
   std::unique_ptr<Measurer> measurer_;
 };

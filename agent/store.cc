@@ -4,9 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <filesystem>
+
+#include "common/strings.h"
 
 namespace ktune {
 namespace fs = std::filesystem;
@@ -14,6 +18,18 @@ namespace fs = std::filesystem;
 namespace {
 
 std::atomic<uint64_t> g_tmp_counter{0};
+
+// remove_all that also removes read-only trees (ours are made read-only).
+void RemoveTree(const std::string& path) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(path, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_directory(ec))
+      fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+  }
+  fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
+  fs::remove_all(path, ec);
+}
 
 std::string UniqueSuffix() {
   return std::to_string(::getpid()) + "." + std::to_string(g_tmp_counter.fetch_add(1));
@@ -74,10 +90,19 @@ Result<Store> Store::Open(const std::string& root) {
   for (const char* sub : {"blobs", "tmp", "bundles", "runs"}) {
     KT_RETURN_IF_ERROR(MakeDirs(root + "/" + sub));
   }
-  // Temp files of an earlier life of the agent are never completed.
+  const std::string abs = fs::absolute(root).lexically_normal().string();
+  // Temp directories of agents that no longer run are never completed; those of live agents
+  // sharing this store are theirs.
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(root + "/tmp", ec)) fs::remove_all(entry, ec);
-  return Store(fs::absolute(root).lexically_normal().string());
+  for (const auto& entry : fs::directory_iterator(abs + "/tmp", ec)) {
+    auto pid = ParseInt(entry.path().filename().string());
+    if (pid.ok() && *pid > 0 && (::kill(*pid, 0) == 0 || errno == EPERM)) continue;
+    RemoveTree(entry.path().string());
+  }
+  const std::string tmp = abs + "/tmp/" + std::to_string(::getpid());
+  RemoveTree(tmp);  // an earlier agent that had this pid
+  KT_RETURN_IF_ERROR(MakeDirs(tmp));
+  return Store(abs, tmp);
 }
 
 std::string Store::BlobPath(const std::string& hash) const {
@@ -95,7 +120,7 @@ Result<BlobWriter> Store::BeginBlob(const std::string& hash, uint64_t size_bytes
   w.hash_ = hash;
   w.expected_size_ = size_bytes;
   w.final_path_ = BlobPath(hash);
-  w.tmp_path_ = root_ + "/tmp/" + hash + "." + UniqueSuffix();
+  w.tmp_path_ = tmp_ + "/" + hash + "." + UniqueSuffix();
   KT_ASSIGN_OR_RETURN(w.fd_, OpenFile(w.tmp_path_, O_WRONLY | O_CREAT | O_EXCL, 0600));
   return w;
 }
@@ -127,26 +152,45 @@ Result<std::string> Store::Materialize(const std::string& bundle_id) {
   for (const FileEntry& f : m.files) {
     if (!HasBlob(f.hash)) return NotFound("blob for " + f.path + " is missing");
   }
-  const std::string tmp = root_ + "/tmp/tree." + UniqueSuffix();
-  std::error_code ec;
-  for (const FileEntry& f : m.files) {
-    const fs::path dst = fs::path(tmp) / f.path;
-    fs::create_directories(dst.parent_path(), ec);
-    if (!ec) fs::copy_file(BlobPath(f.hash), dst, ec);
-    if (!ec) fs::permissions(dst, static_cast<fs::perms>(f.mode & 0777), ec);
-    if (ec) {
-      fs::remove_all(tmp, ec);
-      return IoError("materialize " + f.path + ": " + ec.message());
-    }
+  const std::string tmp = tmp_ + "/tree." + UniqueSuffix();
+  Status s = BuildTree(m, tmp);
+  if (s.ok() && ::rename(tmp.c_str(), tree.c_str()) != 0) {
+    s = ErrnoError("rename " + tmp, errno);
+    if (fs::is_directory(tree)) s = Status::Ok();  // another session built it meanwhile
   }
-  if (::rename(tmp.c_str(), tree.c_str()) != 0) {
-    const int e = errno;
-    fs::remove_all(tmp, ec);
-    if (fs::is_directory(tree)) return tree;  // another session built it meanwhile
-    return ErrnoError("rename " + tmp, e);
-  }
+  if (!s.ok() || fs::exists(tmp)) RemoveTree(tmp);
+  KT_RETURN_IF_ERROR(s);
   KT_RETURN_IF_ERROR(FsyncDirectory(dir));
   return tree;
+}
+
+Status Store::BuildTree(const Manifest& m, const std::string& tmp) const {
+  std::error_code ec;
+  std::vector<fs::path> dirs = {tmp};
+  for (const FileEntry& f : m.files) {
+    const fs::path dst = fs::path(tmp) / f.path;
+    for (fs::path d = dst.parent_path(); d != fs::path(tmp) && !fs::exists(d, ec);
+         d = d.parent_path()) {
+      dirs.push_back(d);
+    }
+    fs::create_directories(dst.parent_path(), ec);
+    if (!ec) fs::copy_file(BlobPath(f.hash), dst, ec);
+    if (ec) return IoError("materialize " + f.path + ": " + ec.message());
+    // Runs share the tree: nobody may write to it.
+    KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(dst.string(), O_RDONLY));
+    if (::fchmod(fd.get(), f.mode & 0555) != 0) return ErrnoError("chmod " + f.path, errno);
+    if (::fsync(fd.get()) != 0) return ErrnoError("fsync " + f.path, errno);
+  }
+  // Deepest first, so a directory is synced after what it holds, and read-only after that.
+  std::sort(dirs.begin(), dirs.end(), [](const fs::path& a, const fs::path& b) {
+    return a.string().size() > b.string().size();
+  });
+  for (const fs::path& d : dirs) {
+    KT_RETURN_IF_ERROR(FsyncDirectory(d.string()));
+    fs::permissions(d, fs::perms(0555), ec);
+    if (ec) return IoError("chmod " + d.string() + ": " + ec.message());
+  }
+  return Status::Ok();
 }
 
 Result<std::string> Store::RunDir(const std::string& run_id) {

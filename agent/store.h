@@ -1,8 +1,10 @@
 // The agent's content-addressed store, under one root directory:
 //   blobs/<2 hex>/<hash>      file contents, named by their hash, read-only
-//   tmp/                      blobs being received; never visible under blobs/ until verified
+//   tmp/<pid>/                blobs being received by agent <pid>; never visible under blobs/
+//                             until verified (each agent sharing the store has its own)
 //   bundles/<id>/manifest     a bundle's manifest (common/manifest.h canonical text)
-//   bundles/<id>/tree/        the bundle materialized: the seed's layout, <kernel>/run/...
+//   bundles/<id>/tree/        the bundle materialized: the seed's layout, <kernel>/run/...,
+//                             fsynced before it appears, read-only (runs share it)
 //   runs/<run_id>/results.csv every result row, appended and fsynced before it is sent
 // A blob is written to tmp/, fsynced, its hash verified, then renamed into blobs/; a blob that
 // is present is never requested again.
@@ -67,8 +69,11 @@ class Store {
   Result<std::string> RunDir(const std::string& run_id);
 
  private:
-  explicit Store(std::string root) : root_(std::move(root)) {}
+  Status BuildTree(const Manifest& m, const std::string& tmp) const;
+
+  Store(std::string root, std::string tmp) : root_(std::move(root)), tmp_(std::move(tmp)) {}
   std::string root_;
+  std::string tmp_;  // this agent's temp directory
 };
 
 // Run ids name directories: 1-64 characters from [A-Za-z0-9_.-], not starting with '.'.

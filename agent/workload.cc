@@ -1,10 +1,12 @@
 #include "agent/workload.h"
 
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -43,7 +45,36 @@ struct ChildFailure {
   int stage;  // index into kStages
   int error;
 };
-constexpr const char* kStages[] = {"setpgid", "dup2", "sched_setaffinity", "chdir", "exec"};
+constexpr const char* kStages[] = {"setpgid", "dup2", "sched_setaffinity",
+                                   "chdir",   "exec", "close_range"};
+
+// In the child, before exec (async-signal-safe calls only): every fd above stderr becomes
+// close-on-exec, so the workload inherits none of the agent's sockets or files.
+bool CloseOnExecAbove2() {
+  if (::syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) == 0) return true;
+  rlimit lim;  // kernels before 5.11: mark them one by one
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return false;
+  const rlim_t last = lim.rlim_cur < 65536 ? lim.rlim_cur : 65536;
+  for (rlim_t fd = 3; fd < last; ++fd) ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+  return true;
+}
+
+// In the child: signals ignored by the agent (SIGPIPE) return to their defaults, as they would
+// be under a shell or perf, and nothing stays blocked.
+void ResetSignals() {
+  for (int sig = 1; sig < NSIG; ++sig) {
+    struct sigaction old;
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) {
+      struct sigaction dfl;
+      std::memset(&dfl, 0, sizeof dfl);
+      dfl.sa_handler = SIG_DFL;
+      ::sigaction(sig, &dfl, nullptr);
+    }
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+}
 
 [[noreturn]] void ChildFail(int fd, int stage) {
   ChildFailure f{stage, errno};
@@ -130,6 +161,8 @@ Result<Workload> Workload::Prepare(const WorkloadOptions& options) {
     }
     if (options.cpu >= 0 && ::sched_setaffinity(0, sizeof cpus, &cpus) != 0) ChildFail(err, 2);
     if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) ChildFail(err, 3);
+    if (!CloseOnExecAbove2()) ChildFail(err, 5);
+    ResetSignals();
     char go = 0;
     ssize_t n;
     do {
@@ -176,9 +209,25 @@ Workload::~Workload() {
   }
 }
 
-WorkloadResult Workload::Run() {
+WorkloadResult Workload::Run(const std::function<void()>& at_exit) {
   WorkloadResult r;
   BoundedOutput out(options_.output_head_bytes, options_.output_tail_bytes);
+  char buf[1 << 16];
+  // Reads what is available; false at end of output.
+  auto read_output = [&]() {
+    const ssize_t got = ::read(output_fd_.get(), buf, sizeof buf);
+    if (got < 0 && errno == EINTR) return true;
+    if (got <= 0) return false;
+    out.Append(buf, static_cast<size_t>(got));
+    if (options_.on_output) options_.on_output(std::string_view(buf, static_cast<size_t>(got)));
+    return true;
+  };
+  const int cancel_fd = options_.canceller ? options_.canceller->fd() : -1;
+  auto kill_group = [&] {
+    ::kill(-pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);
+  };
+
   r.start_unix_ns = RealtimeNs();
   const uint64_t t0 = MonotonicNs();
   const char go = 1;
@@ -188,20 +237,17 @@ WorkloadResult Workload::Run() {
   const uint64_t deadline = options_.timeout_ns ? t0 + options_.timeout_ns : 0;
   bool exited = false, timed_out = false, output_open = true;
   uint64_t t1 = 0;
-  char buf[1 << 16];
   while (!exited) {
     int timeout_ms = -1;
     if (deadline && !timed_out) {
       const uint64_t now = MonotonicNs();
       if (now >= deadline) {
-        ::kill(-pid_, SIGKILL);
-        ::kill(pid_, SIGKILL);
+        kill_group();
         timed_out = true;
       } else {
         timeout_ms = static_cast<int>((deadline - now) / 1000000u) + 1;
       }
     }
-    const int cancel_fd = options_.canceller ? options_.canceller->fd() : -1;
     pollfd fds[3] = {{pid_fd_.get(), POLLIN, 0},
                      {r.cancelled ? -1 : cancel_fd, POLLIN, 0},
                      {output_open ? output_fd_.get() : -1, POLLIN, 0}};
@@ -209,22 +255,14 @@ WorkloadResult Workload::Run() {
     if (n < 0 && errno != EINTR) break;
     if (n <= 0) continue;
     if (fds[1].revents) {
-      ::kill(-pid_, SIGKILL);
-      ::kill(pid_, SIGKILL);
+      kill_group();
       r.cancelled = true;
     }
     if (fds[0].revents) {
       t1 = MonotonicNs();
       exited = true;
     }
-    if (output_open && fds[2].revents) {
-      const ssize_t got = ::read(output_fd_.get(), buf, sizeof buf);
-      if (got > 0) {
-        out.Append(buf, static_cast<size_t>(got));
-      } else if (got == 0 || errno != EINTR) {
-        output_open = false;
-      }
-    }
+    if (output_open && fds[2].revents) output_open = read_output();
   }
   r.wall_ns = t1 > t0 ? t1 - t0 : 0;
 
@@ -234,16 +272,22 @@ WorkloadResult Workload::Run() {
          errno == EINTR) {
   }
   reaped_ = true;
+  if (at_exit) at_exit();
   // Whatever the workload left behind in its process group goes too, so it cannot disturb the
-  // next measurement; then the rest of its output is read.
+  // next measurement; then the rest of its output is read, for a bounded time.
   ::kill(-pid_, SIGKILL);
+  const uint64_t drain_end = MonotonicNs() + kDrainAfterExitNs;
   while (output_open) {
-    pollfd fd = {output_fd_.get(), POLLIN, 0};
-    if (::poll(&fd, 1, 100) <= 0) break;
-    const ssize_t got = ::read(output_fd_.get(), buf, sizeof buf);
-    if (got <= 0) break;
-    out.Append(buf, static_cast<size_t>(got));
+    const uint64_t now = MonotonicNs();
+    if (now >= drain_end) break;
+    pollfd fds[2] = {{output_fd_.get(), POLLIN, 0}, {cancel_fd, POLLIN, 0}};
+    const int n = ::poll(fds, 2, static_cast<int>((drain_end - now) / 1000000u) + 1);
+    if (n < 0 && errno != EINTR) break;
+    if (fds[1].revents) break;  // shutting down: the rest of the output does not matter
+    if (n <= 0) continue;
+    output_open = read_output();
   }
+  output_fd_.Reset();
 
   ChildFailure failure;
   const ssize_t fn = ::read(error_fd_.get(), &failure, sizeof failure);

@@ -1,14 +1,21 @@
 // Runs one workload the way simpleperf's workload.cpp does: fork; the child prepares (own process
-// group, stdin from /dev/null, stdout+stderr into a pipe, CPU pinning, working directory) and
-// then blocks on a start pipe; the caller opens counters on the child's pid; Start() writes the
-// byte that lets the child exec. Wait() collects the output (bounded), enforces the timeout by
-// killing the whole process group, and reports how the run ended.
+// group, stdin from /dev/null, stdout+stderr into a pipe, CPU pinning, working directory, every
+// inherited fd close-on-exec, default signal dispositions and an empty signal mask) and then
+// blocks on a start pipe; the caller opens counters on the child's pid; Run() writes the byte
+// that lets the child exec, streams its output to an observer while keeping a bounded copy,
+// enforces the timeout by killing the whole process group, and reports how the run ended.
+//
+// Descendants that leave the process group (setsid) are not killed; once the child has exited
+// their output is read for at most kDrainAfterExitNs, then the pipe is closed, so a writer among
+// them gets SIGPIPE. Containing them for good is the sandbox's work (cgroups).
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/fs.h"
@@ -31,6 +38,9 @@ class Canceller {
   ScopedFd fd_;
 };
 
+// How long output is still read after the child exited (from descendants still holding the pipe).
+constexpr uint64_t kDrainAfterExitNs = 200'000'000;
+
 struct WorkloadOptions {
   std::string path;  // executable; relative paths are relative to cwd
   std::vector<std::string> args;
@@ -40,6 +50,8 @@ struct WorkloadOptions {
   size_t output_head_bytes = 1u << 20;   // the first bytes kept of stdout+stderr
   size_t output_tail_bytes = 64u << 10;  // and the last bytes
   const Canceller* canceller = nullptr;
+  // Sees every byte of stdout+stderr as it arrives, whatever the bounds keep.
+  std::function<void(std::string_view)> on_output;
 };
 
 struct WorkloadResult {
@@ -64,8 +76,9 @@ class Workload {
 
   pid_t pid() const { return pid_; }
 
-  // Lets the child exec and waits for it (and the timeout). Call once.
-  WorkloadResult Run();
+  // Lets the child exec and waits for it (and the timeout). `at_exit` runs as soon as the child is
+  // reaped, before anything else is killed or read: the moment to read its counters. Call once.
+  WorkloadResult Run(const std::function<void()>& at_exit = nullptr);
 
  private:
   Workload() = default;

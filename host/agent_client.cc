@@ -60,8 +60,11 @@ Status AgentConnection::Send(const wire::Envelope& msg) {
   KT_ASSIGN_OR_RETURN(std::string frame, codec_.Encode(msg));
   boost::system::error_code ec;
   asio::write(socket_, asio::buffer(frame), ec);
-  if (ec) return Unavailable("lost the agent at " + address_.ToString() + ": " + ec.message());
-  return Status::Ok();
+  if (!ec) return Status::Ok();
+  // An agent that refuses a message says why before it closes: prefer its words.
+  auto said = Receive();
+  if (!said.ok() && said.status().code() != ErrorCode::kUnavailable) return said.status();
+  return Unavailable("lost the agent at " + address_.ToString() + ": " + ec.message());
 }
 
 Result<wire::Envelope> AgentConnection::Receive() {

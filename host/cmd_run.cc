@@ -110,6 +110,11 @@ Status ExecuteRun(const RunOptions& opts) {
   KT_ASSIGN_OR_RETURN(KernelDir dir, LoadKernelDir(opts.root, opts.kernel));
   KT_ASSIGN_OR_RETURN(Manifest manifest, BuildManifest(dir));
   KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(opts.agent));
+  const uint32_t cpus = session.conn->hello().capabilities().cpu_count();
+  if (opts.cpu >= 0 && static_cast<uint32_t>(opts.cpu) >= cpus) {
+    return InvalidArgument("--cpu " + std::to_string(opts.cpu) + ": the agent has " +
+                           std::to_string(cpus) + " CPUs (0-" + std::to_string(cpus - 1) + ")");
+  }
   KT_ASSIGN_OR_RETURN(PushStats pushed, PushBundle(*session.conn, manifest, dir.root));
 
   const std::string run_id = NewRunId();

@@ -28,14 +28,18 @@ std::string LocalTime(int64_t unix_ns) {
   return buf;
 }
 
-// A value as people read it: clocks in msec, seconds as seconds, counts as integers.
+// A value as people read it: clocks in msec, seconds as seconds, counts as integers, and the
+// coverage of a multiplexed value.
 std::string Human(const ValueSummary* v) {
   if (!v) return "-";
-  if (v->status != ValueStatus::kOk || !v->median)
+  if (v->status != ValueStatus::kOk || !v->median) {
     return "<" + std::string(ValueStatusName(v->status)) + ">";
-  if (v->unit == "ns") return Fixed(*v->median / 1e6, 3);
-  if (v->unit == "s") return Fixed(*v->median, 6);
-  return Fixed(*v->median, 0);
+  }
+  std::string text = v->unit == "ns"  ? Fixed(*v->median / 1e6, 3)
+                     : v->unit == "s" ? Fixed(*v->median, 6)
+                                      : Fixed(*v->median, 0);
+  if (v->coverage) text += " (" + Fixed(*v->coverage * 100, 0) + "% counted)";
+  return text;
 }
 
 std::string ColumnTitle(const std::string& name, const std::string& unit) {
@@ -123,7 +127,12 @@ RunReport BuildReport(const std::vector<RepetitionRow>& rows) {
         if (!m) continue;
         if (!seen) v.status = m->status;
         seen = true;
-        if (m->status == ValueStatus::kOk) sample.push_back(m->value);
+        if (m->status != ValueStatus::kOk) continue;
+        sample.push_back(m->value);
+        if (m->running_ns < m->enabled_ns) {
+          const double c = static_cast<double>(m->running_ns) / static_cast<double>(m->enabled_ns);
+          v.coverage = v.coverage ? std::min(*v.coverage, c) : c;
+        }
       }
       v.counted = sample.size();
       if (!sample.empty()) v.status = ValueStatus::kOk;
@@ -223,6 +232,7 @@ std::string RenderJson(const RunReport& report) {
       put("mean", s.mean);
       put("min", s.min);
       put("max", s.max);
+      put("coverage", s.coverage);
       j["values"][s.name] = jv;
     }
     doc["variants"].push_back(j);
@@ -250,12 +260,14 @@ std::string RenderPerfStats(const RunReport& report) {
       r.push_back(value);
     }
     r.push_back(v.all_valid() ? "YES" : "NO");
-    const ValueSummary* kernel = v.Find(kKernelTime);
-    const ValueSummary* wall = v.Find(kWallTime);
+    // Nothing measured by a run that failed every time stands in for the kernel's numbers.
+    auto find = [&](const std::string& name) { return v.valid ? v.Find(name) : nullptr; };
+    const ValueSummary* kernel = find(kKernelTime);
+    const ValueSummary* wall = find(kWallTime);
     r.push_back(kernel && kernel->median ? Fixed(*kernel->median, 6) : "N/A");
     r.push_back(wall && wall->median ? Fixed(*wall->median / 1e9, 6) : "N/A");
     for (const auto& name : events) {
-      const ValueSummary* s = v.Find(name);
+      const ValueSummary* s = find(name);
       if (!s || !s->median) {
         r.push_back("N/A");
       } else if (s->unit == "ns") {

@@ -8,7 +8,11 @@
 // (The long-format CSV is the results file itself.)
 //
 // Per variant and value, statistics are over the valid repetitions, or over all repetitions when
-// none is valid. Event columns of perf-stats are medians; clocks are in msec as perf prints them.
+// none is valid (the table and JSON show those, labelled with the failure; perf-stats, which
+// feeds analyses of valid rows, gives N/A). Event columns of perf-stats are medians; clocks are
+// in msec as perf prints them. A value whose event shared a counter with others (time running <
+// time enabled) carries its coverage, the smallest running/enabled over the sample; values are
+// never scaled.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +30,7 @@ struct ValueSummary {
   size_t counted = 0;                          // repetitions in the sample with a value
   ValueStatus status = ValueStatus::kMissing;  // kOk when counted > 0, else why there is none
   std::optional<double> median, mean, min, max;
+  std::optional<double> coverage;  // set when some repetition ran on a counter part of the time
 };
 
 struct VariantSummary {

@@ -51,8 +51,22 @@ build() {  # build_dir cmake_args...
   cmake --build "$dir"
 }
 
+# Debian's kernels default kernel.perf_event_paranoid to 3, which forbids perf_event_open to users
+# altogether; 2 (upstream's default) lets a user count their own processes. Root needs nothing.
+allow_user_perf() {
+  [ "$(id -u)" = 0 ] && return 0
+  local level
+  level=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
+  [ "$level" -le 2 ] && return 0
+  echo "setup: kernel.perf_event_paranoid is $level, which denies perf counters to users;" \
+       "setting it to 2 until reboot (sudo sysctl)"
+  as_root sysctl -q -w kernel.perf_event_paranoid=2
+}
+
 install_missing
+allow_user_perf
 case "$action" in
+
   build)
     build "$repo/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
     ;;

@@ -9,6 +9,7 @@
 #include <boost/process.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 #include "common/fs.h"
 #include "common/hash.h"
@@ -85,7 +86,16 @@ TEST_CASE("push sends each blob once; run measures every variant and reports eve
                             "--warmup", "1", "--timeout", "0.5"});
   REQUIRE(opts.ok());
   const wire::RunRequest req = MakeRunRequest(*opts, *dir, first->bundle_id, "run-1");
-  const std::vector<RepetitionRow> rows = Run(**conn, req);
+  // Every row is in the agent's results file before it reaches the host.
+  const std::string agent_results = f.tmp.path() + "/store/runs/run-1/results.csv";
+  std::vector<RepetitionRow> rows;
+  Status run = RunOnAgent(**conn, req, [&](const wire::RepetitionResult& r) {
+    rows.push_back(RowFromWire(r, req.variants(static_cast<int>(r.variant_index()))));
+    const std::string on_disk = ReadFile(agent_results).value();
+    CHECK(on_disk.find(ToCsvLines(rows.back())) != std::string::npos);
+    return Status::Ok();
+  });
+  REQUIRE_MESSAGE(run.ok(), run.message());
   REQUIRE(rows.size() == 10);
 
   for (const RepetitionRow& r : rows) {
@@ -122,14 +132,46 @@ TEST_CASE("push sends each blob once; run measures every variant and reports eve
     }
   }
 
-  // Every row the host received is in the agent's results file, identical.
-  auto text = ReadFile(f.tmp.path() + "/store/runs/run-1/results.csv");
+  // Every row the host received is in the agent's results file, identical and in order.
+  auto text = ReadFile(agent_results);
+
   REQUIRE(text.ok());
   auto stored = ParseResultsCsv(*text);
   REQUIRE(stored.ok());
   REQUIRE(stored->rows.size() == rows.size());
   for (size_t i = 0; i < rows.size(); ++i)
     CHECK(ToCsvLines(stored->rows[i]) == ToCsvLines(rows[i]));
+}
+
+TEST_CASE("non-UTF-8 names and output travel intact; checks see past the kept output") {
+  Fixture f;
+  test::MakeKernelDir(f.root, "odd",
+                      {{"probe.elf", {{"B", 1}}, {"badutf8"}},
+                       {"probe.elf", {{"B", 2}}, {"late-notok"}},
+                       {"probe.elf", {{"B", 3}}, {"late-time"}}});
+  std::ofstream(f.root + "/odd/run/test_data/caf\xe9.txt") << "1 1\n";
+  auto dir = LoadKernelDir(f.root, "odd");
+  REQUIRE(dir.ok());
+  auto conn = AgentConnection::Connect(f.agent.address());
+  REQUIRE(conn.ok());
+  auto pushed = PushBundle(**conn, BuildManifest(*dir).value(), f.root);
+  REQUIRE_MESSAGE(pushed.ok(), pushed.status().message());
+  auto opts = ParseRunArgs({"odd", "--reps", "1", "--warmup", "0"});
+  const wire::RunRequest req = MakeRunRequest(*opts, *dir, pushed->bundle_id, "odd-run");
+  std::vector<std::string> excerpts;
+  std::vector<RepetitionRow> rows;
+  Status s = RunOnAgent(**conn, req, [&](const wire::RepetitionResult& r) {
+    excerpts.push_back(r.output_excerpt());
+    rows.push_back(RowFromWire(r, req.variants(static_cast<int>(r.variant_index()))));
+    return Status::Ok();
+  });
+  REQUIRE_MESSAGE(s.ok(), s.message());
+  REQUIRE(rows.size() == 3);
+  CHECK_FALSE(rows[0].valid);
+  CHECK(excerpts[0].find("caf\xe9 \xff\xfe") != std::string::npos);
+  CHECK_FALSE(rows[1].valid);  // "NOT OK" came after the first MiB of output
+  CHECK(rows[2].valid);
+  CHECK(rows[2].Find(kKernelTime)->value == 0.5);
 }
 
 TEST_CASE("agentd --daemon detaches, tells its address, and still measures") {

@@ -126,7 +126,21 @@ TEST_CASE("bad input: one clear error line, non-zero exit, nothing measured is l
   one_line(c.Khost({"report", "nokernel", "--root", c.root}, false), "no results");
 
   CHECK(HashFile(results).value() == before);
-  CHECK(fs::exists(c.tmp.path() + "/store/runs"));
+  // The agent's copy of that run is intact too.
+  const std::string run_id = fs::path(results).stem().string();
+  auto agent_copy =
+      ParseResultsCsv(ReadFile(c.tmp.path() + "/store/runs/" + run_id + "/results.csv").value());
+  REQUIRE(agent_copy.ok());
+  CHECK(agent_copy->rows.size() == 3);
+}
+
+TEST_CASE("a CPU the agent does not have is refused before anything runs") {
+  Cli c;
+  auto r = c.Khost({"run", "k", "--root", c.root, "--cpu", "4096"});
+  CHECK(r.exit_code == 1);
+  REQUIRE(r.ErrLines().size() == 1);
+  CHECK(r.ErrLines()[0].find("--cpu 4096: the agent has") != std::string::npos);
+  CHECK_FALSE(fs::exists(c.root + "/k/run/results"));
 }
 
 TEST_CASE("khost refuses an agent that speaks another protocol version") {

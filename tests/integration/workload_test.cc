@@ -2,6 +2,10 @@
 #include <doctest/doctest.h>
 #include <signal.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <fstream>
 #include <thread>
 
@@ -102,6 +106,57 @@ TEST_CASE("output is bounded: head and tail are kept, the rest counted") {
   CHECK(r.output.size() < (64 << 10) + (4 << 10) + 100);
   CHECK(r.output.find("bytes of output dropped") != std::string::npos);
   CHECK(r.output.find("Running C Kernel Time: 0.25 s") != std::string::npos);
+}
+
+TEST_CASE("the workload inherits no fd, ignored signal or signal mask of the agent") {
+  const int leaked = ::open("/dev/null", O_RDONLY);  // deliberately without O_CLOEXEC
+  REQUIRE(leaked > 2);
+  struct sigaction ignore {
+  }, saved{};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &saved);
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGUSR1);
+  ::sigprocmask(SIG_BLOCK, &block, &old);
+  WorkloadResult r = RunElf("probe.elf", {"inherited"});
+  ::sigprocmask(SIG_SETMASK, &old, nullptr);
+  ::sigaction(SIGPIPE, &saved, nullptr);
+  ::close(leaked);
+  CHECK(r.output.find("fds above 2: 0\n") != std::string::npos);
+  CHECK(r.output.find("SIGPIPE ignored: 0\n") != std::string::npos);
+  CHECK(r.output.find("blocked signals: 0\n") != std::string::npos);
+}
+
+TEST_CASE("a descendant that leaves the process group does not hold the run") {
+  // It writes for 8 s; once the workload exited its output is read for kDrainAfterExitNs only.
+  const auto t0 = std::chrono::steady_clock::now();
+  WorkloadResult r = RunElf("probe.elf", {"escape"}, 5000);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(r.outcome.ToString() == "exit:0");
+  CHECK_MESSAGE(seconds < 4.0, seconds);
+}
+
+TEST_CASE("every byte of output reaches the observer, beyond what is kept") {
+  WorkloadOptions o;
+  o.path = test::ElvesDir() + "/probe.elf";
+  o.args = {"late-notok"};
+  o.output_head_bytes = 4096;
+  o.output_tail_bytes = 1024;
+  uint64_t seen = 0;
+  bool saw_not_ok = false;
+  std::string carry;
+  o.on_output = [&](std::string_view chunk) {
+    seen += chunk.size();
+    const std::string joined = carry + std::string(chunk);
+    saw_not_ok = saw_not_ok || joined.find("out NOT OK") != std::string::npos;
+    carry = joined.substr(joined.size() > 16 ? joined.size() - 16 : 0);
+  };
+  WorkloadResult r = Workload::Prepare(o).value().Run();
+  CHECK(seen == r.output_bytes);
+  CHECK(saw_not_ok);
+  CHECK(r.output.find("out NOT OK") == std::string::npos);  // not in the kept head or tail
 }
 
 TEST_CASE("pinning restricts the workload to one CPU") {

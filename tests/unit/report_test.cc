@@ -76,6 +76,22 @@ TEST_CASE("perf-stats is the seed's wide CSV") {
   CHECK(csv.find(",v2.elf,16,NO,0.010000,0.010000,5.000000,6,N/A\n") != std::string::npos);
 }
 
+TEST_CASE("perf-stats gives N/A for a variant that never ran correctly") {
+  const std::string csv = RenderPerfStats(BuildReport({Row(0, 0, false, 0.5, 1e9, 7)}));
+  CHECK(csv.find(",v0.elf,4,NO,N/A,N/A,N/A,N/A,N/A\n") != std::string::npos);
+}
+
+TEST_CASE("a multiplexed value shows how much of the run it was counted") {
+  std::vector<RepetitionRow> rows = {Row(0, 0, true, 0.1, 1e8, 1), Row(0, 1, true, 0.1, 1e8, 1)};
+  rows[0].values.push_back({"instructions", 500, "", 1000, 500, ValueStatus::kOk});
+  rows[1].values.push_back({"instructions", 800, "", 1000, 800, ValueStatus::kOk});
+  const RunReport r = BuildReport(rows);
+  CHECK(*r.variants[0].Find("instructions")->coverage == doctest::Approx(0.5));
+  CHECK_FALSE(r.variants[0].Find("page-faults")->coverage.has_value());
+  CHECK_MESSAGE(RenderTable(r).find("650 (50% counted)") != std::string::npos, RenderTable(r));
+  CHECK(RenderJson(r).find("\"coverage\": 0.5") != std::string::npos);
+}
+
 TEST_CASE("the table shows statuses in perf's words and marks the best") {
   const std::string t = RenderTable(BuildReport(Sample()));
   CHECK(t.find("<not supported>") != std::string::npos);

@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "agent/store.h"
@@ -9,10 +12,23 @@ namespace ktune {
 namespace {
 namespace fs = std::filesystem;
 
+// A fresh store root per test; removed afterwards, read-only trees included.
 struct TempStore {
-  fs::path root = fs::temp_directory_path() / "ktune_store_test";
-  TempStore() { fs::remove_all(root); }
-  ~TempStore() { fs::remove_all(root); }
+  fs::path root;
+  TempStore() {
+    std::string tmpl = (fs::temp_directory_path() / "ktune-store-test-XXXXXX").string();
+    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    root = tmpl;
+  }
+  ~TempStore() {
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(root, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+    }
+    fs::remove_all(root, ec);
+  }
+  fs::path own_tmp() const { return root / "tmp" / std::to_string(::getpid()); }
 };
 
 TEST_CASE("a blob becomes visible only once complete and verified") {
@@ -32,7 +48,7 @@ TEST_CASE("a blob becomes visible only once complete and verified") {
   }
   CHECK(store->HasBlob(hash));
   CHECK(ReadFile(store->BlobPath(hash)).value() == "hello world");
-  CHECK(fs::is_empty(t.root / "tmp"));
+  CHECK(fs::is_empty(t.own_tmp()));
 }
 
 TEST_CASE("wrong content, wrong size and abandoned uploads never become blobs") {
@@ -53,7 +69,7 @@ TEST_CASE("wrong content, wrong size and abandoned uploads never become blobs") 
   }
   { auto abandoned = store->BeginBlob(hash, 5); }
   CHECK_FALSE(store->HasBlob(hash));
-  CHECK(fs::is_empty(t.root / "tmp"));
+  CHECK(fs::is_empty(t.own_tmp()));
   CHECK_FALSE(store->BeginBlob("../../etc", 1).ok());
 }
 
@@ -81,11 +97,27 @@ TEST_CASE("a bundle materializes into the seed's layout with its modes") {
   auto tree = store->Materialize(*id);
   REQUIRE(tree.ok());
   CHECK(ReadFile(*tree + "/k/run/test_data/x.txt").value() == "1 1\n");
-  CHECK((fs::status(*tree + "/k/run/bin/a.elf").permissions() & fs::perms::owner_exec) !=
+  const fs::perms elf = fs::status(*tree + "/k/run/bin/a.elf").permissions();
+  CHECK((elf & fs::perms::owner_exec) != fs::perms::none);
+  // Runs share the tree, so nothing in it is writable.
+  CHECK((elf & fs::perms::owner_write) == fs::perms::none);
+  CHECK((fs::status(*tree + "/k/run/test_data").permissions() & fs::perms::owner_write) ==
         fs::perms::none);
+  CHECK(fs::is_empty(t.own_tmp()));
   CHECK(store->Materialize(*id).value() == *tree);  // once
   CHECK(store->LoadManifest(*id)->files.size() == 2);
   CHECK(store->LoadManifest(HashBytes("nope")).status().code() == ErrorCode::kNotFound);
+}
+
+TEST_CASE("temp directories of dead agents are removed; those of live agents are kept") {
+  TempStore t;
+  fs::create_directories(t.root / "tmp/1/in-flight");           // pid 1 always runs
+  fs::create_directories(t.root / "tmp/2147483646/left-over");  // no such process
+  auto store = Store::Open(t.root.string());
+  REQUIRE(store.ok());
+  CHECK(fs::exists(t.root / "tmp/1/in-flight"));
+  CHECK_FALSE(fs::exists(t.root / "tmp/2147483646"));
+  CHECK(fs::is_directory(t.own_tmp()));
 }
 
 TEST_CASE("run ids are safe directory names") {
