@@ -86,7 +86,7 @@ std::optional<RepetitionRow> MeasureOnce(const MeasurePlan& plan,
 
 std::vector<EventSpec> CountedEvents(const std::vector<EventSpec>& requested) {
   std::vector<EventSpec> out;
-  out.push_back(ParseEventSpec(kTaskClock).value());
+  out.push_back(EventCatalog::Generic().Parse(kTaskClock).value());
   for (const EventSpec& e : requested) {
     if (e.text != kTaskClock) out.push_back(e);
   }

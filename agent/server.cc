@@ -97,8 +97,9 @@ namespace {
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(asio::io_context& io, tcp::socket socket, Store& store, Measurer& measurer)
-      : io_(io), socket_(std::move(socket)), store_(store), measurer_(measurer) {
+  Session(asio::io_context& io, tcp::socket socket, const CpuId& cpu, Store& store,
+          Measurer& measurer)
+      : io_(io), socket_(std::move(socket)), cpu_(cpu), store_(store), measurer_(measurer) {
     boost::system::error_code ec;
     auto remote = socket_.remote_endpoint(ec);
     peer_ = ec ? "?" : remote.address().to_string() + ":" + std::to_string(remote.port());
@@ -181,7 +182,8 @@ class Session : public std::enable_shared_from_this<Session> {
     auto* r = reply.mutable_hello_reply();
     r->set_protocol_version(kProtocolVersion);
     r->set_agent_version(KTUNE_VERSION);
-    *r->mutable_capabilities() = ProbeCapabilities();
+    *r->mutable_capabilities() = ProbeCapabilities(cpu_);
+
     Send(reply);
     return Status::Ok();
   }
@@ -266,10 +268,12 @@ class Session : public std::enable_shared_from_this<Session> {
     plan.warmup = req.warmup();
     plan.timeout_ns = req.timeout_ms() * 1000000ull;
     plan.cpu = req.cpu();
+    KT_ASSIGN_OR_RETURN(const EventCatalog catalog, EventCatalog::ForCpu(cpu_, req.cpu_model()));
     for (const std::string& e : req.events()) {
-      KT_ASSIGN_OR_RETURN(EventSpec spec, ParseEventSpec(e));
+      KT_ASSIGN_OR_RETURN(EventSpec spec, catalog.Parse(e));
       plan.events.push_back(std::move(spec));
     }
+
     for (const wire::Variant& v : req.variants()) {
       KT_RETURN_IF_ERROR(ValidateBundlePath(v.elf_path()));
       bool present = false;
@@ -358,6 +362,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   asio::io_context& io_;
   tcp::socket socket_;
+  const CpuId& cpu_;
   Store& store_;
   Measurer& measurer_;
   std::string peer_;
@@ -374,7 +379,7 @@ class Session : public std::enable_shared_from_this<Session> {
 }  // namespace
 
 AgentServer::AgentServer(asio::io_context& io, Store store)
-    : io_(io), acceptor_(io), retry_(io), store_(std::move(store)) {}
+    : io_(io), acceptor_(io), retry_(io), cpu_(DetectCpu()), store_(std::move(store)) {}
 
 AgentServer::~AgentServer() {
   Shutdown();
@@ -417,7 +422,7 @@ void AgentServer::Accept() {
       return;
     }
     socket.set_option(tcp::no_delay(true), ec);
-    std::make_shared<Session>(io_, std::move(socket), store_, *measurer_)->Start();
+    std::make_shared<Session>(io_, std::move(socket), cpu_, store_, *measurer_)->Start();
     Accept();
   });
 }

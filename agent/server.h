@@ -11,6 +11,7 @@
 
 #include "agent/store.h"
 #include "common/address.h"
+#include "common/cpu.h"
 #include "common/status.h"
 
 namespace ktune {
@@ -41,6 +42,7 @@ class AgentServer {
   boost::asio::io_context& io_;
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer retry_;  // backs off after a failed accept
+  const CpuId cpu_;                  // detected once, at start
   Store store_;
   std::unique_ptr<Measurer> measurer_;
 };

@@ -1,18 +1,17 @@
 // What the agent tells a host about its machine: architecture and CPU identity (RISC-V
-// mvendorid-marchid-mimpid of the first hart as perf matches it; x86 vendor/family/model),
-// kernel release, CPU count, perf_event_paranoid, and which generic events open here.
+// mvendorid-marchid-mimpid of the first hart as perf matches it; x86 vendor/family/model) and the
+// event table that goes with it, kernel release, CPU count, perf_event_paranoid, and which events
+// of its catalog open here.
 #pragma once
 
-#include <string_view>
-
+#include "common/cpu.h"
 #include "protocol/ktune.pb.h"
 
 namespace ktune {
 
-// Parses /proc/cpuinfo text into `cpu` (arch is not touched). Only the first processor's block
-// is read: that is the hart perf takes its identity from.
-void ParseCpuInfo(std::string_view cpuinfo, wire::CpuIdentity* cpu);
+// This machine's CPU: uname's architecture and /proc/cpuinfo's identity.
+CpuId DetectCpu();
 
-wire::Capabilities ProbeCapabilities();
+wire::Capabilities ProbeCapabilities(const CpuId& cpu);
 
 }  // namespace ktune

@@ -3,7 +3,9 @@
 #include <linux/perf_event.h>
 
 #include <algorithm>
+#include <cctype>
 
+#include "common/event_tables.h"
 #include "common/strings.h"
 
 namespace ktune {
@@ -41,7 +43,7 @@ constexpr Named kSoftware[] = {
 };
 
 // perf's aliases (tools/perf/util/parse-events.c).
-constexpr std::pair<const char*, const char*> kAliases[] = {
+constexpr std::pair<const char*, const char*> kGenericAliases[] = {
     {"cpu-cycles", "cycles"},
     {"branch-instructions", "branches"},
     {"idle-cycles-frontend", "stalled-cycles-frontend"},
@@ -69,12 +71,12 @@ constexpr CacheUnit kCaches[] = {
 std::vector<EventDef> BuildGeneric() {
   std::vector<EventDef> out;
   for (const Named& n : kHardware) {
-    out.push_back({n.name, PERF_TYPE_HARDWARE, n.config, "", n.description});
+    out.push_back({n.name, PERF_TYPE_HARDWARE, n.config, "", n.description, "generic", ""});
   }
   for (const Named& n : kSoftware) {
     const std::string unit =
         (n.config == PERF_COUNT_SW_CPU_CLOCK || n.config == PERF_COUNT_SW_TASK_CLOCK) ? "ns" : "";
-    out.push_back({n.name, PERF_TYPE_SOFTWARE, n.config, unit, n.description});
+    out.push_back({n.name, PERF_TYPE_SOFTWARE, n.config, unit, n.description, "generic", ""});
   }
   struct Op {
     const char* name;  // perf's "-loads"/"-load-misses" stems
@@ -94,12 +96,23 @@ std::vector<EventDef> BuildGeneric() {
       const uint64_t base = c.id | (op.id << 8);
       out.push_back({stem + plural, PERF_TYPE_HW_CACHE,
                      base | (uint64_t{PERF_COUNT_HW_CACHE_RESULT_ACCESS} << 16), "",
-                     std::string(c.name) + " " + op.name + " accesses"});
+                     std::string(c.name) + " " + op.name + " accesses", "generic", ""});
       out.push_back({stem + "-misses", PERF_TYPE_HW_CACHE,
                      base | (uint64_t{PERF_COUNT_HW_CACHE_RESULT_MISS} << 16), "",
-                     std::string(c.name) + " " + op.name + " misses"});
+                     std::string(c.name) + " " + op.name + " misses", "generic", ""});
     }
   }
+  return out;
+}
+
+const std::vector<EventDef>& GenericEvents() {
+  static const std::vector<EventDef> kEvents = BuildGeneric();
+  return kEvents;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 
@@ -119,9 +132,10 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-std::string NearestNames(std::string_view name) {
+std::string NearestNames(std::string_view name, const std::vector<EventDef>& events) {
   std::vector<std::pair<size_t, std::string>> scored;
-  for (const EventDef& e : GenericEvents()) scored.emplace_back(EditDistance(name, e.name), e.name);
+  const std::string lower = Lower(name);
+  for (const EventDef& e : events) scored.emplace_back(EditDistance(lower, Lower(e.name)), e.name);
   std::sort(scored.begin(), scored.end());
   std::string out;
   for (size_t i = 0; i < scored.size() && i < 3; ++i) {
@@ -131,14 +145,94 @@ std::string NearestNames(std::string_view name) {
   return out;
 }
 
-}  // namespace
-
-const std::vector<EventDef>& GenericEvents() {
-  static const std::vector<EventDef> kEvents = BuildGeneric();
-  return kEvents;
+const EventTable* FindTable(std::string_view name) {
+  for (const EventTable& t : EventTables()) {
+    if (name == t.name) return &t;
+  }
+  return nullptr;
 }
 
-Result<EventSpec> ParseEventSpec(std::string_view text) {
+// Adds a table's events; a name already present (a core table repeating the SBI firmware events
+// it refers to) is kept once.
+void AddTable(const EventTable& t, std::vector<EventDef>* out) {
+  for (size_t i = 0; i < t.size; ++i) {
+    const TableEvent& e = t.events[i];
+    const std::string lower = Lower(e.name);
+    const bool present = std::any_of(out->begin(), out->end(), [&](const EventDef& d) {
+      return d.type == PERF_TYPE_RAW && Lower(d.name) == lower;
+    });
+    if (!present) {
+      out->push_back({e.name, PERF_TYPE_RAW, e.config, "", e.description, t.name, e.topic});
+    }
+  }
+}
+
+// Names users write that the tables spell differently. Each name has, in the table its reason
+// names, the same event code as its target, and descriptions that say the same thing.
+constexpr EventAlias kAliases[] = {
+    {"sifive/bullet", "LONGLATENCY_INTERLOCK", "LONGLAT_INTERLOCK",
+     "mainline perf's later name for code 0x201, \"Long-latency interlock\""},
+    // The U74's id maps to sifive/bullet; these are the older sifive/u74 table's names.
+    {"sifive/bullet", "ICACHE_RETIRED", "ICACHE_MISS",
+     "sifive/u74's name for code 0x102, \"Instruction cache miss\""},
+    {"sifive/bullet", "DCACHE_MISS_MMIO_ACCESSES", "DCACHE_MISS",
+     "sifive/u74's name for code 0x202, \"Data cache miss or memory-mapped I/O access\""},
+    {"sifive/bullet", "DCACHE_WRITEBACK", "DCACHE_RELEASE",
+     "sifive/u74's name for code 0x402, \"Data cache write-back\""},
+    {"sifive/bullet", "INST_TLB_MISS", "ITLB_MISS",
+     "sifive/u74's name for code 0x802, \"Instruction TLB miss\""},
+    {"sifive/bullet", "DATA_TLB_MISS", "DTLB_MISS",
+     "sifive/u74's name for code 0x1002, \"Data TLB miss\""},
+    {"sifive/bullet", "FP_ADDITION_RETIRED", "FP_ADD_RETIRED",
+     "sifive/u74's name for code 0x200000, \"Floating-point addition retired\""},
+    {"sifive/bullet", "FP_MULTIPLICATION_RETIRED", "FP_MUL_RETIRED",
+     "sifive/u74's name for code 0x400000, \"Floating-point multiplication retired\""},
+    {"sifive/bullet", "FP_FUSEDMADD_RETIRED", "FP_MULADD_RETIRED",
+     "sifive/u74's name for code 0x800000, \"Floating-point fused multiply-add retired\""},
+};
+
+}  // namespace
+
+std::span<const EventAlias> EventAliases() {
+  return kAliases;
+}
+
+EventCatalog EventCatalog::Generic() {
+  EventCatalog c;
+  c.events_ = GenericEvents();
+  return c;
+}
+
+Result<EventCatalog> EventCatalog::For(std::string_view arch, std::string_view core) {
+  EventCatalog c = Generic();
+  c.core_ = std::string(core);
+  if (arch == "riscv64" || !core.empty()) AddTable(*FindTable("riscv/sbi-firmware"), &c.events_);
+  if (!core.empty()) {
+    const EventTable* t = FindTable(core);
+    if (!t) {
+      std::string known;
+      for (const std::string& n : CoreTableNames()) known += (known.empty() ? "" : ", ") + n;
+      return InvalidArgument("no event table for CPU model '" + std::string(core) +
+                             "' (known: " + known + ")");
+    }
+    AddTable(*t, &c.events_);
+  }
+  return c;
+}
+
+Result<EventCatalog> EventCatalog::ForCpu(const CpuId& cpu, std::string_view core_override) {
+  return For(cpu.arch, core_override.empty() ? MatchCoreTable(cpu) : std::string(core_override));
+}
+
+std::vector<std::string> CoreTableNames() {
+  std::vector<std::string> names;
+  for (const EventTable& t : EventTables()) {
+    if (std::string_view(t.name).rfind("riscv/", 0) != 0) names.push_back(t.name);
+  }
+  return names;
+}
+
+Result<EventSpec> EventCatalog::Parse(std::string_view text) const {
   EventSpec spec;
   spec.text = std::string(text);
   std::string_view name = text;
@@ -182,23 +276,32 @@ Result<EventSpec> ParseEventSpec(std::string_view text) {
       code = code << 4 | static_cast<uint64_t>(d);
     }
     if (all_hex) {
-      spec.def = {std::string(name), PERF_TYPE_RAW, code, "", "raw event code"};
+      spec.def = {std::string(name), PERF_TYPE_RAW, code, "", "raw event code", "raw", ""};
       return spec;
     }
   }
 
-  std::string canonical(name);
-  for (const auto& [alias, target] : kAliases) {
-    if (canonical == alias) canonical = target;
+  std::string generic(name);
+  for (const auto& [alias, target] : kGenericAliases) {
+    if (generic == alias) generic = target;
   }
-  for (const EventDef& e : GenericEvents()) {
-    if (e.name == canonical) {
+  const std::string lower = Lower(name);
+  std::string aliased;
+  for (const EventAlias& a : kAliases) {
+    if (core_ == a.table && lower == Lower(a.name)) aliased = Lower(a.target);
+  }
+  for (const EventDef& e : events_) {
+    const bool match = e.source == "generic" ? e.name == generic
+                                             : Lower(e.name) == lower ||
+                                                   (!aliased.empty() && Lower(e.name) == aliased);
+    if (match) {
       spec.def = e;
       return spec;
     }
   }
-  return InvalidArgument("unknown event '" + std::string(name) +
-                         "'; nearest: " + NearestNames(name));
+  return InvalidArgument("unknown event '" + std::string(name) + "'" +
+                         (core_.empty() ? "" : " for " + core_) +
+                         "; nearest: " + NearestNames(name, events_));
 }
 
 Result<std::vector<std::string>> SplitEventList(std::string_view list) {

@@ -4,6 +4,7 @@
 #include "host/agent_locator.h"
 #include "host/cli.h"
 #include "host/command.h"
+#include "protocol/convert.h"
 
 namespace ktune {
 namespace {
@@ -14,17 +15,6 @@ cxxopts::Options AgentCliOptions() {
   AddAgentOption(o);
   o.positional_help("status");
   return o;
-}
-
-std::string CpuText(const wire::CpuIdentity& cpu) {
-  std::string s = cpu.arch();
-  if (!cpu.riscv_id().empty()) s += ", " + cpu.riscv_id();
-  if (!cpu.x86_vendor().empty()) {
-    s += ", " + cpu.x86_vendor() + " family " + std::to_string(cpu.x86_family()) + " model " +
-         std::to_string(cpu.x86_model());
-  }
-  if (!cpu.model_name().empty()) s += " (" + cpu.model_name() + ")";
-  return s;
 }
 
 }  // namespace
@@ -46,16 +36,26 @@ Status ExecuteAgent(const AgentRequest& req) {
   const wire::Capabilities& c = h.capabilities();
   std::cout << "agent:       " << session.conn->address().ToString() << " (agentd "
             << h.agent_version() << ", protocol " << h.protocol_version() << ")\n"
-            << "cpu:         " << CpuText(c.cpu()) << "\n"
+            << "cpu:         " << DescribeCpu(CpuFromWire(c.cpu())) << "\n"
+            << "event table: "
+            << (c.cpu().core().empty() ? "none (generic events only)" : c.cpu().core()) << "\n"
             << "cpus:        " << c.cpu_count() << "\n"
             << "kernel:      " << c.kernel_release() << "\n"
             << "paranoid:    "
             << (c.has_perf_event_paranoid() ? std::to_string(c.perf_event_paranoid()) : "unknown")
             << (c.running_as_root() ? " (agent runs as root)" : "") << "\n";
-  std::string opens, fails;
-  for (const auto& e : c.events()) (e.opens() ? opens : fails) += e.name() + " ";
-  std::cout << "events open: " << (opens.empty() ? "none" : opens) << "\n"
-            << "not supported: " << (fails.empty() ? "none" : fails) << "\n";
+  int opens = 0;
+  for (const auto& e : c.events()) opens += e.opens();
+  std::cout << "events:      " << opens << " of " << c.events_size()
+            << " open here (khost events list shows each)\n";
+  if (opens > 0) {
+    std::cout << "opening:     ";
+    int shown = 0;
+    for (const auto& e : c.events()) {
+      if (e.opens() && shown++ < 12) std::cout << e.name() << " ";
+    }
+    std::cout << (opens > 12 ? "..." : "") << "\n";
+  }
   return Status::Ok();
 }
 

@@ -30,7 +30,9 @@ cxxopts::Options RunCliOptions() {
       "reps", "measured repetitions per variant", cxxopts::value<int64_t>()->default_value("5"))(
       "warmup", "unmeasured runs before them", cxxopts::value<int64_t>()->default_value("1"))(
       "timeout", "seconds before a run is killed", cxxopts::value<double>()->default_value("60"))(
-      "cpu", "pin runs to this CPU (-1: no pinning)", cxxopts::value<int>()->default_value("-1"));
+      "cpu", "pin runs to this CPU (-1: no pinning)", cxxopts::value<int>()->default_value("-1"))(
+      "cpu-model", "event table to use instead of the agent's detected one (e.g. spacemit/x60)",
+      cxxopts::value<std::string>()->default_value(""));
   AddRootOption(o);
   AddAgentOption(o);
   o.positional_help("<kernel>");
@@ -63,9 +65,9 @@ Result<RunOptions> ParseRunArgs(const Args& args) {
   }
   std::set<std::string> seen;
   for (const std::string& e : opts.events) {
-    KT_RETURN_IF_ERROR(ParseEventSpec(e).status());
     if (!seen.insert(e).second) return InvalidArgument("event " + e + " is listed twice");
   }
+  opts.cpu_model = r["cpu-model"].as<std::string>();
   const int64_t reps = r["reps"].as<int64_t>(), warmup = r["warmup"].as<int64_t>();
   if (reps < 1 || reps > 100000) return InvalidArgument("--reps must be between 1 and 100000");
   if (warmup < 0 || warmup > 100000)
@@ -103,6 +105,7 @@ wire::RunRequest MakeRunRequest(const RunOptions& options, const KernelDir& dir,
   req.set_warmup(options.warmup);
   req.set_timeout_ms(options.timeout_ms);
   req.set_cpu(options.cpu);
+  req.set_cpu_model(options.cpu_model);
   return req;
 }
 
@@ -115,6 +118,11 @@ Status ExecuteRun(const RunOptions& opts) {
     return InvalidArgument("--cpu " + std::to_string(opts.cpu) + ": the agent has " +
                            std::to_string(cpus) + " CPUs (0-" + std::to_string(cpus - 1) + ")");
   }
+  // Event names depend on the agent's CPU: resolve them before anything is sent or run.
+  KT_ASSIGN_OR_RETURN(const EventCatalog catalog,
+                      EventCatalog::ForCpu(CpuFromWire(session.conn->hello().capabilities().cpu()),
+                                           opts.cpu_model));
+  for (const std::string& e : opts.events) KT_RETURN_IF_ERROR(catalog.Parse(e).status());
   KT_ASSIGN_OR_RETURN(PushStats pushed, PushBundle(*session.conn, manifest, dir.root));
 
   const std::string run_id = NewRunId();

@@ -46,7 +46,9 @@ struct RunOptions {
   uint32_t warmup = 1;
   uint64_t timeout_ms = 60000;
   int cpu = -1;
+  std::string cpu_model;  // event table to use instead of the agent's detected one
 };
+// Pure: checks syntax; event names are resolved against the agent's catalog when it answers.
 Result<RunOptions> ParseRunArgs(const Args& args);
 // The request for the agent: every variant of `dir`, the options' measurement settings.
 wire::RunRequest MakeRunRequest(const RunOptions& options, const KernelDir& dir,

@@ -60,6 +60,26 @@ void RowToWire(const RepetitionRow& row, wire::RepetitionResult* out) {
   }
 }
 
+void CpuToWire(const CpuId& cpu, wire::CpuIdentity* out) {
+  out->set_arch(cpu.arch);
+  out->set_riscv_id(cpu.riscv_id);
+  out->set_x86_vendor(cpu.x86_vendor);
+  out->set_x86_family(cpu.x86_family);
+  out->set_x86_model(cpu.x86_model);
+  out->set_model_name(cpu.model_name);
+}
+
+CpuId CpuFromWire(const wire::CpuIdentity& cpu) {
+  CpuId out;
+  out.arch = cpu.arch();
+  out.riscv_id = cpu.riscv_id();
+  out.x86_vendor = cpu.x86_vendor();
+  out.x86_family = cpu.x86_family();
+  out.x86_model = cpu.x86_model();
+  out.model_name = cpu.model_name();
+  return out;
+}
+
 Params ParamsFromWire(const wire::Variant& v) {
   Params p;
   for (const auto& param : v.params()) p.emplace_back(param.name(), param.value());

@@ -2,7 +2,9 @@
 // the .proto so that one place knows both shapes.
 #pragma once
 
+#include "common/cpu.h"
 #include "common/manifest.h"
+
 #include "common/results.h"
 #include "common/status.h"
 #include "protocol/ktune.pb.h"
@@ -21,5 +23,8 @@ void RowToWire(const RepetitionRow& row, wire::RepetitionResult* out);
 RepetitionRow RowFromWire(const wire::RepetitionResult& r, const wire::Variant& variant);
 
 Params ParamsFromWire(const wire::Variant& v);
+
+void CpuToWire(const CpuId& cpu, wire::CpuIdentity* out);
+CpuId CpuFromWire(const wire::CpuIdentity& cpu);
 
 }  // namespace ktune

@@ -12,7 +12,7 @@ namespace {
 
 std::vector<EventSpec> Specs(const std::vector<std::string>& names) {
   std::vector<EventSpec> out;
-  for (const auto& n : names) out.push_back(ParseEventSpec(n).value());
+  for (const auto& n : names) out.push_back(EventCatalog::Generic().Parse(n).value());
   return out;
 }
 
@@ -69,7 +69,7 @@ TEST_CASE("a raw code the PMU does not know is not supported, with the reason") 
 }
 
 TEST_CASE("probing opens an event on the agent itself") {
-  CHECK(ProbeEvent(ParseEventSpec("task-clock").value()).empty());
+  CHECK(ProbeEvent(EventCatalog::Generic().Parse("task-clock").value()).empty());
 }
 
 }  // namespace

@@ -90,6 +90,7 @@ TEST_CASE("without an agent, khost starts a local one and says so") {
   auto status = c.Khost({"agent", "status"});
   CHECK(status.exit_code == 0);
   CHECK(status.out.find("task-clock") != std::string::npos);
+  CHECK(status.out.find("event table: none (generic events only)") != std::string::npos);
 }
 
 TEST_CASE("bad input: one clear error line, non-zero exit, nothing measured is lost") {
@@ -119,6 +120,10 @@ TEST_CASE("bad input: one clear error line, non-zero exit, nothing measured is l
   auto env_bad =
       test::RunKhost({"push", "k", "--root", c.root}, c.tmp.path(), {{"KTUNE_AGENT", "nonsense"}});
   one_line(env_bad, "KTUNE_AGENT");
+  one_line(c.Khost({"run", "k", "--root", c.root, "--events", "cylces"}),
+           "unknown event 'cylces'; nearest: cycles");
+  one_line(c.Khost({"run", "k", "--root", c.root, "--cpu-model", "acme/z1"}),
+           "no event table for CPU model 'acme/z1'");
   auto usage = c.Khost({"run", "k", "--reps", "zero"});
   CHECK(usage.exit_code == 2);
   CHECK(c.Khost({"frobnicate"}, false).exit_code == 2);
