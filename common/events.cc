@@ -315,9 +315,4 @@ Result<std::vector<std::string>> SplitEventList(std::string_view list) {
   return out;
 }
 
-std::vector<std::string> DefaultEvents() {
-  return {"task-clock", "context-switches", "cpu-migrations", "page-faults",
-          "cycles",     "instructions",     "branches",       "branch-misses"};
-}
-
 }  // namespace ktune

@@ -79,7 +79,4 @@ std::vector<std::string> CoreTableNames();
 // Splits "a,b:u,c" into event texts; empty items are an error.
 Result<std::vector<std::string>> SplitEventList(std::string_view list);
 
-// perf stat's default event set.
-std::vector<std::string> DefaultEvents();
-
 }  // namespace ktune

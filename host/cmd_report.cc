@@ -6,6 +6,7 @@
 #include "common/manifest.h"
 #include "host/cli.h"
 #include "host/command.h"
+#include "host/event_groups.h"
 #include "host/report.h"
 #include "host/results_dir.h"
 
@@ -61,19 +62,29 @@ Status ExecuteReport(const ReportRequest& req) {
   if (file->torn_lines) {
     std::cerr << "khost report: " << path << ": ignored an unterminated last line\n";
   }
+  // The metrics asked for with the run, when its metadata is there.
+  std::vector<MetricDef> metrics;
+  if (auto meta = ReadRunMeta(RunMetaPath(path)); meta.ok()) {
+    for (const RunMeta::Metric& m : meta->metrics) {
+      auto def = MakeMetric(m.name, m.formula, m.group);
+      if (!def.ok()) return def.status().WithContext(RunMetaPath(path));
+      metrics.push_back(std::move(def).value());
+    }
+  }
+  const RunReport report = BuildReport(file->rows, metrics);
   std::string out;
   switch (req.format) {
     case ReportFormat::kCsv:
       out = text;
       break;
     case ReportFormat::kTable:
-      out = RenderTable(BuildReport(file->rows));
+      out = RenderTable(report);
       break;
     case ReportFormat::kJson:
-      out = RenderJson(BuildReport(file->rows));
+      out = RenderJson(report);
       break;
     case ReportFormat::kPerfStats:
-      out = RenderPerfStats(BuildReport(file->rows));
+      out = RenderPerfStats(report);
       break;
   }
   if (!req.output.empty()) return WriteFileAtomic(req.output, out);

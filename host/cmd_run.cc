@@ -13,6 +13,7 @@
 #include "host/agent_locator.h"
 #include "host/cli.h"
 #include "host/command.h"
+#include "host/event_groups.h"
 #include "host/kernel_dir.h"
 #include "host/progress.h"
 #include "host/report.h"
@@ -25,7 +26,7 @@ namespace {
 cxxopts::Options RunCliOptions() {
   cxxopts::Options o("khost run", "Measure every variant of a kernel on an agent.");
   o.add_options()("kernel", "kernel name", cxxopts::value<std::string>())(
-      "events", "comma-separated events (perf's names and syntax; default: perf stat's set)",
+      "events", "comma-separated groups and events (perf's syntax; default: the default group)",
       cxxopts::value<std::string>()->default_value(""))(
       "reps", "measured repetitions per variant", cxxopts::value<int64_t>()->default_value("5"))(
       "warmup", "unmeasured runs before them", cxxopts::value<int64_t>()->default_value("1"))(
@@ -59,7 +60,7 @@ Result<RunOptions> ParseRunArgs(const Args& args) {
   opts.agent = r["agent"].as<std::string>();
   const std::string events = r["events"].as<std::string>();
   if (events.empty()) {
-    opts.events = DefaultEvents();
+    opts.events = {"default"};
   } else {
     KT_ASSIGN_OR_RETURN(opts.events, SplitEventList(events));
   }
@@ -118,17 +119,29 @@ Status ExecuteRun(const RunOptions& opts) {
     return InvalidArgument("--cpu " + std::to_string(opts.cpu) + ": the agent has " +
                            std::to_string(cpus) + " CPUs (0-" + std::to_string(cpus - 1) + ")");
   }
-  // Event names depend on the agent's CPU: resolve them before anything is sent or run.
-  KT_ASSIGN_OR_RETURN(const EventCatalog catalog,
-                      EventCatalog::ForCpu(CpuFromWire(session.conn->hello().capabilities().cpu()),
-                                           opts.cpu_model));
-  for (const std::string& e : opts.events) KT_RETURN_IF_ERROR(catalog.Parse(e).status());
+  // Groups and event names depend on the agent's CPU: resolve them before anything is sent.
+  const CpuId cpu = CpuFromWire(session.conn->hello().capabilities().cpu());
+  KT_ASSIGN_OR_RETURN(const EventCatalog catalog, EventCatalog::ForCpu(cpu, opts.cpu_model));
+  KT_ASSIGN_OR_RETURN(const std::vector<EventGroup> groups, GroupsFor(catalog));
+  KT_ASSIGN_OR_RETURN(const Selection selection, SelectEvents(opts.events, groups, catalog));
   KT_ASSIGN_OR_RETURN(PushStats pushed, PushBundle(*session.conn, manifest, dir.root));
 
   const std::string run_id = NewRunId();
-  const wire::RunRequest request = MakeRunRequest(opts, dir, pushed.bundle_id, run_id);
+  RunOptions measured = opts;
+  measured.events = selection.events;
+  const wire::RunRequest request = MakeRunRequest(measured, dir, pushed.bundle_id, run_id);
   KT_ASSIGN_OR_RETURN(ResultsWriter writer,
                       ResultsWriter::Create(ResultsDir(dir.run_dir) + "/" + run_id + ".csv"));
+  RunMeta meta{run_id,
+               opts.kernel,
+               session.conn->address().ToString(),
+               DescribeCpu(cpu),
+               catalog.core(),
+               opts.events,
+               selection.events,
+               {}};
+  for (const MetricDef& m : selection.metrics) meta.metrics.push_back({m.name, m.formula, m.group});
+  KT_RETURN_IF_ERROR(WriteRunMeta(RunMetaPath(writer.path()), meta));
 
   const size_t total = dir.variants.size() * opts.repetitions;
   Progress progress(total, ::isatty(2));
@@ -166,7 +179,7 @@ Status ExecuteRun(const RunOptions& opts) {
   }
   std::cerr << "khost run: " << rows.size() << " rows in " << writer.path() << "\n";
 
-  const RunReport report = BuildReport(rows);
+  const RunReport report = BuildReport(rows, selection.metrics);
   if (!dir.perf_stat_path.empty()) {
     const std::string path = dir.perf_stat_path.starts_with("/")
                                  ? dir.perf_stat_path

@@ -12,6 +12,7 @@ const std::vector<CommandInfo>& Commands() {
       {"push", "send a kernel's bundle to an agent (only what it lacks)", PushMain},
       {"run", "measure every variant of a kernel on an agent", RunMain},
       {"report", "show the results of a run", ReportMain},
+      {"events", "the events and groups of a CPU: list, groups", EventsMain},
       {"agent", "talk to an agent: status", AgentMain},
   };
   return kCommands;

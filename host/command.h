@@ -67,6 +67,15 @@ struct ReportRequest {
 Result<ReportRequest> ParseReportArgs(const Args& args);
 int ReportMain(const Args& args);
 
+// --- khost events list|groups ---
+struct EventsRequest {
+  std::string action;     // "list" or "groups"
+  std::string cpu_model;  // a table to show; "" asks the agent
+  std::string agent;
+};
+Result<EventsRequest> ParseEventsArgs(const Args& args);
+int EventsMain(const Args& args);
+
 // --- khost agent status ---
 struct AgentRequest {
   std::string action;  // "status"

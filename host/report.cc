@@ -69,6 +69,38 @@ std::string AlignedTable(const std::vector<std::vector<std::string>>& rows) {
   return out;
 }
 
+// Reads a variant's medians: events by name, and the times of kMetricTimes in seconds.
+MetricSummary EvaluateMetric(const MetricDef& m, const VariantSummary& v) {
+  MetricSummary out{m.name, m.group, std::nullopt, ""};
+  auto median = [&](const std::string& name) -> std::optional<double> {
+    const ValueSummary* s = v.Find(name);
+    return s && s->status == ValueStatus::kOk ? s->median : std::nullopt;
+  };
+  auto seconds = [&](const char* name, double scale) -> std::optional<double> {
+    auto x = median(name);
+    return x ? std::optional<double>(*x * scale) : std::nullopt;
+  };
+  auto value = m.expr.Evaluate([&](const std::string& name) -> std::optional<double> {
+    if (name == "kernel_time") return seconds(kKernelTime, 1);
+    if (name == "wall_time") return seconds(kWallTime, 1e-9);
+    if (name == "task_clock") return seconds(kTaskClock, 1e-9);
+    return median(name);
+  });
+  if (value.ok()) {
+    out.value = *value;
+  } else {
+    out.problem = value.status().message();
+  }
+  return out;
+}
+
+std::string HumanMetric(const MetricSummary& m) {
+  if (!m.value) return "<" + m.problem + ">";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", *m.value);
+  return buf;
+}
+
 }  // namespace
 
 const ValueSummary* VariantSummary::Find(const std::string& name) const {
@@ -78,8 +110,10 @@ const ValueSummary* VariantSummary::Find(const std::string& name) const {
   return nullptr;
 }
 
-RunReport BuildReport(const std::vector<RepetitionRow>& rows) {
+RunReport BuildReport(const std::vector<RepetitionRow>& rows,
+                      const std::vector<MetricDef>& metrics) {
   RunReport report;
+  for (const MetricDef& m : metrics) report.metric_names.push_back(m.name);
   std::map<uint32_t, std::vector<const RepetitionRow*>> by_variant;
   std::map<std::string, std::string> units;
   for (const RepetitionRow& row : rows) {
@@ -142,6 +176,7 @@ RunReport BuildReport(const std::vector<RepetitionRow>& rows) {
       v.max = Max(sample);
       s.values.push_back(std::move(v));
     }
+    for (const MetricDef& m : metrics) s.metrics.push_back(EvaluateMetric(m, s));
     report.variants.push_back(std::move(s));
   }
   for (const char* key : {kKernelTime, kWallTime}) {
@@ -173,6 +208,7 @@ std::string RenderTable(const RunReport& report) {
     }
     header.push_back(ColumnTitle(name, unit));
   }
+  for (const auto& name : report.metric_names) header.push_back(name);
   rows.push_back(header);
   for (size_t i = 0; i < report.variants.size(); ++i) {
     const VariantSummary& v = report.variants[i];
@@ -187,6 +223,7 @@ std::string RenderTable(const RunReport& report) {
     r.push_back(std::to_string(v.valid) + "/" + std::to_string(v.repetitions) +
                 (v.valid < v.repetitions ? " " + v.failure : ""));
     for (const auto& name : report.value_names) r.push_back(Human(v.Find(name)));
+    for (const MetricSummary& m : v.metrics) r.push_back(HumanMetric(m));
     rows.push_back(std::move(r));
   }
   std::string out = "run " + report.run_id + ": medians over valid repetitions\n";
@@ -234,6 +271,14 @@ std::string RenderJson(const RunReport& report) {
       put("max", s.max);
       put("coverage", s.coverage);
       j["values"][s.name] = jv;
+    }
+    j["metrics"] = nlohmann::ordered_json::object();
+    for (const MetricSummary& m : v.metrics) {
+      nlohmann::ordered_json jm;
+      jm["group"] = m.group;
+      jm["value"] = m.value ? nlohmann::ordered_json(*m.value) : nlohmann::ordered_json(nullptr);
+      if (!m.value) jm["problem"] = m.problem;
+      j["metrics"][m.name] = jm;
     }
     doc["variants"].push_back(j);
   }

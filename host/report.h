@@ -12,7 +12,9 @@
 // feeds analyses of valid rows, gives N/A). Event columns of perf-stats are medians; clocks are
 // in msec as perf prints them. A value whose event shared a counter with others (time running <
 // time enabled) carries its coverage, the smallest running/enabled over the sample; values are
-// never scaled.
+// never scaled. Metrics (host/event_groups.h) are evaluated per variant from these medians
+// (events of different passes come from different repetitions, so medians are what they share);
+// a metric whose input is missing, or that divides by zero, says so instead of holding a number.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "common/results.h"
+#include "host/event_groups.h"
 
 namespace ktune {
 
@@ -33,6 +36,13 @@ struct ValueSummary {
   std::optional<double> coverage;  // set when some repetition ran on a counter part of the time
 };
 
+struct MetricSummary {
+  std::string name;
+  std::string group;
+  std::optional<double> value;
+  std::string problem;  // "missing input l2_miss:u", "division by zero"
+};
+
 struct VariantSummary {
   uint32_t index = 0;
   std::string name;
@@ -42,7 +52,8 @@ struct VariantSummary {
   size_t valid = 0;
   std::string failure;  // "" when all valid, else the first failure: "signal:SIGSEGV", "NOT OK"
   int64_t first_timestamp_ns = 0;
-  std::vector<ValueSummary> values;  // one per RunReport::value_names entry
+  std::vector<ValueSummary> values;    // one per RunReport::value_names entry
+  std::vector<MetricSummary> metrics;  // one per metric asked for
 
   const ValueSummary* Find(const std::string& name) const;
   bool all_valid() const { return repetitions > 0 && valid == repetitions; }
@@ -52,12 +63,14 @@ struct RunReport {
   std::string run_id;
   std::vector<std::string> param_names;  // in first-seen order
   std::vector<std::string> value_names;  // wall-time, kernel-time, then counters
+  std::vector<std::string> metric_names;
   std::vector<VariantSummary> variants;  // by variant index
   std::optional<size_t> best;            // index into variants: fastest fully valid one
   std::string best_by;                   // the value it was ranked by
 };
 
-RunReport BuildReport(const std::vector<RepetitionRow>& rows);
+RunReport BuildReport(const std::vector<RepetitionRow>& rows,
+                      const std::vector<MetricDef>& metrics = {});
 
 std::string RenderTable(const RunReport& report);
 std::string RenderJson(const RunReport& report);

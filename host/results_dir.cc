@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "common/fs.h"
 
@@ -44,6 +45,49 @@ Status ResultsWriter::Append(const RepetitionRow& row) {
 Status ResultsWriter::Finish() {
   if (::fdatasync(fd_.get()) != 0) return ErrnoError("fsync " + path_, errno);
   return FsyncDirectory(fs::path(path_).parent_path().string());
+}
+
+std::string RunMetaPath(const std::string& results_path) {
+  return fs::path(results_path).replace_extension(".json").string();
+}
+
+Status WriteRunMeta(const std::string& path, const RunMeta& meta) {
+  nlohmann::ordered_json j;
+  j["schema"] = 1;
+  j["run_id"] = meta.run_id;
+  j["kernel"] = meta.kernel;
+  j["agent"] = meta.agent;
+  j["cpu"] = meta.cpu;
+  j["core"] = meta.core;
+  j["requested"] = meta.requested;
+  j["events"] = meta.events;
+  j["metrics"] = nlohmann::ordered_json::array();
+  for (const auto& m : meta.metrics) {
+    j["metrics"].push_back({{"name", m.name}, {"formula", m.formula}, {"group", m.group}});
+  }
+  return WriteFileAtomic(path, j.dump(2) + "\n");
+}
+
+Result<RunMeta> ReadRunMeta(const std::string& path) {
+  KT_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  try {
+    const auto j = nlohmann::json::parse(text);
+    RunMeta meta;
+    meta.run_id = j.at("run_id").get<std::string>();
+    meta.kernel = j.at("kernel").get<std::string>();
+    meta.agent = j.at("agent").get<std::string>();
+    meta.cpu = j.at("cpu").get<std::string>();
+    meta.core = j.at("core").get<std::string>();
+    meta.requested = j.at("requested").get<std::vector<std::string>>();
+    meta.events = j.at("events").get<std::vector<std::string>>();
+    for (const auto& m : j.at("metrics")) {
+      meta.metrics.push_back({m.at("name").get<std::string>(), m.at("formula").get<std::string>(),
+                              m.at("group").get<std::string>()});
+    }
+    return meta;
+  } catch (const nlohmann::json::exception& e) {
+    return InvalidArgument(path + ": " + e.what());
+  }
 }
 
 Result<std::string> FindRunFile(const std::string& kernel_run_dir, const std::string& run_id) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/fs.h"
 #include "common/results.h"
@@ -32,5 +33,26 @@ class ResultsWriter {
 
 // The file of run `run_id`, or of the newest run when run_id is empty.
 Result<std::string> FindRunFile(const std::string& kernel_run_dir, const std::string& run_id);
+
+// What a run was asked for, kept as <run_id>.json beside its results: reports need the metric
+// formulas, and people the agent and CPU.
+struct RunMeta {
+  struct Metric {
+    std::string name, formula, group;
+  };
+  std::string run_id;
+  std::string kernel;
+  std::string agent;                   // address
+  std::string cpu;                     // DescribeCpu of the agent's CPU
+  std::string core;                    // event table used, "" for generic events only
+  std::vector<std::string> requested;  // --events as given (groups and events)
+  std::vector<std::string> events;     // what was measured
+  std::vector<Metric> metrics;
+};
+
+// <results file without .csv>.json
+std::string RunMetaPath(const std::string& results_path);
+Status WriteRunMeta(const std::string& path, const RunMeta& meta);
+Result<RunMeta> ReadRunMeta(const std::string& path);
 
 }  // namespace ktune

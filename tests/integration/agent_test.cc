@@ -156,7 +156,7 @@ TEST_CASE("non-UTF-8 names and output travel intact; checks see past the kept ou
   REQUIRE(conn.ok());
   auto pushed = PushBundle(**conn, BuildManifest(*dir).value(), f.root);
   REQUIRE_MESSAGE(pushed.ok(), pushed.status().message());
-  auto opts = ParseRunArgs({"odd", "--reps", "1", "--warmup", "0"});
+  auto opts = ParseRunArgs({"odd", "--events", "task-clock", "--reps", "1", "--warmup", "0"});
   const wire::RunRequest req = MakeRunRequest(*opts, *dir, pushed->bundle_id, "odd-run");
   std::vector<std::string> excerpts;
   std::vector<RepetitionRow> rows;
@@ -193,7 +193,7 @@ TEST_CASE("agentd --daemon detaches, tells its address, and still measures") {
   auto dir = LoadKernelDir(tmp.path() + "/work", "demo");
   auto pushed = PushBundle(**conn, BuildManifest(*dir).value(), tmp.path() + "/work");
   REQUIRE(pushed.ok());
-  auto opts = ParseRunArgs({"demo", "--reps", "1", "--warmup", "0"});
+  auto opts = ParseRunArgs({"demo", "--events", "task-clock", "--reps", "1", "--warmup", "0"});
   const std::vector<RepetitionRow> rows =
       Run(**conn, MakeRunRequest(*opts, *dir, pushed->bundle_id, "daemon-run"));
   CHECK(rows.size() == 1);
@@ -216,7 +216,7 @@ TEST_CASE("runs are refused for unknown bundles, absent ELFs and unknown events"
   REQUIRE(conn.ok());
   auto pushed = PushBundle(**conn, BuildManifest(*dir).value(), f.root);
   REQUIRE(pushed.ok());
-  auto opts = ParseRunArgs({"demo", "--reps", "1"});
+  auto opts = ParseRunArgs({"demo", "--events", "task-clock", "--reps", "1"});
   auto expect_error = [&](wire::RunRequest req, ErrorCode code, const std::string& text) {
     Status s = RunOnAgent(**conn, req, [](const wire::RepetitionResult&) { return Status::Ok(); });
     CHECK(s.code() == code);

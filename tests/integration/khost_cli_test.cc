@@ -38,7 +38,9 @@ struct Cli {
     return test::RunKhost(args, tmp.path());
   }
   std::string ResultsFile() const {
-    for (const auto& e : fs::directory_iterator(root + "/k/run/results")) return e.path().string();
+    for (const auto& e : fs::directory_iterator(root + "/k/run/results")) {
+      if (e.path().extension() == ".csv") return e.path().string();
+    }
     return "";
   }
 };
@@ -77,6 +79,31 @@ TEST_CASE("run writes results, the seed's perf_stats.csv and a table; report ren
       false);
   CHECK(ps.exit_code == 0);
   CHECK(ReadFile(c.tmp.path() + "/ps.csv").value() == perf_stats.value());
+}
+
+TEST_CASE(
+    "groups and events mix in --events; metrics reach the report; events list asks the agent") {
+  Cli c;
+  auto r = c.Khost({"run", "k", "--root", c.root, "--reps", "2", "--warmup", "0", "--events",
+                    "branch,page-faults"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("branch mispredict ratio") != std::string::npos);
+  const std::string results = c.ResultsFile();
+  const std::string meta_path = fs::path(results).replace_extension(".json").string();
+  auto meta = ReadFile(meta_path);
+  REQUIRE(meta.ok());
+  CHECK(meta->find("\"requested\": [\n    \"branch\",\n    \"page-faults\"") != std::string::npos);
+  auto json = c.Khost({"report", "k", "--root", c.root, "--format", "json"}, false);
+  CHECK(json.out.find("\"branch mispredict ratio\"") != std::string::npos);
+  auto perf_stats = ReadFile(c.root + "/k/run/perf_stats.csv").value();
+  CHECK(perf_stats.find(",branches,branch-misses,page-faults\n") != std::string::npos);
+
+  auto list = c.Khost({"events", "list"});
+  CHECK(list.exit_code == 0);
+  CHECK(list.out.find("event table none (generic events only)") != std::string::npos);
+  CHECK(list.out.find("task-clock") != std::string::npos);
+  auto groups = c.Khost({"events", "groups", "--cpu-model", "spacemit/x60"}, false);
+  CHECK(groups.out.find("metric: L2 miss ratio = l2_miss:u / l2_access:u") != std::string::npos);
 }
 
 TEST_CASE("without an agent, khost starts a local one and says so") {
@@ -124,6 +151,8 @@ TEST_CASE("bad input: one clear error line, non-zero exit, nothing measured is l
            "unknown event 'cylces'; nearest: cycles");
   one_line(c.Khost({"run", "k", "--root", c.root, "--cpu-model", "acme/z1"}),
            "no event table for CPU model 'acme/z1'");
+  one_line(c.Khost({"run", "k", "--root", c.root, "--events", "vector"}),
+           "group vector is not available for generic events");
   auto usage = c.Khost({"run", "k", "--reps", "zero"});
   CHECK(usage.exit_code == 2);
   CHECK(c.Khost({"frobnicate"}, false).exit_code == 2);

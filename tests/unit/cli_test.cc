@@ -4,6 +4,11 @@
 #include "host/agent_locator.h"
 #include "host/command.h"
 #include "host/kernel_dir.h"
+#include "host/results_dir.h"
+
+#include <filesystem>
+
+#include "common/fs.h"
 
 namespace ktune {
 namespace {
@@ -13,7 +18,7 @@ TEST_CASE("run options: defaults, conversions and refusals") {
   REQUIRE(d.ok());
   CHECK(d->kernel == "matmul");
   CHECK(d->root == ".");
-  CHECK(d->events == DefaultEvents());
+  CHECK(d->events == std::vector<std::string>{"default"});  // the core's default group
   CHECK(d->repetitions == 5);
   CHECK(d->warmup == 1);
   CHECK(d->timeout_ms == 60000);
@@ -75,6 +80,38 @@ TEST_CASE("report and push options") {
   CHECK(ParsePushArgs({"k", "--agent", "h:1"})->agent == "h:1");
   CHECK(ParseAgentArgs({"status"}).ok());
   CHECK_FALSE(ParseAgentArgs({"reboot"}).ok());
+}
+
+TEST_CASE("events options") {
+  auto list = ParseEventsArgs({"list", "--cpu-model", "spacemit/x60"});
+  REQUIRE(list.ok());
+  CHECK(list->action == "list");
+  CHECK(list->cpu_model == "spacemit/x60");
+  CHECK(ParseEventsArgs({"groups"})->cpu_model.empty());
+  CHECK_FALSE(ParseEventsArgs({"show"}).ok());
+  CHECK_FALSE(ParseEventsArgs({}).ok());
+}
+
+TEST_CASE("run metadata round-trips") {
+  const std::string path = std::filesystem::temp_directory_path() / "ktune_meta_test.json";
+  RunMeta meta{"r1",
+               "matmul",
+               "127.0.0.1:1",
+               "riscv64",
+               "spacemit/x60",
+               {"l2", "cycles"},
+               {"l2_access:u", "cycles"},
+               {{"L2 miss ratio", "l2_miss:u / l2_access:u", "l2"}}};
+  REQUIRE(WriteRunMeta(path, meta).ok());
+  auto back = ReadRunMeta(path);
+  REQUIRE(back.ok());
+  CHECK(back->core == "spacemit/x60");
+  CHECK(back->requested == meta.requested);
+  CHECK(back->metrics[0].formula == "l2_miss:u / l2_access:u");
+  CHECK(RunMetaPath("/x/results/r1.csv") == "/x/results/r1.json");
+  REQUIRE(WriteFileAtomic(path, "{\"run_id\": 3}").ok());
+  CHECK_FALSE(ReadRunMeta(path).ok());
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("the agent address comes from --agent, then KTUNE_AGENT, then the config file") {

@@ -77,11 +77,9 @@ TEST_CASE("unknown events name the nearest catalog entries") {
   CHECK(e.status().message().find("cycles") != std::string::npos);
 }
 
-TEST_CASE("event lists split on commas; defaults are perf stat's") {
+TEST_CASE("event lists split on commas") {
   CHECK(SplitEventList("cycles, instructions:u")->size() == 2);
   CHECK_FALSE(SplitEventList("cycles,,x").ok());
-  CHECK(DefaultEvents().front() == "task-clock");
-  for (const auto& e : DefaultEvents()) CHECK_MESSAGE(EventCatalog::Generic().Parse(e).ok(), e);
 }
 
 }  // namespace

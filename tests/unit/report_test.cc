@@ -92,6 +92,29 @@ TEST_CASE("a multiplexed value shows how much of the run it was counted") {
   CHECK(RenderJson(r).find("\"coverage\": 0.5") != std::string::npos);
 }
 
+TEST_CASE("metrics are evaluated from each variant's medians, problems said as such") {
+  std::vector<MetricDef> metrics;
+  for (auto [name, formula] : {std::pair{"faults per second", "{page-faults} / kernel_time"},
+                               std::pair{"task share", "task_clock / wall_time"},
+                               std::pair{"cycles per fault", "cycles / {page-faults}"},
+                               std::pair{"zero", "{page-faults} / (wall_time - wall_time)"}}) {
+    metrics.push_back(MakeMetric(name, formula, "g").value());
+  }
+  const RunReport r = BuildReport(Sample(), metrics);
+  CHECK(r.metric_names.size() == 4);
+  const VariantSummary& v0 = r.variants[0];  // medians: 11 faults, 0.2 s kernel, wall 0.2 s
+  CHECK(*v0.metrics[0].value == doctest::Approx(55));
+  CHECK(*v0.metrics[1].value == doctest::Approx(0.5));
+  CHECK(v0.metrics[2].problem == "missing input cycles");  // not supported here
+  CHECK(v0.metrics[3].problem == "division by zero");
+  const std::string table = RenderTable(r);
+  CHECK(table.find("faults per second") != std::string::npos);
+  CHECK(table.find("<missing input cycles>") != std::string::npos);
+  const std::string json = RenderJson(r);
+  CHECK(json.find("\"problem\": \"division by zero\"") != std::string::npos);
+  CHECK(json.find("\"group\": \"g\"") != std::string::npos);
+}
+
 TEST_CASE("the table shows statuses in perf's words and marks the best") {
   const std::string t = RenderTable(BuildReport(Sample()));
   CHECK(t.find("<not supported>") != std::string::npos);
