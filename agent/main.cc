@@ -75,7 +75,11 @@ int Main(int argc, char** argv) {
       "log-level", "error, warn, info or debug",
       cxxopts::value<std::string>()->default_value("info"))(
       "daemon", "detach from the terminal and log to <store>/agentd.log")(
-      "version", "print the version and exit")("h,help", "print this help");
+      "fake-counter-budget",
+      "FAKE, for tests on machines without a PMU: pretend N events fit the counters, software "
+      "events included, instead of probing",
+      cxxopts::value<int>()->default_value("0"))("version", "print the version and exit")(
+      "h,help", "print this help");
   auto args = options.parse(argc, argv);
   if (args.count("help")) {
     std::cout << options.help() << "\n";
@@ -114,6 +118,11 @@ int Main(int argc, char** argv) {
   ktune::AgentOptions opts;
   opts.listen = *listen;
   opts.store_dir = args["store"].as<std::string>();
+  opts.fake_counter_budget = args["fake-counter-budget"].as<int>();
+  if (opts.fake_counter_budget < 0) {
+    std::cerr << "agentd: --fake-counter-budget must be 0 or more\n";
+    return 2;
+  }
   auto server = ktune::AgentServer::Create(io, opts);
   if (!server.ok()) {
     std::cerr << "agentd: " << server.status().message() << "\n";

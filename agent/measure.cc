@@ -30,8 +30,8 @@ std::string Excerpt(const std::string& text) {
 // A repetition; std::nullopt when the canceller cut it short.
 std::optional<RepetitionRow> MeasureOnce(const MeasurePlan& plan,
                                          const std::vector<EventSpec>& counted, size_t index,
-                                         uint32_t repetition, const Canceller& canceller,
-                                         std::string* excerpt) {
+                                         uint32_t pass, uint32_t repetition,
+                                         const Canceller& canceller, std::string* excerpt) {
   const PlanVariant& v = plan.variants[index];
   RepetitionRow row;
   row.run_id = plan.run_id;
@@ -39,6 +39,7 @@ std::optional<RepetitionRow> MeasureOnce(const MeasurePlan& plan,
   row.variant = v.name;
   row.elf = v.elf;
   row.params = v.params;
+  row.pass = pass;
   row.repetition = repetition;
 
   MeasuredValue wall{kWallTime, 0, "ns", 0, 0, ValueStatus::kMissing};
@@ -56,7 +57,9 @@ std::optional<RepetitionRow> MeasureOnce(const MeasurePlan& plan,
       counters.push_back({e.text, 0, e.def.unit, 0, 0, ValueStatus::kNotCounted});
     }
   } else {
-    CounterGroup group = CounterGroup::Open(counted, workload->pid());
+    CounterGroup group = CounterGroup::Open(
+        counted, workload->pid(),
+        plan.multiplex ? CounterGroup::Grouping::kSeparate : CounterGroup::Grouping::kTogether);
     WorkloadResult r = workload->Run([&] { counters = group.Read(); });
     if (r.cancelled) return std::nullopt;
     scanner.Finish();
@@ -94,19 +97,23 @@ std::vector<EventSpec> CountedEvents(const std::vector<EventSpec>& requested) {
 }
 
 Status MeasurePlanRows(const MeasurePlan& plan, Journal& journal, const Canceller& canceller) {
-  const std::vector<EventSpec> counted = CountedEvents(plan.events);
+  std::vector<std::vector<EventSpec>> counted;
+  for (const auto& pass : plan.passes) counted.push_back(CountedEvents(pass));
   for (size_t i = 0; i < plan.variants.size(); ++i) {
-    for (uint32_t w = 0; w < plan.warmup && !canceller.cancelled(); ++w) {
-      auto workload = Workload::Prepare(OptionsFor(plan, plan.variants[i], canceller));
-      if (workload.ok()) workload->Run();
-    }
-    for (uint32_t rep = 0; rep < plan.repetitions; ++rep) {
-      std::string excerpt;
-      std::optional<RepetitionRow> row = MeasureOnce(plan, counted, i, rep, canceller, &excerpt);
-      if (!row) return Unavailable("agent is shutting down");
-      journal.Append(std::move(*row), std::move(excerpt));
-      KT_RETURN_IF_ERROR(journal.status());
-      if (canceller.cancelled()) return Unavailable("agent is shutting down");
+    for (uint32_t pass = 0; pass < counted.size(); ++pass) {
+      for (uint32_t w = 0; w < plan.warmup && !canceller.cancelled(); ++w) {
+        auto workload = Workload::Prepare(OptionsFor(plan, plan.variants[i], canceller));
+        if (workload.ok()) workload->Run();
+      }
+      for (uint32_t rep = 0; rep < plan.repetitions; ++rep) {
+        std::string excerpt;
+        std::optional<RepetitionRow> row =
+            MeasureOnce(plan, counted[pass], i, pass, rep, canceller, &excerpt);
+        if (!row) return Unavailable("agent is shutting down");
+        journal.Append(std::move(*row), std::move(excerpt));
+        KT_RETURN_IF_ERROR(journal.status());
+        if (canceller.cancelled()) return Unavailable("agent is shutting down");
+      }
     }
   }
   return Status::Ok();

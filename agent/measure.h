@@ -1,5 +1,6 @@
-// Measures a run plan: for every variant, warm-up runs (not recorded), then repetitions, each a
-// Workload (agent/workload.h) with a CounterGroup (agent/perf_counters.h) opened on it. Every
+// Measures a run plan: for every variant and every pass of its events (agent/passes.h), warm-up
+// runs (not recorded), then repetitions, each a Workload (agent/workload.h) with a CounterGroup
+// (agent/perf_counters.h) opened on it. Every
 // repetition becomes one RepetitionRow: wall time, the kernel's self-reported time, task-clock
 // and the requested events, handed to the run's Journal (agent/journal.h), which makes it
 // durable before it is sent.
@@ -28,7 +29,9 @@ struct MeasurePlan {
   std::string run_id;
   std::string tree_dir;  // working directory: holds <kernel>/run/...
   std::vector<PlanVariant> variants;
-  std::vector<EventSpec> events;  // requested events; task-clock is always measured as well
+  // The requested events, in passes; task-clock is measured in every pass as well.
+  std::vector<std::vector<EventSpec>> passes = {{}};
+  bool multiplex = false;  // one pass, its events multiplexed and scaled
   uint32_t repetitions = 5;
   uint32_t warmup = 1;
   uint64_t timeout_ns = 0;

@@ -4,6 +4,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <time.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -51,11 +53,13 @@ perf_event_attr PerfAttrFor(const EventSpec& spec) {
   return attr;
 }
 
-CounterGroup CounterGroup::Open(const std::vector<EventSpec>& events, pid_t pid) {
+CounterGroup CounterGroup::Open(const std::vector<EventSpec>& events, pid_t pid,
+                                Grouping grouping) {
   CounterGroup g;
   g.events_ = events;
   g.errors_.assign(events.size(), "");
-  Group software;
+  g.scale_ = grouping == Grouping::kSeparate;
+  Group software, counted;
   // Opens event i as a member of `group`, or as its leader when it has none yet.
   auto add = [&](Group& group, size_t i) {
     perf_event_attr attr = PerfAttrFor(events[i]);
@@ -82,12 +86,15 @@ CounterGroup CounterGroup::Open(const std::vector<EventSpec>& events, pid_t pid)
   for (size_t i = 0; i < events.size(); ++i) {
     if (IsSoftware(events[i])) {
       add(software, i);
-      continue;
+    } else if (grouping == Grouping::kTogether) {
+      add(counted, i);
+    } else {
+      Group alone;
+      add(alone, i);
+      if (alone.leader.valid()) g.groups_.push_back(std::move(alone));
     }
-    Group alone;
-    add(alone, i);
-    if (alone.leader.valid()) g.groups_.push_back(std::move(alone));
   }
+  if (counted.leader.valid()) g.groups_.push_back(std::move(counted));
   if (software.leader.valid()) g.groups_.push_back(std::move(software));
   return g;
 }
@@ -118,10 +125,43 @@ std::vector<MeasuredValue> CounterGroup::Read() const {
         v.running_ns = running;
         v.status = running == 0 ? ValueStatus::kNotCounted : ValueStatus::kOk;
         v.value = running == 0 ? 0 : static_cast<double>(value);
+        if (scale_ && running > 0 && running < enabled) {
+          v.value *= static_cast<double>(enabled) / static_cast<double>(running);
+          v.status = ValueStatus::kScaled;
+        }
       }
     }
   }
   return out;
+}
+
+bool CountTogether(const std::vector<EventSpec>& events) {
+  if (events.empty()) return true;
+  std::vector<ScopedFd> fds;
+  for (const EventSpec& e : events) {
+    perf_event_attr attr = PerfAttrFor(e);
+    attr.inherit = 0;
+    attr.disabled = fds.empty();
+    auto fd = OpenOne(attr, 0, fds.empty() ? -1 : fds.front().get());
+    if (!fd.ok()) return false;
+    fds.push_back(std::move(fd).value());
+  }
+  const int leader = fds.front().get();
+  if (::ioctl(leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0) return false;
+  // A short busy loop on this thread: 2 ms of its CPU time, long enough for the kernel to
+  // rotate groups if they do not fit.
+  timespec start, now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
+  volatile uint64_t sink = 0;
+  do {
+    for (int i = 0; i < 10000; ++i) sink = sink + static_cast<uint64_t>(i);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  } while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < 2000000L);
+  ::ioctl(leader, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+  std::vector<uint64_t> buf(3 + 2 * events.size());
+  const ssize_t want = static_cast<ssize_t>(buf.size() * sizeof(uint64_t));
+  if (::read(leader, buf.data(), static_cast<size_t>(want)) != want) return false;
+  return buf[0] == events.size() && buf[2] > 0 && buf[2] == buf[1];
 }
 
 std::string ProbeEvent(const EventSpec& spec) {

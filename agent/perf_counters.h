@@ -6,11 +6,12 @@
 //
 // Events are opened on a process that has not exec'd yet, disabled, with enable_on_exec and
 // inherit: they count from the exec of the workload on, over all its threads and children.
-// Software events share one group (they always fit); every other event is a group of its own, as
-// under perf stat, so the kernel multiplexes them when they outnumber the counters and each
-// value's time_running/time_enabled tells its coverage. An event that fails to open is "not
-// supported" (with the reason) and the rest go on; a value whose time_running is 0 is "not
-// counted". Values are never scaled.
+// Software events share one group (they always fit). The others either form one group (a pass
+// planned to fit the counters: all of them count the whole run, or none) or a group each (perf
+// stat's way: the kernel multiplexes them, and their values are scaled by enabled/running and
+// marked "scaled"). An event that fails to open is "not supported" (with the reason) and the
+// rest go on; a value whose time_running is 0 is "not counted". Every value keeps its enabled
+// and running times.
 #pragma once
 
 #include <linux/perf_event.h>
@@ -29,9 +30,14 @@ perf_event_attr PerfAttrFor(const EventSpec& spec);
 
 class CounterGroup {
  public:
+  enum class Grouping {
+    kTogether,  // the counted events in one group: a pass that fits
+    kSeparate,  // each counted event alone, multiplexed and scaled
+  };
+
   // Opens `events` on `pid`. Never fails as a whole: each event either opens or is recorded as
   // not supported.
-  static CounterGroup Open(const std::vector<EventSpec>& events, pid_t pid);
+  static CounterGroup Open(const std::vector<EventSpec>& events, pid_t pid, Grouping grouping);
 
   CounterGroup(CounterGroup&&) = default;
   CounterGroup& operator=(CounterGroup&&) = default;
@@ -57,11 +63,17 @@ class CounterGroup {
 
   std::vector<EventSpec> events_;
   std::vector<std::string> errors_;
+  bool scale_ = false;
   std::vector<Group> groups_;
 };
 
 // Tries to open `spec` on the calling process and closes it again; "" when it opens, else the
 // reason. For the agent's capability report.
 std::string ProbeEvent(const EventSpec& spec);
+
+// True when `events`, opened as one group on the calling thread, all count for the whole of a
+// short busy loop (time_running == time_enabled > 0): they fit the PMU together. An event that
+// does not open makes it false.
+bool CountTogether(const std::vector<EventSpec>& events);
 
 }  // namespace ktune

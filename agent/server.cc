@@ -12,6 +12,7 @@
 
 #include "agent/log.h"
 #include "agent/measure.h"
+#include "agent/passes.h"
 #include "agent/sysinfo.h"
 #include "common/version.h"
 #include "protocol/convert.h"
@@ -26,15 +27,21 @@ using asio::ip::tcp;
 class Measurer {
  public:
   struct Job {
-    MeasurePlan plan;
+    MeasurePlan plan;  // its passes are planned when the job starts
+    std::vector<EventSpec> events;
     std::string results_path;
+    std::function<void(const PassPlan&)> on_planned;
     Journal::OnDurable on_row;
     std::function<void(const Status&)> on_done;
   };
 
-  static Result<std::unique_ptr<Measurer>> Create() {
+  // `model` names this machine's CPU in the budget memory kept at `budgets_path`;
+  // `fake_budget` > 0 replaces the PMU probe (for machines without a PMU, in tests).
+  static Result<std::unique_ptr<Measurer>> Create(std::string model, std::string budgets_path,
+                                                  int fake_budget) {
     KT_ASSIGN_OR_RETURN(Canceller c, Canceller::Create());
-    return std::unique_ptr<Measurer>(new Measurer(std::move(c)));
+    return std::unique_ptr<Measurer>(
+        new Measurer(std::move(c), std::move(model), BudgetMemory(budgets_path), fake_budget));
   }
   ~Measurer() { Stop(); }
 
@@ -56,7 +63,12 @@ class Measurer {
   }
 
  private:
-  explicit Measurer(Canceller c) : canceller_(std::move(c)), thread_([this] { Loop(); }) {}
+  Measurer(Canceller c, std::string model, BudgetMemory memory, int fake_budget)
+      : canceller_(std::move(c)),
+        model_(std::move(model)),
+        memory_(std::move(memory)),
+        fake_budget_(fake_budget),
+        thread_([this] { Loop(); }) {}
 
   void Loop() {
     for (;;) {
@@ -70,6 +82,17 @@ class Measurer {
       }
       Log(LogLevel::kInfo,
           "run " + job.plan.run_id + ": " + std::to_string(job.plan.variants.size()) + " variants");
+      PassPlan planned;
+      if (job.plan.multiplex) {
+        planned.passes = {job.events};
+        planned.how = "multiplexed";
+      } else if (fake_budget_ > 0) {
+        planned = PlanPassesWithFakeBudget(job.events, fake_budget_);
+      } else {
+        planned = PlanPasses(job.events, model_, memory_);
+      }
+      job.plan.passes = planned.passes;
+      job.on_planned(planned);
       Status s = Measure(job);
       Log(s.ok() ? LogLevel::kInfo : LogLevel::kError,
           "run " + job.plan.run_id + (s.ok() ? " done" : " failed: " + s.message()));
@@ -86,6 +109,9 @@ class Measurer {
   }
 
   Canceller canceller_;
+  const std::string model_;
+  BudgetMemory memory_;  // used by the measurement thread only
+  const int fake_budget_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Job> jobs_;
@@ -268,10 +294,12 @@ class Session : public std::enable_shared_from_this<Session> {
     plan.warmup = req.warmup();
     plan.timeout_ns = req.timeout_ms() * 1000000ull;
     plan.cpu = req.cpu();
+    plan.multiplex = req.multiplex();
     KT_ASSIGN_OR_RETURN(const EventCatalog catalog, EventCatalog::ForCpu(cpu_, req.cpu_model()));
+    std::vector<EventSpec> events;
     for (const std::string& e : req.events()) {
       KT_ASSIGN_OR_RETURN(EventSpec spec, catalog.Parse(e));
-      plan.events.push_back(std::move(spec));
+      events.push_back(std::move(spec));
     }
 
     for (const wire::Variant& v : req.variants()) {
@@ -287,9 +315,6 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     KT_ASSIGN_OR_RETURN(std::string run_dir, store_.RunDir(req.run_id()));
 
-    wire::Envelope accepted;
-    accepted.mutable_run_accepted()->set_run_id(req.run_id());
-    Send(accepted);
     run_active_ = true;
 
     std::weak_ptr<Session> weak = shared_from_this();
@@ -297,6 +322,21 @@ class Session : public std::enable_shared_from_this<Session> {
     auto rows = std::make_shared<uint32_t>(0);
     Measurer::Job job;
     job.plan = std::move(plan);
+    job.events = std::move(events);
+    job.on_planned = [weak, &io, run_id = req.run_id()](const PassPlan& planned) {
+      wire::Envelope accepted;
+      auto* a = accepted.mutable_run_accepted();
+      a->set_run_id(run_id);
+      a->set_counter_budget(static_cast<uint32_t>(planned.budget));
+      a->set_plan(planned.how);
+      for (const Pass& pass : planned.passes) {
+        auto* p = a->add_passes();
+        for (const EventSpec& e : pass) p->add_events(e.text);
+      }
+      asio::post(io, [weak, accepted = std::move(accepted)] {
+        if (auto s = weak.lock()) s->Send(accepted);
+      });
+    };
     job.results_path = run_dir + "/results.csv";
     job.on_row = [weak, &io, rows](const RepetitionRow& row, const std::string& excerpt) {
       wire::Envelope env;
@@ -376,6 +416,13 @@ class Session : public std::enable_shared_from_this<Session> {
   bool run_active_ = false;
 };
 
+// Names a CPU model in the budget memory: architecture and perf's identity.
+std::string CpuModelKey(const CpuId& cpu) {
+  if (!cpu.riscv_id.empty()) return cpu.arch + ":" + cpu.riscv_id;
+  return cpu.arch + ":" + cpu.x86_vendor + "-" + std::to_string(cpu.x86_family) + "-" +
+         std::to_string(cpu.x86_model);
+}
+
 }  // namespace
 
 AgentServer::AgentServer(asio::io_context& io, Store store)
@@ -389,7 +436,9 @@ Result<std::unique_ptr<AgentServer>> AgentServer::Create(asio::io_context& io,
                                                          const AgentOptions& options) {
   KT_ASSIGN_OR_RETURN(Store store, Store::Open(options.store_dir));
   std::unique_ptr<AgentServer> server(new AgentServer(io, std::move(store)));
-  KT_ASSIGN_OR_RETURN(server->measurer_, Measurer::Create());
+  KT_ASSIGN_OR_RETURN(server->measurer_, Measurer::Create(CpuModelKey(server->cpu_),
+                                                          server->store_.root() + "/pmu-budgets",
+                                                          options.fake_counter_budget));
   boost::system::error_code ec;
   auto addr = asio::ip::make_address(options.listen.host, ec);
   if (ec) return InvalidArgument("listen address '" + options.listen.host + "': " + ec.message());

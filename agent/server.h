@@ -21,6 +21,9 @@ class Measurer;
 struct AgentOptions {
   HostPort listen{"127.0.0.1", kDefaultAgentPort};
   std::string store_dir;
+  // A pretend counter budget instead of probing the PMU, applied to every event: for tests on
+  // machines without a PMU. 0: probe for real.
+  int fake_counter_budget = 0;
 };
 
 class AgentServer {

@@ -46,7 +46,7 @@ Result<int> SignalFromString(std::string_view s) {
 }
 
 std::string FormatValue(const MeasuredValue& v) {
-  if (v.status != ValueStatus::kOk) return "";
+  if (!HasValue(v.status)) return "";
   return FormatDouble(v.value);
 }
 
@@ -62,13 +62,15 @@ const char* ValueStatusName(ValueStatus s) {
       return "not counted";
     case ValueStatus::kMissing:
       return "missing";
+    case ValueStatus::kScaled:
+      return "scaled";
   }
   return "?";
 }
 
 Result<ValueStatus> ParseValueStatus(std::string_view s) {
   for (ValueStatus v : {ValueStatus::kOk, ValueStatus::kNotSupported, ValueStatus::kNotCounted,
-                        ValueStatus::kMissing}) {
+                        ValueStatus::kMissing, ValueStatus::kScaled}) {
     if (s == ValueStatusName(v)) return v;
   }
   return InvalidArgument("unknown value status '" + std::string(s) + "'");
@@ -226,7 +228,7 @@ Result<ResultsFile> ParseResultsCsv(std::string_view text) {
     v.status = *status;
     v.enabled_ns = *enabled;
     v.running_ns = *running;
-    if (v.status == ValueStatus::kOk) {
+    if (HasValue(v.status)) {
       auto value = ParseDouble(f[12]);
       if (!value.ok()) return fail(value.status().message());
       v.value = *value;

@@ -22,9 +22,14 @@ extern const char* const kResultsHeader;
 
 // perf's vocabulary: a value is counted, or its event could not be opened here ("not
 // supported"), or it was opened but never ran on a counter ("not counted"); "missing" is a value
-// the workload was expected to print and did not (the kernel's self-reported time).
-enum class ValueStatus { kOk, kNotSupported, kNotCounted, kMissing };
+// the workload was expected to print and did not (the kernel's self-reported time). "scaled" is
+// an estimate asked for with --multiplex: the count times enabled/running, as perf scales it.
+enum class ValueStatus { kOk, kNotSupported, kNotCounted, kMissing, kScaled };
 const char* ValueStatusName(ValueStatus s);
+// Counted and scaled values carry a number; the others do not.
+inline bool HasValue(ValueStatus s) {
+  return s == ValueStatus::kOk || s == ValueStatus::kScaled;
+}
 Result<ValueStatus> ParseValueStatus(std::string_view s);
 
 // Names of the values every repetition carries besides the requested events.

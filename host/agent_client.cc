@@ -144,12 +144,14 @@ Result<PushStats> PushBundle(AgentConnection& conn, const Manifest& manifest,
 }
 
 Status RunOnAgent(AgentConnection& conn, const wire::RunRequest& request,
-                  const std::function<Status(const wire::RepetitionResult&)>& on_row) {
+                  const std::function<Status(const wire::RepetitionResult&)>& on_row,
+                  const std::function<void(const wire::RunAccepted&)>& on_accepted) {
   wire::Envelope env;
   *env.mutable_run_request() = request;
   KT_RETURN_IF_ERROR(conn.Send(env));
   KT_ASSIGN_OR_RETURN(wire::Envelope accepted, conn.Receive());
   if (!accepted.has_run_accepted()) return ProtocolError("agent did not accept the run");
+  if (on_accepted) on_accepted(accepted.run_accepted());
   uint32_t received = 0;
   for (;;) {
     KT_ASSIGN_OR_RETURN(wire::Envelope msg, conn.Receive());

@@ -53,9 +53,11 @@ struct PushStats {
 Result<PushStats> PushBundle(AgentConnection& conn, const Manifest& manifest,
                              const std::string& root);
 
-// Sends `request` and calls `on_row` for every RepetitionResult until RunDone; a RunDone that
-// counts other rows than arrived is an error.
+// Sends `request`, hands the agent's plan (its passes) to `on_accepted`, and calls `on_row` for
+// every RepetitionResult until RunDone; a RunDone that counts other rows than arrived is an
+// error.
 Status RunOnAgent(AgentConnection& conn, const wire::RunRequest& request,
-                  const std::function<Status(const wire::RepetitionResult&)>& on_row);
+                  const std::function<Status(const wire::RepetitionResult&)>& on_row,
+                  const std::function<void(const wire::RunAccepted&)>& on_accepted = nullptr);
 
 }  // namespace ktune

@@ -3,6 +3,7 @@
 // then writes the seed's perf_stats.csv (configs.json's perf_files.stat) and prints the table.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -33,11 +34,30 @@ cxxopts::Options RunCliOptions() {
       "timeout", "seconds before a run is killed", cxxopts::value<double>()->default_value("60"))(
       "cpu", "pin runs to this CPU (-1: no pinning)", cxxopts::value<int>()->default_value("-1"))(
       "cpu-model", "event table to use instead of the agent's detected one (e.g. spacemit/x60)",
-      cxxopts::value<std::string>()->default_value(""));
+      cxxopts::value<std::string>()->default_value(""))(
+      "multiplex",
+      "count all events at once and scale them as perf does, instead of running "
+      "each variant once per pass of events that fit the counters");
   AddRootOption(o);
   AddAgentOption(o);
   o.positional_help("<kernel>");
   return o;
+}
+
+// "2 passes of events that count together (counter budget 4, probed): pass 1: a b; pass 2: c".
+std::string DescribePlan(const wire::RunAccepted& a) {
+  std::string s;
+  if (a.plan() == "multiplexed") {
+    s = "all events at once, multiplexed and scaled (--multiplex)";
+  } else {
+    s = std::to_string(a.passes_size()) + " passes of events that count together (counter budget " +
+        std::to_string(a.counter_budget()) + ", " + a.plan() + ")";
+  }
+  for (int i = 0; i < a.passes_size(); ++i) {
+    s += (i ? "; pass " : ": pass ") + std::to_string(i + 1) + ":";
+    for (const std::string& e : a.passes(i).events()) s += " " + e;
+  }
+  return s;
 }
 
 // The last non-empty line of a workload's output, for one-line failure notes.
@@ -69,6 +89,7 @@ Result<RunOptions> ParseRunArgs(const Args& args) {
     if (!seen.insert(e).second) return InvalidArgument("event " + e + " is listed twice");
   }
   opts.cpu_model = r["cpu-model"].as<std::string>();
+  opts.multiplex = r.count("multiplex") > 0;
   const int64_t reps = r["reps"].as<int64_t>(), warmup = r["warmup"].as<int64_t>();
   if (reps < 1 || reps > 100000) return InvalidArgument("--reps must be between 1 and 100000");
   if (warmup < 0 || warmup > 100000)
@@ -107,6 +128,7 @@ wire::RunRequest MakeRunRequest(const RunOptions& options, const KernelDir& dir,
   req.set_timeout_ms(options.timeout_ms);
   req.set_cpu(options.cpu);
   req.set_cpu_model(options.cpu_model);
+  req.set_multiplex(options.multiplex);
   return req;
 }
 
@@ -139,23 +161,40 @@ Status ExecuteRun(const RunOptions& opts) {
                catalog.core(),
                opts.events,
                selection.events,
-               {}};
+               {},
+               {},
+               ""};
   for (const MetricDef& m : selection.metrics) meta.metrics.push_back({m.name, m.formula, m.group});
-  KT_RETURN_IF_ERROR(WriteRunMeta(RunMetaPath(writer.path()), meta));
 
-  const size_t total = dir.variants.size() * opts.repetitions;
-  Progress progress(total, ::isatty(2));
+  // Each variant runs once per pass of the agent's plan; until it arrives, assume one.
+  size_t passes = 1;
+  auto total = [&] { return dir.variants.size() * passes * opts.repetitions; };
+  Progress progress(total(), ::isatty(2));
   auto describe = [&](size_t step) {
-    const size_t v = step / opts.repetitions;
+    const size_t v = step / (passes * opts.repetitions);
+    const size_t pass = step / opts.repetitions % passes;
     return "variant " + std::to_string(v + 1) + "/" + std::to_string(dir.variants.size()) + " " +
-           dir.variants[v].name + " rep " + std::to_string(step % opts.repetitions + 1) + "/" +
+           dir.variants[v].name +
+           (passes > 1 ? " pass " + std::to_string(pass + 1) + "/" + std::to_string(passes) : "") +
+           " rep " + std::to_string(step % opts.repetitions + 1) + "/" +
            std::to_string(opts.repetitions);
   };
-  progress.Update(0, describe(0));
+  Status meta_written;
+  auto on_accepted = [&](const wire::RunAccepted& a) {
+    passes = std::max(1, a.passes_size());
+    progress.SetTotal(total());
+    meta.plan = a.plan();
+    for (const auto& p : a.passes()) meta.passes.emplace_back(p.events().begin(), p.events().end());
+    if (passes > 1 || opts.multiplex) progress.Note("khost run: " + DescribePlan(a));
+    progress.Update(0, describe(0));
+    meta_written = WriteRunMeta(RunMetaPath(writer.path()), meta);
+  };
   std::vector<RepetitionRow> rows;
   std::set<uint32_t> noted;
-  Status status =
-      RunOnAgent(*session.conn, request, [&](const wire::RepetitionResult& r) -> Status {
+  Status status = RunOnAgent(
+      *session.conn, request,
+      [&](const wire::RepetitionResult& r) -> Status {
+        KT_RETURN_IF_ERROR(meta_written);
         if (r.variant_index() >= static_cast<uint32_t>(request.variants_size())) {
           return ProtocolError("agent sent a row for an unknown variant");
         }
@@ -168,13 +207,14 @@ Status ExecuteRun(const RunOptions& opts) {
                         (why.empty() ? "" : ": " + why));
         }
         rows.push_back(std::move(row));
-        if (rows.size() < total) progress.Update(rows.size(), describe(rows.size()));
+        if (rows.size() < total()) progress.Update(rows.size(), describe(rows.size()));
         return Status::Ok();
-      });
+      },
+      on_accepted);
   progress.Finish();
   if (Status synced = writer.Finish(); status.ok()) status = synced;
   if (!status.ok()) {
-    return status.WithContext(std::to_string(rows.size()) + " of " + std::to_string(total) +
+    return status.WithContext(std::to_string(rows.size()) + " of " + std::to_string(total()) +
                               " rows saved in " + writer.path());
   }
   std::cerr << "khost run: " << rows.size() << " rows in " << writer.path() << "\n";

@@ -46,7 +46,8 @@ struct RunOptions {
   uint32_t warmup = 1;
   uint64_t timeout_ms = 60000;
   int cpu = -1;
-  std::string cpu_model;  // event table to use instead of the agent's detected one
+  std::string cpu_model;   // event table to use instead of the agent's detected one
+  bool multiplex = false;  // all events at once, scaled as perf does, instead of passes
 };
 // Pure: checks syntax; event names are resolved against the agent's catalog when it answers.
 Result<RunOptions> ParseRunArgs(const Args& args);

@@ -15,6 +15,7 @@ class Progress {
   // `done` of the total steps are complete; `what` describes the next one. The ETA assumes the
   // remaining steps take as long as the finished ones did on average.
   void Update(size_t done, const std::string& what);
+  void SetTotal(size_t total_steps) { total_ = total_steps; }
   // Prints a line of its own, keeping the progress line below it.
   void Note(const std::string& line);
   void Finish();

@@ -32,13 +32,16 @@ std::string LocalTime(int64_t unix_ns) {
 // coverage of a multiplexed value.
 std::string Human(const ValueSummary* v) {
   if (!v) return "-";
-  if (v->status != ValueStatus::kOk || !v->median) {
+  if (!HasValue(v->status) || !v->median) {
     return "<" + std::string(ValueStatusName(v->status)) + ">";
   }
   std::string text = v->unit == "ns"  ? Fixed(*v->median / 1e6, 3)
                      : v->unit == "s" ? Fixed(*v->median, 6)
                                       : Fixed(*v->median, 0);
-  if (v->coverage) text += " (" + Fixed(*v->coverage * 100, 0) + "% counted)";
+  if (v->coverage) {
+    text += " (" + Fixed(*v->coverage * 100, 0) + "% counted" +
+            (v->status == ValueStatus::kScaled ? ", scaled)" : ")");
+  }
   return text;
 }
 
@@ -74,7 +77,7 @@ MetricSummary EvaluateMetric(const MetricDef& m, const VariantSummary& v) {
   MetricSummary out{m.name, m.group, std::nullopt, ""};
   auto median = [&](const std::string& name) -> std::optional<double> {
     const ValueSummary* s = v.Find(name);
-    return s && s->status == ValueStatus::kOk ? s->median : std::nullopt;
+    return s && HasValue(s->status) ? s->median : std::nullopt;
   };
   auto seconds = [&](const char* name, double scale) -> std::optional<double> {
     auto x = median(name);
@@ -154,14 +157,15 @@ RunReport BuildReport(const std::vector<RepetitionRow>& rows,
       v.name = name;
       v.unit = units[name];
       std::vector<double> sample;
-      bool seen = false;
+      bool seen = false, scaled = false;
       for (const RepetitionRow* r : reps) {
         if (s.valid > 0 && !r->valid) continue;
         const MeasuredValue* m = r->Find(name);
         if (!m) continue;
         if (!seen) v.status = m->status;
         seen = true;
-        if (m->status != ValueStatus::kOk) continue;
+        if (!HasValue(m->status)) continue;
+        scaled = scaled || m->status == ValueStatus::kScaled;
         sample.push_back(m->value);
         if (m->running_ns < m->enabled_ns) {
           const double c = static_cast<double>(m->running_ns) / static_cast<double>(m->enabled_ns);
@@ -169,7 +173,7 @@ RunReport BuildReport(const std::vector<RepetitionRow>& rows,
         }
       }
       v.counted = sample.size();
-      if (!sample.empty()) v.status = ValueStatus::kOk;
+      if (!sample.empty()) v.status = scaled ? ValueStatus::kScaled : ValueStatus::kOk;
       v.median = Median(sample);
       v.mean = Mean(sample);
       v.min = Min(sample);

@@ -30,8 +30,9 @@ namespace ktune {
 struct ValueSummary {
   std::string name;
   std::string unit;
-  size_t counted = 0;                          // repetitions in the sample with a value
-  ValueStatus status = ValueStatus::kMissing;  // kOk when counted > 0, else why there is none
+  size_t counted = 0;  // repetitions in the sample with a value
+  // kOk or kScaled (some values are perf-style estimates) when counted > 0, else why none.
+  ValueStatus status = ValueStatus::kMissing;
   std::optional<double> median, mean, min, max;
   std::optional<double> coverage;  // set when some repetition ran on a counter part of the time
 };

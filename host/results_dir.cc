@@ -65,6 +65,8 @@ Status WriteRunMeta(const std::string& path, const RunMeta& meta) {
   for (const auto& m : meta.metrics) {
     j["metrics"].push_back({{"name", m.name}, {"formula", m.formula}, {"group", m.group}});
   }
+  j["passes"] = meta.passes;
+  j["plan"] = meta.plan;
   return WriteFileAtomic(path, j.dump(2) + "\n");
 }
 
@@ -84,6 +86,8 @@ Result<RunMeta> ReadRunMeta(const std::string& path) {
       meta.metrics.push_back({m.at("name").get<std::string>(), m.at("formula").get<std::string>(),
                               m.at("group").get<std::string>()});
     }
+    meta.passes = j.at("passes").get<std::vector<std::vector<std::string>>>();
+    meta.plan = j.at("plan").get<std::string>();
     return meta;
   } catch (const nlohmann::json::exception& e) {
     return InvalidArgument(path + ": " + e.what());

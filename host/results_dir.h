@@ -48,6 +48,8 @@ struct RunMeta {
   std::vector<std::string> requested;  // --events as given (groups and events)
   std::vector<std::string> events;     // what was measured
   std::vector<Metric> metrics;
+  std::vector<std::vector<std::string>> passes;  // the agent's plan: events per pass
+  std::string plan;                              // how: "probed", "remembered", ...
 };
 
 // <results file without .csv>.json

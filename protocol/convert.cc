@@ -108,8 +108,8 @@ RepetitionRow RowFromWire(const wire::RepetitionResult& r, const wire::Variant& 
     v.unit = w.unit();
     v.enabled_ns = w.enabled_ns();
     v.running_ns = w.running_ns();
-    v.status = w.status() <= wire::VALUE_MISSING ? static_cast<ValueStatus>(w.status())
-                                                 : ValueStatus::kMissing;
+    v.status = w.status() <= wire::VALUE_SCALED ? static_cast<ValueStatus>(w.status())
+                                                : ValueStatus::kMissing;
     row.values.push_back(std::move(v));
   }
   return row;

@@ -3,6 +3,7 @@
 // they do open, they must count.
 #include <doctest/doctest.h>
 
+#include "agent/passes.h"
 #include "agent/perf_counters.h"
 #include "agent/workload.h"
 #include "tests/integration/harness.h"
@@ -22,7 +23,7 @@ std::vector<MeasuredValue> Measure(const std::vector<EventSpec>& events, const s
   o.args = {"", ms};
   auto w = Workload::Prepare(o);
   REQUIRE(w.ok());
-  CounterGroup g = CounterGroup::Open(events, w->pid());
+  CounterGroup g = CounterGroup::Open(events, w->pid(), CounterGroup::Grouping::kTogether);
   WorkloadResult r = w->Run();
   REQUIRE(r.outcome.ToString() == "exit:0");
   return g.Read();
@@ -60,7 +61,8 @@ TEST_CASE("a raw code the PMU does not know is not supported, with the reason") 
   o.path = test::ElvesDir() + "/ok.elf";
   auto w = Workload::Prepare(o);
   REQUIRE(w.ok());
-  CounterGroup g = CounterGroup::Open(Specs({"task-clock", "rffffffffffffffff"}), w->pid());
+  CounterGroup g = CounterGroup::Open(Specs({"task-clock", "rffffffffffffffff"}), w->pid(),
+                                      CounterGroup::Grouping::kSeparate);
   w->Run();
   const auto v = g.Read();
   CHECK(v[1].status == ValueStatus::kNotSupported);
@@ -70,6 +72,30 @@ TEST_CASE("a raw code the PMU does not know is not supported, with the reason") 
 
 TEST_CASE("probing opens an event on the agent itself") {
   CHECK(ProbeEvent(EventCatalog::Generic().Parse("task-clock").value()).empty());
+}
+
+TEST_CASE("software events count together; an event that does not open never does") {
+  CHECK(CountTogether(Specs({"task-clock", "page-faults", "context-switches"})));
+  CHECK(CountTogether({}));
+  CHECK_FALSE(CountTogether(Specs({"task-clock", "rffffffffffffffff"})));
+}
+
+TEST_CASE("the real planner: software events need no counters, unsupported ones stay in pass 1") {
+  test::TempDir dir;
+  BudgetMemory memory(dir.path() + "/budgets");
+  const auto events = Specs({"task-clock", "page-faults", "cycles", "instructions"});
+  const PassPlan plan = PlanPasses(events, "test:model", memory);
+  if (!ProbeEvent(events[2]).empty()) {
+    MESSAGE("no hardware PMU here: every event is free, one pass");
+    CHECK(plan.how == "software only");
+    REQUIRE(plan.passes.size() == 1);
+    CHECK(plan.passes[0].size() == 4);
+  } else {
+    CHECK(plan.budget >= 1);
+    size_t events_planned = 0;
+    for (const auto& p : plan.passes) events_planned += p.size();
+    CHECK(events_planned == events.size());
+  }
 }
 
 }  // namespace

@@ -43,16 +43,20 @@ TempDir::~TempDir() {
   fs::remove_all(path_, ec);
 }
 
-AgentProcess::AgentProcess(const std::string& store_dir) {
+AgentProcess::AgentProcess(const std::string& store_dir, const std::vector<std::string>& extra) {
   int out[2];
   if (::pipe(out) != 0) throw std::runtime_error("pipe failed");
-  const std::string exe = BinDir() + "/agentd";
+  std::vector<std::string> args = {
+      BinDir() + "/agentd", "--listen", "127.0.0.1:0", "--store", store_dir, "--log-level", "warn"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   pid_ = ::fork();
   if (pid_ == 0) {
     ::dup2(out[1], 1);
     ::close(out[0]);
-    ::execl(exe.c_str(), exe.c_str(), "--listen", "127.0.0.1:0", "--store", store_dir.c_str(),
-            "--log-level", "warn", static_cast<char*>(nullptr));
+    ::execv(argv[0], argv.data());
     ::_exit(127);
   }
   ::close(out[1]);

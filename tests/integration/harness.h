@@ -24,10 +24,10 @@ class TempDir {
   std::string path_;
 };
 
-// agentd --listen 127.0.0.1:0 --store <store>, stopped with SIGTERM on destruction.
+// agentd --listen 127.0.0.1:0 --store <store> [extra args], stopped with SIGTERM on destruction.
 class AgentProcess {
  public:
-  explicit AgentProcess(const std::string& store_dir);
+  explicit AgentProcess(const std::string& store_dir, const std::vector<std::string>& extra = {});
   ~AgentProcess();
   const HostPort& address() const { return address_; }
   int pid() const { return pid_; }

@@ -106,6 +106,51 @@ TEST_CASE(
   CHECK(groups.out.find("metric: L2 miss ratio = l2_miss:u / l2_access:u") != std::string::npos);
 }
 
+TEST_CASE("events beyond the counters run in passes; every value counted all the time") {
+  // This machine has no PMU, so the agent pretends (named as FAKE) that two events fit; the
+  // whole passes path below it runs for real with software events.
+  test::TempDir tmp;
+  const std::string root = tmp.path() + "/work";
+  test::MakeKernelDir(root, "k", kThree);
+  test::AgentProcess agent(tmp.path() + "/store", {"--fake-counter-budget", "2"});
+  const std::vector<std::string> events = {"task-clock", "page-faults", "context-switches",
+                                           "cpu-migrations", "minor-faults"};
+  auto r = test::RunKhost(
+      {"run", "k", "--root", root, "--agent", agent.address().ToString(), "--reps", "2", "--warmup",
+       "0", "--events", "task-clock,page-faults,context-switches,cpu-migrations,minor-faults"},
+      tmp.path());
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.err.find("3 passes of events that count together (counter budget 2, fake budget): "
+                   "pass 1: task-clock page-faults; pass 2: context-switches cpu-migrations; "
+                   "pass 3: minor-faults") != std::string::npos);
+  std::string results;
+  for (const auto& e : fs::directory_iterator(root + "/k/run/results")) {
+    if (e.path().extension() == ".csv") results = e.path().string();
+  }
+  auto parsed = ParseResultsCsv(ReadFile(results).value());
+  REQUIRE(parsed.ok());
+  REQUIRE(parsed->rows.size() == 3 * 3 * 2);  // variants x passes x repetitions
+  const std::vector<std::vector<std::string>> pass_events = {
+      {"page-faults"}, {"context-switches", "cpu-migrations"}, {"minor-faults"}};
+  for (const RepetitionRow& row : parsed->rows) {
+    CAPTURE(row.pass);
+    REQUIRE(row.pass < 3);
+    CHECK(row.Find("task-clock") != nullptr);  // measured in every pass
+    for (size_t p = 0; p < 3; ++p) {
+      for (const std::string& e : pass_events[p])
+        CHECK((row.Find(e) != nullptr) == (p == row.pass));
+    }
+    for (const MeasuredValue& v : row.values) {
+      if (v.name == kWallTime || v.name == kKernelTime) continue;
+      CHECK(v.running_ns == v.enabled_ns);  // never multiplexed
+    }
+  }
+  auto json = test::RunKhost({"report", "k", "--root", root, "--format", "json"}, tmp.path());
+  for (const std::string& e : events) CHECK(json.out.find("\"" + e + "\": {") != std::string::npos);
+  auto meta = ReadFile(fs::path(results).replace_extension(".json").string()).value();
+  CHECK(meta.find("\"plan\": \"fake budget\"") != std::string::npos);
+}
+
 TEST_CASE("without an agent, khost starts a local one and says so") {
   Cli c;
   auto r = c.Khost({"run", "k", "--root", c.root, "--reps", "1", "--warmup", "0"}, false);

@@ -101,13 +101,17 @@ TEST_CASE("run metadata round-trips") {
                "spacemit/x60",
                {"l2", "cycles"},
                {"l2_access:u", "cycles"},
-               {{"L2 miss ratio", "l2_miss:u / l2_access:u", "l2"}}};
+               {{"L2 miss ratio", "l2_miss:u / l2_access:u", "l2"}},
+               {{"l2_access:u", "l2_miss:u"}, {"cycles"}},
+               "probed"};
   REQUIRE(WriteRunMeta(path, meta).ok());
   auto back = ReadRunMeta(path);
   REQUIRE(back.ok());
   CHECK(back->core == "spacemit/x60");
   CHECK(back->requested == meta.requested);
   CHECK(back->metrics[0].formula == "l2_miss:u / l2_access:u");
+  CHECK(back->passes == meta.passes);
+  CHECK(back->plan == "probed");
   CHECK(RunMetaPath("/x/results/r1.csv") == "/x/results/r1.json");
   REQUIRE(WriteFileAtomic(path, "{\"run_id\": 3}").ok());
   CHECK_FALSE(ReadRunMeta(path).ok());

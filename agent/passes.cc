@@ -1,0 +1,132 @@
+#include "agent/passes.h"
+
+#include <linux/perf_event.h>
+
+#include "agent/perf_counters.h"
+#include "common/fs.h"
+#include "common/strings.h"
+
+namespace ktune {
+namespace {
+
+bool IsSoftware(const EventSpec& e) {
+  return e.def.type == PERF_TYPE_SOFTWARE;
+}
+
+// Splits `pass` into passes that each count together, trying each event in the first pass it
+// fits (first fit, in order).
+std::vector<Pass> SplitUntilTheyFit(const Pass& pass) {
+  std::vector<Pass> out;
+  for (const EventSpec& e : pass) {
+    bool placed = false;
+    for (Pass& p : out) {
+      Pass candidate = p;
+      candidate.push_back(e);
+      if (CountTogether(candidate)) {
+        p = std::move(candidate);
+        placed = true;
+        break;
+      }
+    }
+    if (!placed) out.push_back({e});  // alone; if even that does not count, it says so later
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Pass> SplitIntoPasses(const Pass& free, const Pass& counted, int budget) {
+  std::vector<Pass> passes = {free};
+  size_t in_pass = 0;
+  for (const EventSpec& e : counted) {
+    if (budget > 0 && in_pass == static_cast<size_t>(budget)) {
+      passes.emplace_back();
+      in_pass = 0;
+    }
+    passes.back().push_back(e);
+    ++in_pass;
+  }
+  return passes;
+}
+
+BudgetMemory::BudgetMemory(std::string path) : path_(std::move(path)) {
+  auto text = ReadFile(path_);
+  if (!text.ok()) return;
+  for (std::string_view line : Split(*text, '\n')) {
+    const size_t space = line.rfind(' ');
+    if (space == std::string_view::npos) continue;
+    auto budget = ParseInt(line.substr(space + 1));
+    if (budget.ok() && *budget > 0) budgets_[std::string(line.substr(0, space))] = *budget;
+  }
+}
+
+int BudgetMemory::Get(const std::string& model) const {
+  auto it = budgets_.find(model);
+  return it == budgets_.end() ? -1 : it->second;
+}
+
+Status BudgetMemory::Put(const std::string& model, int budget) {
+  budgets_[model] = budget;
+  std::string text;
+  for (const auto& [m, b] : budgets_) text += m + " " + std::to_string(b) + "\n";
+  return WriteFileAtomic(path_, text);
+}
+
+PassPlan PlanPasses(const std::vector<EventSpec>& events, const std::string& model,
+                    BudgetMemory& memory) {
+  PassPlan plan;
+  Pass free, counted;
+  for (const EventSpec& e : events) {
+    (IsSoftware(e) || !ProbeEvent(e).empty() ? free : counted).push_back(e);
+  }
+  if (counted.empty()) {
+    plan.passes = {free};
+    plan.how = "software only";
+    return plan;
+  }
+  // The budget is the largest group that counts together. A probe that never overflowed only
+  // shows a lower bound, so it is remembered only when the group stopped fitting.
+  int budget = memory.Get(model);
+  plan.how = "remembered";
+  if (budget <= 0) {
+    plan.how = "probed";
+    budget = 0;
+    Pass group;
+    bool overflowed = false;
+    for (const EventSpec& e : counted) {
+      group.push_back(e);
+      if (!CountTogether(group)) {
+        overflowed = true;
+        break;
+      }
+      ++budget;
+    }
+    if (budget == 0) budget = 1;  // not even one counts fully: each alone, reported as it is
+    if (overflowed) (void)memory.Put(model, budget);  // a failed write costs only a re-probe
+  }
+  plan.budget = budget;
+  const std::vector<Pass> split = SplitIntoPasses(free, counted, budget);
+  for (size_t i = 0; i < split.size(); ++i) {
+    // The first pass begins with the free events; the rest must fit the counters together.
+    const size_t skip = i == 0 ? free.size() : 0;
+    const Pass needs(split[i].begin() + static_cast<long>(skip), split[i].end());
+    if (CountTogether(needs)) {
+      plan.passes.push_back(split[i]);
+      continue;
+    }
+    std::vector<Pass> fitted = SplitUntilTheyFit(needs);
+    if (i == 0) fitted.front().insert(fitted.front().begin(), free.begin(), free.end());
+    for (Pass& p : fitted) plan.passes.push_back(std::move(p));
+  }
+  return plan;
+}
+
+PassPlan PlanPassesWithFakeBudget(const std::vector<EventSpec>& events, int budget) {
+  PassPlan plan;
+  plan.budget = budget;
+  plan.how = "fake budget";
+  plan.passes = SplitIntoPasses({}, events, budget);
+  return plan;
+}
+
+}  // namespace ktune
