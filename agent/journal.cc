@@ -6,9 +6,13 @@
 
 #include <cerrno>
 
+#include "protocol/convert.h"
+#include "protocol/frame_codec.h"
+
 namespace ktune {
 
-Result<std::unique_ptr<Journal>> Journal::Open(const std::string& path, OnDurable on_durable) {
+Result<std::unique_ptr<Journal>> Journal::Open(const std::string& run_dir, OnDurable on_durable) {
+  const std::string path = run_dir + "/results.csv";
   struct stat st;
   const bool fresh = ::stat(path.c_str(), &st) != 0 || st.st_size == 0;
   KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(path, O_WRONLY | O_CREAT | O_APPEND));
@@ -16,11 +20,12 @@ Result<std::unique_ptr<Journal>> Journal::Open(const std::string& path, OnDurabl
     KT_RETURN_IF_ERROR(WriteAll(fd.get(), std::string(kResultsHeader) + "\n", path));
     if (::fdatasync(fd.get()) != 0) return ErrnoError("fsync " + path, errno);
   }
-  return std::unique_ptr<Journal>(new Journal(path, std::move(fd), std::move(on_durable)));
+  return std::unique_ptr<Journal>(new Journal(run_dir, std::move(fd), std::move(on_durable)));
 }
 
-Journal::Journal(std::string path, ScopedFd fd, OnDurable on_durable)
-    : path_(std::move(path)),
+Journal::Journal(std::string run_dir, ScopedFd fd, OnDurable on_durable)
+    : run_dir_(std::move(run_dir)),
+      path_(run_dir_ + "/results.csv"),
       fd_(std::move(fd)),
       on_durable_(std::move(on_durable)),
       thread_([this] { Loop(); }) {}
@@ -29,9 +34,9 @@ Journal::~Journal() {
   (void)Close();
 }
 
-void Journal::Append(RepetitionRow row, std::string excerpt) {
+void Journal::Append(RepetitionRow row, std::string excerpt, std::optional<Profile> profile) {
   std::lock_guard<std::mutex> lock(mu_);
-  queue_.push_back({std::move(row), std::move(excerpt)});
+  queue_.push_back({std::move(row), std::move(excerpt), std::move(profile)});
   cv_.notify_one();
 }
 
@@ -62,15 +67,40 @@ void Journal::Loop() {
     }
     std::string text;
     for (const Entry& e : batch) text += ToCsvLines(e.row);
-    Status s = WriteAll(fd_.get(), text, path_);
+    Status s = WriteProfiles(batch);
+    if (s.ok()) s = WriteAll(fd_.get(), text, path_);
     if (s.ok() && ::fdatasync(fd_.get()) != 0) s = ErrnoError("fsync " + path_, errno);
     if (!s.ok()) {
       std::lock_guard<std::mutex> lock(mu_);
       error_ = s;
       continue;
     }
-    for (const Entry& e : batch) on_durable_(e.row, e.excerpt);
+    for (const Entry& e : batch) on_durable_(e.row, e.excerpt, e.profile ? &*e.profile : nullptr);
   }
+}
+
+Status Journal::WriteProfiles(const std::deque<Entry>& batch) {
+  std::string frames;
+  for (const Entry& e : batch) {
+    if (!e.profile) continue;
+    wire::Envelope env;
+    auto* p = env.mutable_sample_profile();
+    p->set_run_id(e.row.run_id);
+    p->set_variant_index(e.row.variant_index);
+    p->set_pass(e.row.pass);
+    p->set_repetition(e.row.repetition);
+    ProfileToWire(*e.profile, p);
+    KT_ASSIGN_OR_RETURN(std::string frame, FrameCodec().Encode(env));
+    frames += frame;
+  }
+  if (frames.empty()) return Status::Ok();
+  const std::string path = run_dir_ + "/profiles.frames";
+  if (!profiles_fd_.valid()) {
+    KT_ASSIGN_OR_RETURN(profiles_fd_, OpenFile(path, O_WRONLY | O_CREAT | O_APPEND));
+  }
+  KT_RETURN_IF_ERROR(WriteAll(profiles_fd_.get(), frames, path));
+  if (::fdatasync(profiles_fd_.get()) != 0) return ErrnoError("fsync " + path, errno);
+  return Status::Ok();
 }
 
 }  // namespace ktune

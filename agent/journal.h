@@ -1,6 +1,7 @@
-// The agent's per-run results file (runs/<run_id>/results.csv). Rows are appended and fsynced on
-// a thread of their own, in batches, so the disk's latency stays out of the measurement loop;
-// each row is handed to `on_durable` (which sends it to the host) only after its fsync returned.
+// The agent's per-run results (runs/<run_id>/results.csv, and profiles.frames for the sampling
+// profiles, one protocol frame each). Rows are appended and fsynced on a thread of their own, in
+// batches, so the disk's latency stays out of the measurement loop; each row (with its profile)
+// is handed to `on_durable` (which sends it to the host) only after its fsync returned.
 #pragma once
 
 #include <condition_variable>
@@ -8,10 +9,12 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "common/fs.h"
+#include "common/profile.h"
 #include "common/results.h"
 #include "common/status.h"
 
@@ -19,29 +22,34 @@ namespace ktune {
 
 class Journal {
  public:
-  using OnDurable = std::function<void(const RepetitionRow& row, const std::string& excerpt)>;
+  // `profile` is null for a row without samples.
+  using OnDurable = std::function<void(const RepetitionRow& row, const std::string& excerpt,
+                                       const Profile* profile)>;
 
-  // Opens (creating it with the header when new) the results file at `path`.
-  static Result<std::unique_ptr<Journal>> Open(const std::string& path, OnDurable on_durable);
+  // Opens (creating it with the header when new) the results file in `run_dir`.
+  static Result<std::unique_ptr<Journal>> Open(const std::string& run_dir, OnDurable on_durable);
   ~Journal();
 
-  // Queues a row; returns at once.
-  void Append(RepetitionRow row, std::string excerpt);
+  // Queues a row and its profile; returns at once.
+  void Append(RepetitionRow row, std::string excerpt, std::optional<Profile> profile = {});
   // The first write or fsync error so far (ok while none happened).
   Status status();
   // Writes everything queued, stops the writer thread, and returns status().
   Status Close();
 
  private:
-  Journal(std::string path, ScopedFd fd, OnDurable on_durable);
-  void Loop();
-
+  Journal(std::string run_dir, ScopedFd fd, OnDurable on_durable);
   struct Entry {
     RepetitionRow row;
     std::string excerpt;
+    std::optional<Profile> profile;
   };
+  void Loop();
+  Status WriteProfiles(const std::deque<Entry>& batch);
+  const std::string run_dir_;
   const std::string path_;
   ScopedFd fd_;
+  ScopedFd profiles_fd_;  // opened with the first profile
   OnDurable on_durable_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -28,10 +28,13 @@ std::string Excerpt(const std::string& text) {
 }
 
 // A repetition; std::nullopt when the canceller cut it short.
+// A repetition; std::nullopt when the canceller cut it short. With `profile`, the plan's record
+// events are sampled too: their counts join the row's values and their samples `profile`.
 std::optional<RepetitionRow> MeasureOnce(const MeasurePlan& plan,
                                          const std::vector<EventSpec>& counted, size_t index,
                                          uint32_t pass, uint32_t repetition,
-                                         const Canceller& canceller, std::string* excerpt) {
+                                         const Canceller& canceller, std::string* excerpt,
+                                         Profile* profile = nullptr) {
   const PlanVariant& v = plan.variants[index];
   RepetitionRow row;
   row.run_id = plan.run_id;
@@ -60,8 +63,19 @@ std::optional<RepetitionRow> MeasureOnce(const MeasurePlan& plan,
     CounterGroup group = CounterGroup::Open(
         counted, workload->pid(),
         plan.multiplex ? CounterGroup::Grouping::kSeparate : CounterGroup::Grouping::kTogether);
-    WorkloadResult r = workload->Run([&] { counters = group.Read(); });
+    std::optional<Sampler> sampler;
+    if (profile) {
+      sampler.emplace(Sampler::Open(plan.record, workload->pid(), plan.sampling));
+      workload->Watch(sampler->poll_fds(), [&] { sampler->Drain(); });
+    }
+    WorkloadResult r = workload->Run([&] {
+      counters = group.Read();
+      if (sampler) {
+        for (MeasuredValue& v : sampler->ReadCounts()) counters.push_back(std::move(v));
+      }
+    });
     if (r.cancelled) return std::nullopt;
+    if (sampler) *profile = sampler->TakeProfile();
     scanner.Finish();
     row.timestamp_ns = r.start_unix_ns;
     row.outcome = r.outcome;
@@ -85,6 +99,14 @@ std::optional<RepetitionRow> MeasureOnce(const MeasurePlan& plan,
   return row;
 }
 
+// The unmeasured runs before a pass's repetitions.
+void WarmUp(const MeasurePlan& plan, size_t variant, const Canceller& canceller) {
+  for (uint32_t w = 0; w < plan.warmup && !canceller.cancelled(); ++w) {
+    auto workload = Workload::Prepare(OptionsFor(plan, plan.variants[variant], canceller));
+    if (workload.ok()) workload->Run();
+  }
+}
+
 }  // namespace
 
 std::vector<EventSpec> CountedEvents(const std::vector<EventSpec>& requested) {
@@ -101,10 +123,7 @@ Status MeasurePlanRows(const MeasurePlan& plan, Journal& journal, const Cancelle
   for (const auto& pass : plan.passes) counted.push_back(CountedEvents(pass));
   for (size_t i = 0; i < plan.variants.size(); ++i) {
     for (uint32_t pass = 0; pass < counted.size(); ++pass) {
-      for (uint32_t w = 0; w < plan.warmup && !canceller.cancelled(); ++w) {
-        auto workload = Workload::Prepare(OptionsFor(plan, plan.variants[i], canceller));
-        if (workload.ok()) workload->Run();
-      }
+      WarmUp(plan, i, canceller);
       for (uint32_t rep = 0; rep < plan.repetitions; ++rep) {
         std::string excerpt;
         std::optional<RepetitionRow> row =
@@ -115,6 +134,17 @@ Status MeasurePlanRows(const MeasurePlan& plan, Journal& journal, const Cancelle
         if (canceller.cancelled()) return Unavailable("agent is shutting down");
       }
     }
+    if (plan.record.empty()) continue;
+    // The sampling pass: warm-up, then one repetition with the sampler on.
+    const uint32_t pass = static_cast<uint32_t>(counted.size());
+    WarmUp(plan, i, canceller);
+    std::string excerpt;
+    Profile profile;
+    std::optional<RepetitionRow> row =
+        MeasureOnce(plan, CountedEvents({}), i, pass, 0, canceller, &excerpt, &profile);
+    if (!row) return Unavailable("agent is shutting down");
+    journal.Append(std::move(*row), std::move(excerpt), std::move(profile));
+    KT_RETURN_IF_ERROR(journal.status());
   }
   return Status::Ok();
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agent/journal.h"
+#include "agent/sampler.h"
 #include "agent/workload.h"
 #include "common/events.h"
 #include "common/results.h"
@@ -32,6 +33,10 @@ struct MeasurePlan {
   // The requested events, in passes; task-clock is measured in every pass as well.
   std::vector<std::vector<EventSpec>> passes = {{}};
   bool multiplex = false;  // one pass, its events multiplexed and scaled
+  // Events to sample, in one more pass per variant (after the counting passes) with a single
+  // repetition; its row carries the events' counts and its profile the samples.
+  std::vector<EventSpec> record;
+  SampleOptions sampling;
   uint32_t repetitions = 5;
   uint32_t warmup = 1;
   uint64_t timeout_ns = 0;

@@ -20,24 +20,22 @@ int SysPerfEventOpen(perf_event_attr* attr, pid_t pid, int cpu, int group_fd) {
       ::syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC));
 }
 
-// Opens one event; on EACCES/EPERM for an event that counts the kernel, retries counting user
-// space only, as perf does when perf_event_paranoid forbids kernel profiling.
-Result<ScopedFd> OpenOne(perf_event_attr attr, pid_t pid, int group_fd) {
-  int fd = SysPerfEventOpen(&attr, pid, -1, group_fd);
-  if (fd < 0 && (errno == EACCES || errno == EPERM) && !attr.exclude_kernel) {
-    attr.exclude_kernel = 1;
-    attr.exclude_hv = 1;
-    fd = SysPerfEventOpen(&attr, pid, -1, group_fd);
-  }
-  if (fd < 0) return Status(ErrorCode::kUnsupported, std::strerror(errno));
-  return ScopedFd(fd);
-}
-
 bool IsSoftware(const EventSpec& e) {
   return e.def.type == PERF_TYPE_SOFTWARE;
 }
 
 }  // namespace
+
+Result<ScopedFd> OpenPerfEvent(perf_event_attr attr, pid_t pid, int cpu, int group_fd) {
+  int fd = SysPerfEventOpen(&attr, pid, cpu, group_fd);
+  if (fd < 0 && (errno == EACCES || errno == EPERM) && !attr.exclude_kernel) {
+    attr.exclude_kernel = 1;
+    attr.exclude_hv = 1;
+    fd = SysPerfEventOpen(&attr, pid, cpu, group_fd);
+  }
+  if (fd < 0) return Status(ErrorCode::kUnsupported, std::strerror(errno));
+  return ScopedFd(fd);
+}
 
 perf_event_attr PerfAttrFor(const EventSpec& spec) {
   perf_event_attr attr;
@@ -66,7 +64,7 @@ CounterGroup CounterGroup::Open(const std::vector<EventSpec>& events, pid_t pid,
     const bool leader = !group.leader.valid();
     attr.disabled = leader;
     attr.enable_on_exec = leader;
-    auto fd = OpenOne(attr, pid, leader ? -1 : group.leader.get());
+    auto fd = OpenPerfEvent(attr, pid, -1, leader ? -1 : group.leader.get());
     if (!fd.ok()) {
       g.errors_[i] = fd.status().message();
       return;
@@ -142,7 +140,7 @@ bool CountTogether(const std::vector<EventSpec>& events) {
     perf_event_attr attr = PerfAttrFor(e);
     attr.inherit = 0;
     attr.disabled = fds.empty();
-    auto fd = OpenOne(attr, 0, fds.empty() ? -1 : fds.front().get());
+    auto fd = OpenPerfEvent(attr, 0, -1, fds.empty() ? -1 : fds.front().get());
     if (!fd.ok()) return false;
     fds.push_back(std::move(fd).value());
   }
@@ -168,7 +166,7 @@ std::string ProbeEvent(const EventSpec& spec) {
   perf_event_attr attr = PerfAttrFor(spec);
   attr.disabled = 1;
   attr.inherit = 0;
-  auto fd = OpenOne(attr, 0, -1);
+  auto fd = OpenPerfEvent(attr, 0, -1, -1);
   return fd.ok() ? "" : fd.status().message();
 }
 

@@ -1,8 +1,9 @@
-// Hardware and software counters through perf_event_open(2), in two layers:
+// Hardware and software counters through perf_event_open(2), in layers:
 //   PerfAttrFor     config: one catalog event (common/events.h) -> perf_event_attr
+//   OpenPerfEvent   the only call of perf_event_open in ktune
 //   CounterGroup    opens a set of events on one process as perf groups and reads them
-// CounterGroup is the only code in ktune that calls perf_event_open. Every fd is close-on-exec
-// and owned by a ScopedFd.
+// (agent/sampler.h samples through OpenPerfEvent too.) Every fd is close-on-exec and owned by a
+// ScopedFd.
 //
 // Events are opened on a process that has not exec'd yet, disabled, with enable_on_exec and
 // inherit: they count from the exec of the workload on, over all its threads and children.
@@ -27,6 +28,11 @@
 namespace ktune {
 
 perf_event_attr PerfAttrFor(const EventSpec& spec);
+
+// perf_event_open(attr, pid, cpu, group_fd) with a close-on-exec fd. On EACCES/EPERM for an
+// event that counts the kernel, retries counting user space only, as perf does when
+// perf_event_paranoid forbids kernel profiling. Errors carry strerror's text, kUnsupported.
+Result<ScopedFd> OpenPerfEvent(perf_event_attr attr, pid_t pid, int cpu, int group_fd);
 
 class CounterGroup {
  public:

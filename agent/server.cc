@@ -29,7 +29,7 @@ class Measurer {
   struct Job {
     MeasurePlan plan;  // its passes are planned when the job starts
     std::vector<EventSpec> events;
-    std::string results_path;
+    std::string run_dir;
     std::function<void(const PassPlan&)> on_planned;
     Journal::OnDurable on_row;
     std::function<void(const Status&)> on_done;
@@ -101,8 +101,7 @@ class Measurer {
   }
 
   Status Measure(const Job& job) {
-    KT_ASSIGN_OR_RETURN(std::unique_ptr<Journal> journal,
-                        Journal::Open(job.results_path, job.on_row));
+    KT_ASSIGN_OR_RETURN(std::unique_ptr<Journal> journal, Journal::Open(job.run_dir, job.on_row));
     Status measured = MeasurePlanRows(job.plan, *journal, canceller_);
     Status written = journal->Close();
     return written.ok() ? measured : written;
@@ -301,6 +300,16 @@ class Session : public std::enable_shared_from_this<Session> {
       KT_ASSIGN_OR_RETURN(EventSpec spec, catalog.Parse(e));
       events.push_back(std::move(spec));
     }
+    for (const std::string& e : req.record()) {
+      KT_ASSIGN_OR_RETURN(EventSpec spec, catalog.Parse(e));
+      plan.record.push_back(std::move(spec));
+    }
+    if (req.sample_period() && req.sample_freq()) {
+      return InvalidArgument("a sample period or a sample frequency, not both");
+    }
+    plan.sampling.period = req.sample_period();
+    plan.sampling.freq = req.sample_period() ? 0 : req.sample_freq() ? req.sample_freq() : 4001;
+    plan.sampling.callchain = req.callchain();
 
     for (const wire::Variant& v : req.variants()) {
       KT_RETURN_IF_ERROR(ValidateBundlePath(v.elf_path()));
@@ -337,14 +346,28 @@ class Session : public std::enable_shared_from_this<Session> {
         if (auto s = weak.lock()) s->Send(accepted);
       });
     };
-    job.results_path = run_dir + "/results.csv";
-    job.on_row = [weak, &io, rows](const RepetitionRow& row, const std::string& excerpt) {
+    job.run_dir = run_dir;
+    job.on_row = [weak, &io, rows](const RepetitionRow& row, const std::string& excerpt,
+                                   const Profile* profile) {
       wire::Envelope env;
       RowToWire(row, env.mutable_repetition_result());
       env.mutable_repetition_result()->set_output_excerpt(excerpt);
+      std::optional<wire::Envelope> samples;
+      if (profile) {
+        samples.emplace();
+        auto* p = samples->mutable_sample_profile();
+        p->set_run_id(row.run_id);
+        p->set_variant_index(row.variant_index);
+        p->set_pass(row.pass);
+        p->set_repetition(row.repetition);
+        ProfileToWire(*profile, p);
+      }
       ++*rows;
-      asio::post(io, [weak, env = std::move(env)] {
-        if (auto s = weak.lock()) s->Send(env);
+      asio::post(io, [weak, env = std::move(env), samples = std::move(samples)] {
+        auto s = weak.lock();
+        if (!s) return;
+        s->Send(env);
+        if (samples) s->Send(*samples);
       });
     };
     job.on_done = [weak, &io, rows, run_id = req.run_id()](const Status& status) {

@@ -199,7 +199,14 @@ Workload::Workload(Workload&& other) noexcept
       error_fd_(std::move(other.error_fd_)),
       output_fd_(std::move(other.output_fd_)),
       pid_fd_(std::move(other.pid_fd_)),
-      reaped_(other.reaped_) {}
+      reaped_(other.reaped_),
+      watch_fds_(std::move(other.watch_fds_)),
+      on_watch_(std::move(other.on_watch_)) {}
+
+void Workload::Watch(std::vector<int> fds, std::function<void()> on_ready) {
+  watch_fds_ = std::move(fds);
+  on_watch_ = std::move(on_ready);
+}
 
 Workload::~Workload() {
   if (pid_ > 0 && !reaped_) {
@@ -235,6 +242,7 @@ WorkloadResult Workload::Run(const std::function<void()>& at_exit) {
   start_fd_.Reset();
 
   const uint64_t deadline = options_.timeout_ns ? t0 + options_.timeout_ns : 0;
+  std::vector<int> watched = watch_fds_;
   bool exited = false, timed_out = false, output_open = true;
   uint64_t t1 = 0;
   while (!exited) {
@@ -248,12 +256,20 @@ WorkloadResult Workload::Run(const std::function<void()>& at_exit) {
         timeout_ms = static_cast<int>((deadline - now) / 1000000u) + 1;
       }
     }
-    pollfd fds[3] = {{pid_fd_.get(), POLLIN, 0},
-                     {r.cancelled ? -1 : cancel_fd, POLLIN, 0},
-                     {output_open ? output_fd_.get() : -1, POLLIN, 0}};
-    const int n = ::poll(fds, 3, timeout_ms);
+    std::vector<pollfd> fds = {{pid_fd_.get(), POLLIN, 0},
+                               {r.cancelled ? -1 : cancel_fd, POLLIN, 0},
+                               {output_open ? output_fd_.get() : -1, POLLIN, 0}};
+    for (int fd : watched) fds.push_back({fd, POLLIN, 0});
+    const int n = ::poll(fds.data(), fds.size(), timeout_ms);
     if (n < 0 && errno != EINTR) break;
     if (n <= 0) continue;
+    bool watch_ready = false;
+    for (size_t k = 3; k < fds.size(); ++k) {
+      if (fds[k].revents & POLLIN) watch_ready = true;
+      // A watched fd that hangs up (its task ended) is not watched again.
+      if (fds[k].revents & (POLLHUP | POLLERR | POLLNVAL)) watched[k - 3] = -1;
+    }
+    if (watch_ready && on_watch_) on_watch_();
     if (fds[1].revents) {
       kill_group();
       r.cancelled = true;

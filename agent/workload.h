@@ -76,6 +76,10 @@ class Workload {
 
   pid_t pid() const { return pid_; }
 
+  // More fds to watch while the workload runs (a sampler's ring buffers, opened on pid());
+  // `on_ready` runs whenever one of them is readable.
+  void Watch(std::vector<int> fds, std::function<void()> on_ready);
+
   // Lets the child exec and waits for it (and the timeout). `at_exit` runs as soon as the child is
   // reaped, before anything else is killed or read: the moment to read its counters. Call once.
   WorkloadResult Run(const std::function<void()>& at_exit = nullptr);
@@ -90,6 +94,8 @@ class Workload {
   ScopedFd output_fd_;  // read end of stdout+stderr
   ScopedFd pid_fd_;     // pidfd of the child, readable when it exits
   bool reaped_ = false;
+  std::vector<int> watch_fds_;
+  std::function<void()> on_watch_;
 };
 
 }  // namespace ktune

@@ -145,7 +145,8 @@ Result<PushStats> PushBundle(AgentConnection& conn, const Manifest& manifest,
 
 Status RunOnAgent(AgentConnection& conn, const wire::RunRequest& request,
                   const std::function<Status(const wire::RepetitionResult&)>& on_row,
-                  const std::function<void(const wire::RunAccepted&)>& on_accepted) {
+                  const std::function<void(const wire::RunAccepted&)>& on_accepted,
+                  const std::function<Status(const wire::SampleProfile&)>& on_profile) {
   wire::Envelope env;
   *env.mutable_run_request() = request;
   KT_RETURN_IF_ERROR(conn.Send(env));
@@ -158,6 +159,8 @@ Status RunOnAgent(AgentConnection& conn, const wire::RunRequest& request,
     if (msg.has_repetition_result()) {
       ++received;
       KT_RETURN_IF_ERROR(on_row(msg.repetition_result()));
+    } else if (msg.has_sample_profile()) {
+      if (on_profile) KT_RETURN_IF_ERROR(on_profile(msg.sample_profile()));
     } else if (msg.has_run_done()) {
       if (msg.run_done().rows() != received) {
         return ProtocolError("agent measured " + std::to_string(msg.run_done().rows()) +

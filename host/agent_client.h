@@ -56,8 +56,10 @@ Result<PushStats> PushBundle(AgentConnection& conn, const Manifest& manifest,
 // Sends `request`, hands the agent's plan (its passes) to `on_accepted`, and calls `on_row` for
 // every RepetitionResult until RunDone; a RunDone that counts other rows than arrived is an
 // error.
+// A row's SampleProfile, when the run samples, goes to `on_profile` right after the row.
 Status RunOnAgent(AgentConnection& conn, const wire::RunRequest& request,
                   const std::function<Status(const wire::RepetitionResult&)>& on_row,
-                  const std::function<void(const wire::RunAccepted&)>& on_accepted = nullptr);
+                  const std::function<void(const wire::RunAccepted&)>& on_accepted = nullptr,
+                  const std::function<Status(const wire::SampleProfile&)>& on_profile = nullptr);
 
 }  // namespace ktune

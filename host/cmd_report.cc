@@ -1,5 +1,6 @@
 // khost report <kernel>: renders a stored run (the newest unless --run names one) as a table,
 // the long-format CSV, JSON, or the seed's perf_stats.csv.
+#include <algorithm>
 #include <iostream>
 
 #include "common/fs.h"
@@ -7,8 +8,10 @@
 #include "host/cli.h"
 #include "host/command.h"
 #include "host/event_groups.h"
+#include "host/kernel_dir.h"
 #include "host/report.h"
 #include "host/results_dir.h"
+#include "host/samples.h"
 
 namespace ktune {
 namespace {
@@ -20,7 +23,13 @@ cxxopts::Options ReportCliOptions() {
       "format", "table, csv, json or perf-stats",
       cxxopts::value<std::string>()->default_value("table"))(
       "o,output", "write to this file instead of stdout",
-      cxxopts::value<std::string>()->default_value(""));
+      cxxopts::value<std::string>()->default_value(""))(
+      "samples", "the sampling profile (khost run --record): symbols by share of each event")(
+      "annotate", "show this variant's disassembly with each instruction's share of the samples",
+      cxxopts::value<std::string>()->default_value(""))(
+      "event", "the sampled event to annotate (default: the first)",
+      cxxopts::value<std::string>()->default_value(""))(
+      "top", "symbols shown per event", cxxopts::value<size_t>()->default_value("10"));
   AddRootOption(o);
   o.positional_help("<kernel>");
   return o;
@@ -37,6 +46,10 @@ Result<ReportRequest> ParseReportArgs(const Args& args) {
   req.root = r["root"].as<std::string>();
   req.run_id = r["run"].as<std::string>();
   req.output = r["output"].as<std::string>();
+  req.samples = r.count("samples") > 0;
+  req.annotate = r["annotate"].as<std::string>();
+  req.event = r["event"].as<std::string>();
+  req.top = r["top"].as<size_t>();
   const std::string f = r["format"].as<std::string>();
   if (f == "table") {
     req.format = ReportFormat::kTable;
@@ -71,21 +84,55 @@ Status ExecuteReport(const ReportRequest& req) {
       metrics.push_back(std::move(def).value());
     }
   }
-  const RunReport report = BuildReport(file->rows, metrics);
+  const std::string kernel_symbol = req.kernel + "_kernel";
+  KT_ASSIGN_OR_RETURN(const std::vector<VariantSamples> samples,
+                      LoadRunSamples(path, file->rows, req.root, kernel_symbol));
+  if ((req.samples || !req.annotate.empty()) && samples.empty()) {
+    return NotFound("run " + file->rows.front().run_id +
+                    " sampled nothing (khost run --record EVENTS samples)");
+  }
   std::string out;
-  switch (req.format) {
-    case ReportFormat::kCsv:
-      out = text;
-      break;
-    case ReportFormat::kTable:
-      out = RenderTable(report);
-      break;
-    case ReportFormat::kJson:
-      out = RenderJson(report);
-      break;
-    case ReportFormat::kPerfStats:
-      out = RenderPerfStats(report);
-      break;
+  if (!req.annotate.empty()) {
+    auto v = std::find_if(samples.begin(), samples.end(),
+                          [&](const VariantSamples& s) { return s.name == req.annotate; });
+    if (v == samples.end()) return NotFound("no samples of a variant named " + req.annotate);
+    if (v->events.empty()) return NotFound(v->name + " has no sampled event");
+    const std::string event = req.event.empty() ? v->events.front().event : req.event;
+    // The variant's disassembly, when configs.json names one that is there.
+    std::string disassembly;
+    if (auto dir = LoadKernelDir(req.root, req.kernel); dir.ok()) {
+      for (const KernelVariant& kv : dir->variants) {
+        if (kv.name != v->name || kv.asm_path.empty()) continue;
+        const std::string asm_file =
+            kv.asm_path.starts_with("/") ? kv.asm_path : req.root + "/" + kv.asm_path;
+        if (auto text = ReadFile(asm_file); text.ok()) disassembly = *text;
+      }
+    }
+    out = RenderAnnotated(*v, event, disassembly);
+  } else if (req.samples) {
+    if (req.format == ReportFormat::kJson) {
+      out = RenderSamplesJson(samples);
+    } else if (req.format == ReportFormat::kTable) {
+      out = RenderSamplesTable(samples, req.top, kernel_symbol);
+    } else {
+      return InvalidArgument("--samples reports as a table or JSON");
+    }
+  } else {
+    const RunReport report = BuildReport(file->rows, metrics);
+    switch (req.format) {
+      case ReportFormat::kCsv:
+        out = text;
+        break;
+      case ReportFormat::kTable:
+        out = RenderTable(report);
+        break;
+      case ReportFormat::kJson:
+        out = RenderJson(report);
+        break;
+      case ReportFormat::kPerfStats:
+        out = RenderPerfStats(report, KernelPeriodColumns(samples, kernel_symbol));
+        break;
+    }
   }
   if (!req.output.empty()) return WriteFileAtomic(req.output, out);
   std::cout << out;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "common/events.h"
@@ -19,6 +20,7 @@
 #include "host/progress.h"
 #include "host/report.h"
 #include "host/results_dir.h"
+#include "host/samples.h"
 #include "protocol/convert.h"
 
 namespace ktune {
@@ -37,7 +39,13 @@ cxxopts::Options RunCliOptions() {
       cxxopts::value<std::string>()->default_value(""))(
       "multiplex",
       "count all events at once and scale them as perf does, instead of running "
-      "each variant once per pass of events that fit the counters");
+      "each variant once per pass of events that fit the counters")(
+      "record", "sample these events in one more run per variant (perf record's -e)",
+      cxxopts::value<std::string>()->default_value(""))(
+      "period", "a sample every N events", cxxopts::value<uint64_t>()->default_value("0"))(
+      "freq", "about N samples per second (default 4001)",
+      cxxopts::value<uint32_t>()->default_value("0"))("callchain",
+                                                      "record user callchains with the samples");
   AddRootOption(o);
   AddAgentOption(o);
   o.positional_help("<kernel>");
@@ -90,6 +98,18 @@ Result<RunOptions> ParseRunArgs(const Args& args) {
   }
   opts.cpu_model = r["cpu-model"].as<std::string>();
   opts.multiplex = r.count("multiplex") > 0;
+  if (const std::string record = r["record"].as<std::string>(); !record.empty()) {
+    KT_ASSIGN_OR_RETURN(opts.record, SplitEventList(record));
+  }
+  opts.sample_period = r["period"].as<uint64_t>();
+  opts.sample_freq = r["freq"].as<uint32_t>();
+  opts.callchain = r.count("callchain") > 0;
+  if (opts.sample_period && opts.sample_freq) {
+    return InvalidArgument("--period and --freq are alternatives; give one");
+  }
+  if (opts.record.empty() && (opts.sample_period || opts.sample_freq || opts.callchain)) {
+    return InvalidArgument("--period, --freq and --callchain go with --record");
+  }
   const int64_t reps = r["reps"].as<int64_t>(), warmup = r["warmup"].as<int64_t>();
   if (reps < 1 || reps > 100000) return InvalidArgument("--reps must be between 1 and 100000");
   if (warmup < 0 || warmup > 100000)
@@ -129,6 +149,10 @@ wire::RunRequest MakeRunRequest(const RunOptions& options, const KernelDir& dir,
   req.set_cpu(options.cpu);
   req.set_cpu_model(options.cpu_model);
   req.set_multiplex(options.multiplex);
+  for (const auto& e : options.record) req.add_record(e);
+  req.set_sample_period(options.sample_period);
+  req.set_sample_freq(options.sample_freq);
+  req.set_callchain(options.callchain);
   return req;
 }
 
@@ -146,6 +170,10 @@ Status ExecuteRun(const RunOptions& opts) {
   KT_ASSIGN_OR_RETURN(const EventCatalog catalog, EventCatalog::ForCpu(cpu, opts.cpu_model));
   KT_ASSIGN_OR_RETURN(const std::vector<EventGroup> groups, GroupsFor(catalog));
   KT_ASSIGN_OR_RETURN(const Selection selection, SelectEvents(opts.events, groups, catalog));
+  for (const std::string& e : opts.record) {
+    auto spec = catalog.Parse(e);
+    if (!spec.ok()) return spec.status().WithContext("--record");
+  }
   KT_ASSIGN_OR_RETURN(PushStats pushed, PushBundle(*session.conn, manifest, dir.root));
 
   const std::string run_id = NewRunId();
@@ -166,18 +194,37 @@ Status ExecuteRun(const RunOptions& opts) {
                ""};
   for (const MetricDef& m : selection.metrics) meta.metrics.push_back({m.name, m.formula, m.group});
 
-  // Each variant runs once per pass of the agent's plan; until it arrives, assume one.
+  // Each variant runs once per pass of the agent's plan (until it arrives, assume one), then
+  // once more, sampling, when events are recorded.
   size_t passes = 1;
-  auto total = [&] { return dir.variants.size() * passes * opts.repetitions; };
+  const size_t sampling = opts.record.empty() ? 0 : 1;
+  auto per_variant = [&] { return passes * opts.repetitions + sampling; };
+  auto total = [&] { return dir.variants.size() * per_variant(); };
   Progress progress(total(), ::isatty(2));
   auto describe = [&](size_t step) {
-    const size_t v = step / (passes * opts.repetitions);
-    const size_t pass = step / opts.repetitions % passes;
-    return "variant " + std::to_string(v + 1) + "/" + std::to_string(dir.variants.size()) + " " +
-           dir.variants[v].name +
-           (passes > 1 ? " pass " + std::to_string(pass + 1) + "/" + std::to_string(passes) : "") +
-           " rep " + std::to_string(step % opts.repetitions + 1) + "/" +
+    const size_t v = step / per_variant(), within = step % per_variant();
+    std::string what = "variant " + std::to_string(v + 1) + "/" +
+                       std::to_string(dir.variants.size()) + " " + dir.variants[v].name;
+    if (within >= passes * opts.repetitions) return what + " sampling";
+    if (passes > 1) {
+      what +=
+          " pass " + std::to_string(within / opts.repetitions + 1) + "/" + std::to_string(passes);
+    }
+    return what + " rep " + std::to_string(within % opts.repetitions + 1) + "/" +
            std::to_string(opts.repetitions);
+  };
+  std::optional<SamplesWriter> samples;
+  if (sampling) {
+    KT_ASSIGN_OR_RETURN(SamplesWriter w, SamplesWriter::Create(SamplesPath(writer.path())));
+    samples.emplace(std::move(w));
+  }
+  std::set<std::string> unsampled;
+  auto on_profile = [&](const wire::SampleProfile& p) -> Status {
+    ProfileRecord record{p.variant_index(), p.pass(), p.repetition(), ProfileFromWire(p)};
+    for (const std::string& u : record.profile.unsupported) {
+      if (unsampled.insert(u).second) progress.Note("khost run: sampling " + NotSupported(u));
+    }
+    return samples->Append(record);
   };
   Status meta_written;
   auto on_accepted = [&](const wire::RunAccepted& a) {
@@ -210,9 +257,12 @@ Status ExecuteRun(const RunOptions& opts) {
         if (rows.size() < total()) progress.Update(rows.size(), describe(rows.size()));
         return Status::Ok();
       },
-      on_accepted);
+      on_accepted, on_profile);
   progress.Finish();
   if (Status synced = writer.Finish(); status.ok()) status = synced;
+  if (samples) {
+    if (Status synced = samples->Finish(); status.ok()) status = synced;
+  }
   if (!status.ok()) {
     return status.WithContext(std::to_string(rows.size()) + " of " + std::to_string(total()) +
                               " rows saved in " + writer.path());
@@ -225,10 +275,17 @@ Status ExecuteRun(const RunOptions& opts) {
                                  ? dir.perf_stat_path
                                  : dir.root + "/" + dir.perf_stat_path;
     KT_RETURN_IF_ERROR(MakeDirs(std::filesystem::path(path).parent_path().string()));
-    KT_RETURN_IF_ERROR(WriteFileAtomic(path, RenderPerfStats(report)));
+    KT_ASSIGN_OR_RETURN(const std::vector<VariantSamples> symbolized,
+                        LoadRunSamples(writer.path(), rows, dir.root, opts.kernel + "_kernel"));
+    KT_RETURN_IF_ERROR(WriteFileAtomic(
+        path, RenderPerfStats(report, KernelPeriodColumns(symbolized, opts.kernel + "_kernel"))));
     std::cerr << "khost run: wrote " << path << "\n";
   }
   std::cout << RenderTable(report);
+  if (samples) {
+    std::cerr << "khost run: samples in " << SamplesPath(writer.path())
+              << " (khost report --samples, --annotate VARIANT)\n";
+  }
   return Status::Ok();
 }
 

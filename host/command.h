@@ -46,8 +46,12 @@ struct RunOptions {
   uint32_t warmup = 1;
   uint64_t timeout_ms = 60000;
   int cpu = -1;
-  std::string cpu_model;   // event table to use instead of the agent's detected one
-  bool multiplex = false;  // all events at once, scaled as perf does, instead of passes
+  std::string cpu_model;            // event table to use instead of the agent's detected one
+  bool multiplex = false;           // all events at once, scaled as perf does, instead of passes
+  std::vector<std::string> record;  // events to sample, in one more pass per variant
+  uint64_t sample_period = 0;       // a sample every N events, or
+  uint32_t sample_freq = 0;         // N samples per second (default 4001, as the seed)
+  bool callchain = false;
 };
 // Pure: checks syntax; event names are resolved against the agent's catalog when it answers.
 Result<RunOptions> ParseRunArgs(const Args& args);
@@ -63,7 +67,11 @@ struct ReportRequest {
   std::string root = ".";
   std::string run_id;  // empty: the newest run
   ReportFormat format = ReportFormat::kTable;
-  std::string output;  // empty: stdout
+  std::string output;    // empty: stdout
+  bool samples = false;  // the sampling profile instead of the measurements
+  std::string annotate;  // a variant whose disassembly to show with its samples
+  std::string event;     // which sampled event to annotate (default: the first)
+  size_t top = 10;       // symbols per event in the samples table
 };
 Result<ReportRequest> ParseReportArgs(const Args& args);
 int ReportMain(const Args& args);

@@ -63,6 +63,9 @@ Result<KernelDir> ParseConfigsJson(const std::string& text, const std::string& k
     KernelVariant var;
     var.elf_path = v["elf_path"].get<std::string>();
     var.name = fs::path(var.elf_path).filename().string();
+    if (v.contains("asm_path") && v["asm_path"].is_string()) {
+      var.asm_path = v["asm_path"].get<std::string>();
+    }
     for (const auto& [key, value] : v.items()) {
       if (IsPathKey(key)) continue;
       if (key == "args") {

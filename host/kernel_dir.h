@@ -27,6 +27,7 @@ struct KernelVariant {
   std::string elf_path;  // relative to root
   std::vector<std::string> args;
   Params params;
+  std::string asm_path;  // its disassembly, relative to root; "" when configs.json names none
 };
 
 struct KernelDir {

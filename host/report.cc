@@ -289,7 +289,29 @@ std::string RenderJson(const RunReport& report) {
   return doc.dump(2) + "\n";
 }
 
-std::string RenderPerfStats(const RunReport& report) {
+SampledColumns KernelPeriodColumns(const std::vector<VariantSamples>& samples,
+                                   const std::string& kernel_symbol) {
+  SampledColumns c;
+  for (const VariantSamples& v : samples) {
+    for (const EventSamples& e : v.events) {
+      const std::string name = e.event + " (" + kernel_symbol + " period)";
+      if (std::find(c.names.begin(), c.names.end(), name) == c.names.end()) c.names.push_back(name);
+    }
+  }
+  for (const VariantSamples& v : samples) {
+    std::vector<std::optional<uint64_t>>& row = c.values[v.index];
+    row.assign(c.names.size(), std::nullopt);
+    for (const EventSamples& e : v.events) {
+      const std::string name = e.event + " (" + kernel_symbol + " period)";
+      const size_t at =
+          static_cast<size_t>(std::find(c.names.begin(), c.names.end(), name) - c.names.begin());
+      row[at] = e.kernel_period;
+    }
+  }
+  return c;
+}
+
+std::string RenderPerfStats(const RunReport& report, const SampledColumns& sampled) {
   std::vector<std::string> header = {"Timestamp", "ELF Name"};
   for (const auto& p : report.param_names) header.push_back(p);
   header.insert(header.end(), {"Valid Output", "Kernel Time (s)", "Total Time (s)"});
@@ -298,6 +320,7 @@ std::string RenderPerfStats(const RunReport& report) {
     if (name != kWallTime && name != kKernelTime) events.push_back(name);
   }
   header.insert(header.end(), events.begin(), events.end());
+  header.insert(header.end(), sampled.names.begin(), sampled.names.end());
   std::string out = CsvJoin(header) + "\n";
   for (const VariantSummary& v : report.variants) {
     std::vector<std::string> r = {LocalTime(v.first_timestamp_ns), v.name};
@@ -324,6 +347,11 @@ std::string RenderPerfStats(const RunReport& report) {
       } else {
         r.push_back(Fixed(*s->median, 0));
       }
+    }
+    auto periods = sampled.values.find(v.index);
+    for (size_t k = 0; k < sampled.names.size(); ++k) {
+      const bool has = v.valid && periods != sampled.values.end() && periods->second[k];
+      r.push_back(has ? std::to_string(*periods->second[k]) : "N/A");
     }
     out += CsvJoin(r) + "\n";
   }

@@ -24,6 +24,9 @@
 
 #include "common/results.h"
 #include "host/event_groups.h"
+#include "host/samples.h"
+
+#include <map>
 
 namespace ktune {
 
@@ -75,6 +78,15 @@ RunReport BuildReport(const std::vector<RepetitionRow>& rows,
 
 std::string RenderTable(const RunReport& report);
 std::string RenderJson(const RunReport& report);
-std::string RenderPerfStats(const RunReport& report);
+// Extra perf-stats columns from sampling, as the seed had them: per sampled event, the total
+// period of the kernel's own symbol, named "<event> (<symbol> period)".
+struct SampledColumns {
+  std::vector<std::string> names;
+  std::map<uint32_t, std::vector<std::optional<uint64_t>>> values;  // by variant index
+};
+SampledColumns KernelPeriodColumns(const std::vector<VariantSamples>& samples,
+                                   const std::string& kernel_symbol);
+
+std::string RenderPerfStats(const RunReport& report, const SampledColumns& sampled = {});
 
 }  // namespace ktune

@@ -60,6 +60,49 @@ void RowToWire(const RepetitionRow& row, wire::RepetitionResult* out) {
   }
 }
 
+void ProfileToWire(const Profile& p, wire::SampleProfile* out) {
+  for (const auto& e : p.events) out->add_events(e);
+  for (const auto& u : p.unsupported) out->add_unsupported(u);
+  for (const SampleHit& h : p.hits) {
+    auto* w = out->add_hits();
+    w->set_event(h.event);
+    w->set_ip(h.ip);
+    w->set_count(h.count);
+    w->set_period(h.period);
+  }
+  for (const SampleChain& c : p.chains) {
+    auto* w = out->add_chains();
+    w->set_event(c.event);
+    for (uint64_t ip : c.ips) w->add_ips(ip);
+    w->set_count(c.count);
+    w->set_period(c.period);
+  }
+  for (const Mapping& m : p.mappings) {
+    auto* w = out->add_mappings();
+    w->set_start(m.start);
+    w->set_len(m.len);
+    w->set_pgoff(m.pgoff);
+    w->set_file(m.file);
+  }
+  out->set_samples(p.samples);
+  out->set_lost(p.lost);
+}
+
+Profile ProfileFromWire(const wire::SampleProfile& w) {
+  Profile p;
+  p.events.assign(w.events().begin(), w.events().end());
+  p.unsupported.assign(w.unsupported().begin(), w.unsupported().end());
+  for (const auto& h : w.hits()) p.hits.push_back({h.event(), h.ip(), h.count(), h.period()});
+  for (const auto& c : w.chains()) {
+    p.chains.push_back({c.event(), {c.ips().begin(), c.ips().end()}, c.count(), c.period()});
+  }
+  for (const auto& m : w.mappings())
+    p.mappings.push_back({m.start(), m.len(), m.pgoff(), m.file()});
+  p.samples = w.samples();
+  p.lost = w.lost();
+  return p;
+}
+
 void CpuToWire(const CpuId& cpu, wire::CpuIdentity* out) {
   out->set_arch(cpu.arch);
   out->set_riscv_id(cpu.riscv_id);

@@ -4,6 +4,7 @@
 
 #include "common/cpu.h"
 #include "common/manifest.h"
+#include "common/profile.h"
 
 #include "common/results.h"
 #include "common/status.h"
@@ -23,6 +24,9 @@ void RowToWire(const RepetitionRow& row, wire::RepetitionResult* out);
 RepetitionRow RowFromWire(const wire::RepetitionResult& r, const wire::Variant& variant);
 
 Params ParamsFromWire(const wire::Variant& v);
+
+void ProfileToWire(const Profile& p, wire::SampleProfile* out);
+Profile ProfileFromWire(const wire::SampleProfile& p);
 
 void CpuToWire(const CpuId& cpu, wire::CpuIdentity* out);
 CpuId CpuFromWire(const wire::CpuIdentity& cpu);

@@ -53,8 +53,8 @@ TEST_CASE("the run request carries every variant and the measurement settings") 
   REQUIRE(opts.ok());
   KernelDir dir;
   dir.kernel = "k";
-  dir.variants = {{"a.elf", "k/run/bin/a.elf", {"8x8x8x1"}, {{"BLOCK_SIZE_M", "4"}}},
-                  {"b.elf", "k/run/bin/b.elf", {}, {}}};
+  dir.variants = {{"a.elf", "k/run/bin/a.elf", {"8x8x8x1"}, {{"BLOCK_SIZE_M", "4"}}, ""},
+                  {"b.elf", "k/run/bin/b.elf", {}, {}, ""}};
   const wire::RunRequest req = MakeRunRequest(*opts, dir, "bundle", "run");
   CHECK(req.run_id() == "run");
   CHECK(req.bundle_id() == "bundle");
