@@ -20,11 +20,13 @@ std::string NewRunId() {
   tm utc;
   gmtime_r(&ts.tv_sec, &utc);
   char when[32];
-  strftime(when, sizeof when, "%Y%m%dT%H%M%SZ", &utc);
-  if (sodium_init() < 0) return when;
+  strftime(when, sizeof when, "%Y%m%dT%H%M%S", &utc);
+  char ms[24];
+  std::snprintf(ms, sizeof ms, ".%03ldZ", ts.tv_nsec / 1000000);
+  if (sodium_init() < 0) return std::string(when) + ms;
   char rnd[8];
   std::snprintf(rnd, sizeof rnd, "%06x", randombytes_uniform(1u << 24));
-  return std::string(when) + "-" + rnd;
+  return std::string(when) + ms + "-" + rnd;
 }
 
 std::string ResultsDir(const std::string& kernel_run_dir) {

@@ -11,7 +11,8 @@
 
 namespace ktune {
 
-// "20261122T031500Z-3fa2c1": UTC start time (so names sort by time) and 24 random bits.
+// "20261122T031500.123Z-3fa2c1": UTC start time to the millisecond (so names sort by time) and
+// 24 random bits.
 std::string NewRunId();
 
 std::string ResultsDir(const std::string& kernel_run_dir);

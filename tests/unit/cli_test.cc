@@ -6,7 +6,12 @@
 #include "host/kernel_dir.h"
 #include "host/results_dir.h"
 
+#include <chrono>
 #include <filesystem>
+#include <regex>
+#include <thread>
+
+#include "agent/store.h"
 
 #include "common/fs.h"
 
@@ -90,6 +95,15 @@ TEST_CASE("events options") {
   CHECK(ParseEventsArgs({"groups"})->cpu_model.empty());
   CHECK_FALSE(ParseEventsArgs({"show"}).ok());
   CHECK_FALSE(ParseEventsArgs({}).ok());
+}
+
+TEST_CASE("run ids sort by their start, to the millisecond, and are safe names") {
+  const std::string a = NewRunId();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  const std::string b = NewRunId();
+  CHECK(a < b);
+  CHECK(std::regex_match(a, std::regex(R"(\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{6})")));
+  CHECK(ValidateRunId(a).ok());  // the agent's rule for run directories
 }
 
 TEST_CASE("run metadata round-trips") {
