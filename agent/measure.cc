@@ -1,5 +1,6 @@
 #include "agent/measure.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "agent/kernel_output.h"
@@ -43,6 +44,7 @@ std::optional<RepetitionRow> MeasureOnce(const MeasurePlan& plan,
   row.elf = v.elf;
   row.params = v.params;
   row.pass = pass;
+  row.sampling = profile != nullptr;
   row.repetition = repetition;
 
   MeasuredValue wall{kWallTime, 0, "ns", 0, 0, ValueStatus::kMissing};
@@ -70,8 +72,11 @@ std::optional<RepetitionRow> MeasureOnce(const MeasurePlan& plan,
     }
     WorkloadResult r = workload->Run([&] {
       counters = group.Read();
-      if (sampler) {
-        for (MeasuredValue& v : sampler->ReadCounts()) counters.push_back(std::move(v));
+      if (!sampler) return;
+      for (MeasuredValue& v : sampler->ReadCounts()) {
+        const bool present = std::any_of(counters.begin(), counters.end(),
+                                         [&](const MeasuredValue& c) { return c.name == v.name; });
+        if (!present) counters.push_back(std::move(v));
       }
     });
     if (r.cancelled) return std::nullopt;

@@ -15,14 +15,14 @@ bool IsSoftware(const EventSpec& e) {
 
 // Splits `pass` into passes that each count together, trying each event in the first pass it
 // fits (first fit, in order).
-std::vector<Pass> SplitUntilTheyFit(const Pass& pass) {
+std::vector<Pass> SplitUntilTheyFit(const Pass& pass, const PmuProbe& pmu) {
   std::vector<Pass> out;
   for (const EventSpec& e : pass) {
     bool placed = false;
     for (Pass& p : out) {
       Pass candidate = p;
       candidate.push_back(e);
-      if (CountTogether(candidate)) {
+      if (pmu.count_together(candidate)) {
         p = std::move(candidate);
         placed = true;
         break;
@@ -66,43 +66,43 @@ int BudgetMemory::Get(const std::string& model) const {
 }
 
 Status BudgetMemory::Put(const std::string& model, int budget) {
-  budgets_[model] = budget;
+  int& kept = budgets_[model];
+  if (budget <= kept) return Status::Ok();  // the largest budget seen stands
+  kept = budget;
   std::string text;
   for (const auto& [m, b] : budgets_) text += m + " " + std::to_string(b) + "\n";
   return WriteFileAtomic(path_, text);
 }
 
+PmuProbe RealPmu() {
+  return {[](const EventSpec& e) { return ProbeEvent(e).empty(); }, CountTogether};
+}
+
 PassPlan PlanPasses(const std::vector<EventSpec>& events, const std::string& model,
-                    BudgetMemory& memory) {
+                    BudgetMemory& memory, const PmuProbe& pmu) {
   PassPlan plan;
   Pass free, counted;
-  for (const EventSpec& e : events) {
-    (IsSoftware(e) || !ProbeEvent(e).empty() ? free : counted).push_back(e);
-  }
+  for (const EventSpec& e : events) (IsSoftware(e) || !pmu.opens(e) ? free : counted).push_back(e);
   if (counted.empty()) {
     plan.passes = {free};
     plan.how = "software only";
     return plan;
   }
-  // The budget is the largest group that counts together. A probe that never overflowed only
-  // shows a lower bound, so it is remembered only when the group stopped fitting.
   int budget = memory.Get(model);
   plan.how = "remembered";
   if (budget <= 0) {
     plan.how = "probed";
-    budget = 0;
     Pass group;
-    bool overflowed = false;
     for (const EventSpec& e : counted) {
+      if (!pmu.count_together({e})) continue;  // never counts: says nothing about the counters
       group.push_back(e);
-      if (!CountTogether(group)) {
-        overflowed = true;
-        break;
-      }
-      ++budget;
+      if (pmu.count_together(group)) continue;
+      group.pop_back();  // `e` counts alone but not with the others: the counters are full
+      if (!group.empty()) (void)memory.Put(model, static_cast<int>(group.size()));
+      break;
     }
-    if (budget == 0) budget = 1;  // not even one counts fully: each alone, reported as it is
-    if (overflowed) (void)memory.Put(model, budget);  // a failed write costs only a re-probe
+    // No limit met (a lower bound only, not remembered), or nothing counted at all.
+    budget = std::max<int>(1, static_cast<int>(group.size()));
   }
   plan.budget = budget;
   const std::vector<Pass> split = SplitIntoPasses(free, counted, budget);
@@ -110,11 +110,11 @@ PassPlan PlanPasses(const std::vector<EventSpec>& events, const std::string& mod
     // The first pass begins with the free events; the rest must fit the counters together.
     const size_t skip = i == 0 ? free.size() : 0;
     const Pass needs(split[i].begin() + static_cast<long>(skip), split[i].end());
-    if (CountTogether(needs)) {
+    if (pmu.count_together(needs)) {
       plan.passes.push_back(split[i]);
       continue;
     }
-    std::vector<Pass> fitted = SplitUntilTheyFit(needs);
+    std::vector<Pass> fitted = SplitUntilTheyFit(needs, pmu);
     if (i == 0) fitted.front().insert(fitted.front().begin(), free.begin(), free.end());
     for (Pass& p : fitted) plan.passes.push_back(std::move(p));
   }

@@ -2,13 +2,17 @@
 // multiplexed: each pass's events count together for the whole run (time_running ==
 // time_enabled), and a variant is run once per pass.
 //
-// The counter budget of a CPU model (how many events count together) is probed once: a growing
-// group of the requested events is opened on the agent's own thread, a short busy loop runs, and
-// the largest group whose members all ran the whole time wins. It is remembered in the store
-// (pmu-budgets) per CPU model. A pass that still does not count together (events restricted to
-// some counters) is split further, each candidate tried for real.
+// The counter budget of a CPU model (how many events count together) is probed: a growing group
+// of the requested events is opened on the agent's own thread, a short busy loop runs, and the
+// largest group whose members all ran the whole time wins. An event that does not count even
+// alone is left out of the probe (it tells nothing about the counters). A budget is remembered in
+// the store (pmu-budgets) per CPU model only when the probe hit a real limit (the event that did
+// not fit counts alone), and the largest such budget is kept: a smaller one found with events
+// tied to particular counters would only cost passes. Every pass is then tried for real and split
+// further when its events do not count together.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -31,6 +35,7 @@ class BudgetMemory {
   explicit BudgetMemory(std::string path);
   // The remembered budget, or -1.
   int Get(const std::string& model) const;
+  // Remembers `budget` unless a larger one is already known.
   Status Put(const std::string& model, int budget);
 
  private:
@@ -44,10 +49,17 @@ struct PassPlan {
   std::string how;  // "probed", "remembered", "fake budget", "multiplexed", "software only"
 };
 
-// Plans the passes for `events` on this machine (the real probe), consulting and updating
-// `memory` under `model`.
+// What the planner asks the PMU: does an event open, and do events count together (agent/
+// perf_counters.h). Tests substitute a fake PMU.
+struct PmuProbe {
+  std::function<bool(const EventSpec&)> opens;
+  std::function<bool(const Pass&)> count_together;
+};
+PmuProbe RealPmu();
+
+// Plans the passes for `events`, consulting and updating `memory` under `model`.
 PassPlan PlanPasses(const std::vector<EventSpec>& events, const std::string& model,
-                    BudgetMemory& memory);
+                    BudgetMemory& memory, const PmuProbe& pmu = RealPmu());
 
 // The plan with an injected budget instead of the PMU: for tests on machines without a PMU.
 // Software events are split too, so that the passes path runs for real.

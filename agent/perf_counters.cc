@@ -28,7 +28,9 @@ bool IsSoftware(const EventSpec& e) {
 
 Result<ScopedFd> OpenPerfEvent(perf_event_attr attr, pid_t pid, int cpu, int group_fd) {
   int fd = SysPerfEventOpen(&attr, pid, cpu, group_fd);
-  if (fd < 0 && (errno == EACCES || errno == EPERM) && !attr.exclude_kernel) {
+  // Only an event that also counts user space falls back; a kernel-only one (:k) would count
+  // nothing.
+  if (fd < 0 && (errno == EACCES || errno == EPERM) && !attr.exclude_kernel && !attr.exclude_user) {
     attr.exclude_kernel = 1;
     attr.exclude_hv = 1;
     fd = SysPerfEventOpen(&attr, pid, cpu, group_fd);
@@ -123,9 +125,13 @@ std::vector<MeasuredValue> CounterGroup::Read() const {
         v.running_ns = running;
         v.status = running == 0 ? ValueStatus::kNotCounted : ValueStatus::kOk;
         v.value = running == 0 ? 0 : static_cast<double>(value);
-        if (scale_ && running > 0 && running < enabled) {
-          v.value *= static_cast<double>(enabled) / static_cast<double>(running);
-          v.status = ValueStatus::kScaled;
+        if (running > 0 && running < enabled) {
+          if (scale_) {
+            v.value *= static_cast<double>(enabled) / static_cast<double>(running);
+            v.status = ValueStatus::kScaled;
+          } else {
+            v.status = ValueStatus::kPartial;  // a pass that lost its counters for a while
+          }
         }
       }
     }

@@ -10,9 +10,10 @@
 // Software events share one group (they always fit). The others either form one group (a pass
 // planned to fit the counters: all of them count the whole run, or none) or a group each (perf
 // stat's way: the kernel multiplexes them, and their values are scaled by enabled/running and
-// marked "scaled"). An event that fails to open is "not supported" (with the reason) and the
-// rest go on; a value whose time_running is 0 is "not counted". Every value keeps its enabled
-// and running times.
+// marked "scaled"). A pass's value that still ran only part of the time (another perf user took
+// a counter) is "partly counted", unscaled. An event that fails to open is "not supported" (with
+// the reason) and the rest go on; a value whose time_running is 0 is "not counted". Every value
+// keeps its enabled and running times.
 #pragma once
 
 #include <linux/perf_event.h>
@@ -30,8 +31,9 @@ namespace ktune {
 perf_event_attr PerfAttrFor(const EventSpec& spec);
 
 // perf_event_open(attr, pid, cpu, group_fd) with a close-on-exec fd. On EACCES/EPERM for an
-// event that counts the kernel, retries counting user space only, as perf does when
-// perf_event_paranoid forbids kernel profiling. Errors carry strerror's text, kUnsupported.
+// event that counts user space and the kernel, retries counting user space only, as perf does
+// when perf_event_paranoid forbids kernel profiling (khost run says so when it applies). Errors
+// carry strerror's text, kUnsupported.
 Result<ScopedFd> OpenPerfEvent(perf_event_attr attr, pid_t pid, int cpu, int group_fd);
 
 class CounterGroup {

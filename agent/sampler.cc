@@ -48,13 +48,31 @@ std::vector<int> OnlineCpus() {
 
 Sampler Sampler::Open(const std::vector<EventSpec>& events, pid_t pid,
                       const SampleOptions& options) {
-  Sampler s;
-  s.events_ = events;
-  s.callchain_ = options.callchain;
-  for (const EventSpec& e : events) s.profile_.events.push_back(e.text);
-  const long page = ::sysconf(_SC_PAGESIZE);
+  // The largest ring the mlock limit allows; the watermark goes with its size, so a smaller
+  // ring means opening everything again.
+  std::string why;
+  for (size_t pages : {kDataPages, size_t{4}}) {
+    Sampler s;
+    why = s.OpenWithRings(events, pid, options, pages);
+    if (why.empty()) return s;
+  }
+  Sampler failed;
+  for (const EventSpec& e : events) {
+    failed.profile_.events.push_back(e.text);
+    failed.profile_.unsupported.push_back(e.text + ": " + why);
+  }
+  return failed;
+}
+
+std::string Sampler::OpenWithRings(const std::vector<EventSpec>& events, pid_t pid,
+                                   const SampleOptions& options, size_t pages) {
+  events_ = events;
+  callchain_ = options.callchain;
+  for (const EventSpec& e : events) profile_.events.push_back(e.text);
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const std::vector<int> cpus = OnlineCpus();
   std::vector<bool> usable(events.size(), true);
-  for (int cpu : OnlineCpus()) {
+  for (int cpu : cpus) {
     int owner = -1;  // the fd whose ring this CPU's samples go to
     for (size_t i = 0; i < events.size(); ++i) {
       if (!usable[i]) continue;
@@ -72,49 +90,47 @@ Sampler Sampler::Open(const std::vector<EventSpec>& events, pid_t pid,
       attr.enable_on_exec = 1;
       attr.inherit = 1;
       attr.watermark = 1;
-      attr.wakeup_watermark = static_cast<uint32_t>(kDataPages * static_cast<size_t>(page) / 2);
+      attr.wakeup_watermark = static_cast<uint32_t>(pages * page / 2);
       attr.mmap = owner < 0;  // one event per CPU reports the mappings
       attr.mmap2 = owner < 0;
       auto fd = OpenPerfEvent(attr, pid, cpu, -1);
       if (!fd.ok()) {
-        if (cpu == OnlineCpus().front()) {
-          usable[i] = false;
-          s.profile_.unsupported.push_back(events[i].text + ": " + fd.status().message());
+        // An event that cannot sample here fails on the first CPU already; failing later, it
+        // could sample only part of the workload.
+        if (cpu != cpus.front()) {
+          return "cannot open " + events[i].text + " on CPU " + std::to_string(cpu) + ": " +
+                 fd.status().message();
         }
+        usable[i] = false;
+        profile_.unsupported.push_back(events[i].text + ": " + fd.status().message());
         continue;
       }
       uint64_t id = 0;
       if (::ioctl(fd->get(), PERF_EVENT_IOC_ID, &id) == 0) {
-        s.event_of_id_[id] = static_cast<uint32_t>(i);
+        event_of_id_[id] = static_cast<uint32_t>(i);
       }
       if (owner < 0) {
         Ring ring;
-        for (size_t pages : {kDataPages, size_t{4}}) {  // smaller if the mlock limit is tight
-          ring.mapped_bytes = (1 + pages) * static_cast<size_t>(page);
-          void* base =
-              ::mmap(nullptr, ring.mapped_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd->get(), 0);
-          if (base != MAP_FAILED) {
-            ring.base = static_cast<char*>(base);
-            ring.data_bytes = pages * static_cast<size_t>(page);
-            break;
-          }
+        ring.mapped_bytes = (1 + pages) * page;
+        void* base =
+            ::mmap(nullptr, ring.mapped_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd->get(), 0);
+        if (base == MAP_FAILED) {
+          return "cannot map a ring buffer on CPU " + std::to_string(cpu) + ": " +
+                 std::strerror(errno);
         }
-        if (!ring.base) {
-          usable[i] = false;
-          s.profile_.unsupported.push_back(events[i].text +
-                                           ": cannot map its ring buffer: " + std::strerror(errno));
-          continue;
-        }
+        ring.base = static_cast<char*>(base);
+        ring.data_bytes = pages * page;
         owner = fd->get();
-        s.rings_.push_back(ring);
-        s.ring_fds_.push_back(owner);
+        rings_.push_back(ring);
+        ring_fds_.push_back(owner);
       } else if (::ioctl(fd->get(), PERF_EVENT_IOC_SET_OUTPUT, owner) != 0) {
-        continue;  // this event samples on the other CPUs
+        return "cannot share CPU " + std::to_string(cpu) +
+               "'s ring buffer: " + std::strerror(errno);
       }
-      s.fds_.push_back({i, std::move(fd).value()});
+      fds_.push_back({i, std::move(fd).value()});
     }
   }
-  return s;
+  return "";
 }
 
 Sampler::~Sampler() {
@@ -238,6 +254,16 @@ Profile Sampler::TakeProfile() {
   }
   hits_.clear();
   chains_.clear();
+  auto heaviest = [](const auto& a, const auto& b) { return a.period > b.period; };
+  if (p.hits.size() > kMaxHits) {
+    std::sort(p.hits.begin(), p.hits.end(), heaviest);
+    for (size_t k = kMaxHits; k < p.hits.size(); ++k) p.truncated += p.hits[k].count;
+    p.hits.resize(kMaxHits);
+  }
+  if (p.chains.size() > kMaxChains) {
+    std::sort(p.chains.begin(), p.chains.end(), heaviest);
+    p.chains.resize(kMaxChains);  // their samples are still in the hits
+  }
   return p;
 }
 

@@ -46,8 +46,12 @@ class Sampler {
   // The events' counts over the run, one value per event: summed over the CPUs, with the largest
   // enabled time and the running times added up (at most the enabled time).
   std::vector<MeasuredValue> ReadCounts() const;
-  // Drains what is left and returns the aggregated profile.
+  // Drains what is left and returns the aggregated profile: at most kMaxHits (event, IP) entries
+  // and kMaxChains callchains, the heaviest, so that it fits a protocol frame; the samples left
+  // out are counted in Profile::truncated.
   Profile TakeProfile();
+  static constexpr size_t kMaxHits = 100000;
+  static constexpr size_t kMaxChains = 2000;
 
  private:
   Sampler() = default;
@@ -60,6 +64,10 @@ class Sampler {
     size_t event;
     ScopedFd fd;
   };
+  // Opens every event on every CPU with rings of `pages` data pages; "" on success, else why
+  // the rings could not be set up.
+  std::string OpenWithRings(const std::vector<EventSpec>& events, pid_t pid,
+                            const SampleOptions& options, size_t pages);
   void DrainRing(Ring& ring);
   void Parse(const char* record, size_t size, uint32_t type);
 

@@ -160,6 +160,9 @@ Result<std::string> Store::Materialize(const std::string& bundle_id) {
   }
   if (!s.ok() || fs::exists(tmp)) RemoveTree(tmp);
   KT_RETURN_IF_ERROR(s);
+  std::error_code ec;
+  fs::permissions(tree, fs::perms(0555), ec);
+  if (ec) return IoError("chmod " + tree + ": " + ec.message());
   KT_RETURN_IF_ERROR(FsyncDirectory(dir));
   return tree;
 }
@@ -181,12 +184,15 @@ Status Store::BuildTree(const Manifest& m, const std::string& tmp) const {
     if (::fchmod(fd.get(), f.mode & 0555) != 0) return ErrnoError("chmod " + f.path, errno);
     if (::fsync(fd.get()) != 0) return ErrnoError("fsync " + f.path, errno);
   }
-  // Deepest first, so a directory is synced after what it holds, and read-only after that.
+  // Deepest first, so a directory is synced after what it holds, and read-only after that. The
+  // top stays writable until it is renamed into place: moving a directory to another parent
+  // needs write permission on it.
   std::sort(dirs.begin(), dirs.end(), [](const fs::path& a, const fs::path& b) {
     return a.string().size() > b.string().size();
   });
   for (const fs::path& d : dirs) {
     KT_RETURN_IF_ERROR(FsyncDirectory(d.string()));
+    if (d == fs::path(tmp)) continue;
     fs::permissions(d, fs::perms(0555), ec);
     if (ec) return IoError("chmod " + d.string() + ": " + ec.message());
   }

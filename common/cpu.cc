@@ -43,6 +43,7 @@ std::string MatchCoreTable(const CpuId& cpu) {
   if (cpu.riscv_id.empty()) return "";
   for (const CpuMapping& m : CpuMappings()) {
     const std::regex re(m.id_regex, std::regex::extended);
+    // A row whose table ktune lacks still matches first, as in perf: no table then.
     if (std::regex_match(cpu.riscv_id, re)) return m.table;
   }
   return "";

@@ -22,7 +22,8 @@ struct EventTable {
   std::size_t size;
 };
 
-// A mapfile row: a POSIX extended regex over "mvendorid-marchid-mimpid", and its table.
+// A mapfile row: a POSIX extended regex over "mvendorid-marchid-mimpid", and its table ("" for
+// a table perf has and ktune does not copy: the row still matches first).
 struct CpuMapping {
   const char* id_regex;
   const char* table;

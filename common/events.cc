@@ -221,6 +221,12 @@ Result<EventCatalog> EventCatalog::For(std::string_view arch, std::string_view c
 }
 
 Result<EventCatalog> EventCatalog::ForCpu(const CpuId& cpu, std::string_view core_override) {
+  // Every table is a RISC-V core's: its raw codes mean other events elsewhere.
+  if (!core_override.empty() && !cpu.arch.empty() && cpu.arch != "riscv64") {
+    KT_RETURN_IF_ERROR(For("riscv64", core_override).status());  // an unknown name first
+    return InvalidArgument("CPU model " + std::string(core_override) +
+                           " is a RISC-V table; the agent's CPU is " + cpu.arch);
+  }
   return For(cpu.arch, core_override.empty() ? MatchCoreTable(cpu) : std::string(core_override));
 }
 

@@ -58,7 +58,8 @@ class EventCatalog {
   // generic, then on RISC-V the SBI firmware events, then the core's. An unknown core is an error
   // naming the known ones.
   static Result<EventCatalog> For(std::string_view arch, std::string_view core);
-  // As perf chooses the table: `core_override` when given, else MatchCoreTable(cpu).
+  // As perf chooses the table: `core_override` when given (a RISC-V CPU only: the tables are),
+  // else MatchCoreTable(cpu).
   static Result<EventCatalog> ForCpu(const CpuId& cpu, std::string_view core_override);
 
   const std::string& core() const { return core_; }

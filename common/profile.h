@@ -36,7 +36,8 @@ struct Profile {
   std::vector<SampleChain> chains;
   std::vector<Mapping> mappings;
   uint64_t samples = 0;
-  uint64_t lost = 0;  // samples the kernel dropped (ring buffer full)
+  uint64_t lost = 0;       // samples the kernel dropped (ring buffer full)
+  uint64_t truncated = 0;  // samples of the lightest IPs and callchains, left out to bound its size
 };
 
 }  // namespace ktune

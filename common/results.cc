@@ -12,12 +12,16 @@
 namespace ktune {
 
 const char* const kResultsHeader =
-    "schema,run_id,timestamp_ns,variant_index,variant,elf,params,pass,repetition,valid,outcome,"
-    "name,value,unit,enabled_ns,running_ns,status";
+    "schema,run_id,timestamp_ns,variant_index,variant,elf,params,pass,sampling,repetition,valid,"
+    "outcome,name,value,unit,enabled_ns,running_ns,status";
 
 namespace {
 
-constexpr size_t kColumns = 17;
+constexpr size_t kColumns = 18;
+// Schema 1 had no sampling column (index 8 in schema 2).
+constexpr const char* kResultsHeaderV1 =
+    "schema,run_id,timestamp_ns,variant_index,variant,elf,params,pass,repetition,valid,outcome,"
+    "name,value,unit,enabled_ns,running_ns,status";
 
 struct SignalName {
   int number;
@@ -64,13 +68,15 @@ const char* ValueStatusName(ValueStatus s) {
       return "missing";
     case ValueStatus::kScaled:
       return "scaled";
+    case ValueStatus::kPartial:
+      return "partly counted";
   }
   return "?";
 }
 
 Result<ValueStatus> ParseValueStatus(std::string_view s) {
   for (ValueStatus v : {ValueStatus::kOk, ValueStatus::kNotSupported, ValueStatus::kNotCounted,
-                        ValueStatus::kMissing, ValueStatus::kScaled}) {
+                        ValueStatus::kMissing, ValueStatus::kScaled, ValueStatus::kPartial}) {
     if (s == ValueStatusName(v)) return v;
   }
   return InvalidArgument("unknown value status '" + std::string(s) + "'");
@@ -147,6 +153,7 @@ std::string ToCsvLines(const RepetitionRow& row) {
                                            row.elf,
                                            FormatParams(row.params),
                                            std::to_string(row.pass),
+                                           row.sampling ? "1" : "0",
                                            std::to_string(row.repetition),
                                            row.valid ? "1" : "0",
                                            row.outcome.ToString()};
@@ -165,6 +172,7 @@ Result<ResultsFile> ParseResultsCsv(std::string_view text) {
   ResultsFile file;
   size_t line_no = 0;
   bool header_seen = false;
+  int version = 0;
   while (!text.empty()) {
     size_t nl = text.find('\n');
     if (nl == std::string_view::npos) {
@@ -178,8 +186,12 @@ Result<ResultsFile> ParseResultsCsv(std::string_view text) {
       return InvalidArgument("results line " + std::to_string(line_no) + ": " + why);
     };
     if (!header_seen) {
-      if (line != kResultsHeader) {
-        return fail("not a ktune results header (expected schema " +
+      if (line == kResultsHeader) {
+        version = kResultsSchemaVersion;
+      } else if (line == kResultsHeaderV1) {
+        version = 1;
+      } else {
+        return fail("not a ktune results header (schema 1 or " +
                     std::to_string(kResultsSchemaVersion) + ")");
       }
       header_seen = true;
@@ -187,20 +199,23 @@ Result<ResultsFile> ParseResultsCsv(std::string_view text) {
     }
     auto fields_or = CsvSplit(line);
     if (!fields_or.ok()) return fail(fields_or.status().message());
-    const std::vector<std::string>& f = *fields_or;
-    if (f.size() != kColumns) {
-      return fail("expected " + std::to_string(kColumns) + " columns, found " +
-                  std::to_string(f.size()));
+    std::vector<std::string>& f = *fields_or;
+    if (version == 1 && f.size() == kColumns - 1) {
+      f.insert(f.begin() + 8, "0");  // schema 1 rows never sampled
     }
-    if (f[0] != std::to_string(kResultsSchemaVersion)) return fail("schema " + f[0]);
+    if (f.size() != kColumns) {
+      return fail("expected " + std::to_string(kColumns - (version == 1 ? 1 : 0)) +
+                  " columns, found " + std::to_string(f.size()));
+    }
+    if (f[0] != std::to_string(version)) return fail("schema " + f[0]);
     RepetitionRow key;
     key.run_id = f[1];
     auto ts = ParseInt64(f[2]);
     auto vi = ParseUint64(f[3]);
     auto params = ParseParams(f[6]);
     auto pass = ParseUint64(f[7]);
-    auto rep = ParseUint64(f[8]);
-    auto outcome = Outcome::Parse(f[10]);
+    auto rep = ParseUint64(f[9]);
+    auto outcome = Outcome::Parse(f[11]);
     for (const Status* s : {&ts.status(), &vi.status(), &params.status(), &pass.status(),
                             &rep.status(), &outcome.status()}) {
       if (!s->ok()) return fail(s->message());
@@ -211,17 +226,19 @@ Result<ResultsFile> ParseResultsCsv(std::string_view text) {
     key.elf = f[5];
     key.params = std::move(params).value();
     key.pass = static_cast<uint32_t>(*pass);
+    if (f[8] != "0" && f[8] != "1") return fail("sampling must be 0 or 1");
+    key.sampling = f[8] == "1";
     key.repetition = static_cast<uint32_t>(*rep);
-    if (f[9] != "0" && f[9] != "1") return fail("valid must be 0 or 1");
-    key.valid = f[9] == "1";
+    if (f[10] != "0" && f[10] != "1") return fail("valid must be 0 or 1");
+    key.valid = f[10] == "1";
     key.outcome = *outcome;
 
     MeasuredValue v;
-    v.name = f[11];
-    v.unit = f[13];
-    auto status = ParseValueStatus(f[16]);
-    auto enabled = ParseUint64(f[14]);
-    auto running = ParseUint64(f[15]);
+    v.name = f[12];
+    v.unit = f[14];
+    auto status = ParseValueStatus(f[17]);
+    auto enabled = ParseUint64(f[15]);
+    auto running = ParseUint64(f[16]);
     for (const Status* s : {&status.status(), &enabled.status(), &running.status()}) {
       if (!s->ok()) return fail(s->message());
     }
@@ -229,7 +246,7 @@ Result<ResultsFile> ParseResultsCsv(std::string_view text) {
     v.enabled_ns = *enabled;
     v.running_ns = *running;
     if (HasValue(v.status)) {
-      auto value = ParseDouble(f[12]);
+      auto value = ParseDouble(f[13]);
       if (!value.ok()) return fail(value.status().message());
       v.value = *value;
     }
@@ -238,7 +255,8 @@ Result<ResultsFile> ParseResultsCsv(std::string_view text) {
     if (same) {
       const RepetitionRow& last = file.rows.back();
       same = last.run_id == key.run_id && last.variant_index == key.variant_index &&
-             last.pass == key.pass && last.repetition == key.repetition;
+             last.pass == key.pass && last.sampling == key.sampling &&
+             last.repetition == key.repetition;
     }
     if (!same) file.rows.push_back(std::move(key));
     file.rows.back().values.push_back(std::move(v));

@@ -3,8 +3,10 @@
 // One RepetitionRow is one measured run of one variant (one pass of its events, one
 // repetition). On disk and in reports it becomes one CSV line per value, with a fixed header
 // (kResultsHeader) whose first column carries the schema version; columns never vary with the
-// events requested. The agent appends these lines to its results file before sending a row; the
-// host writes the same lines as rows arrive.
+// events requested. Schema 2 added the `sampling` column (1 for the run that sampled, whose
+// values are perturbed by the sampling and stay out of statistics); schema 1 files still read. The
+// agent appends these lines to its results file before sending a row; the host writes the same
+// lines as rows arrive.
 #pragma once
 
 #include <cstdint>
@@ -17,17 +19,23 @@
 
 namespace ktune {
 
-constexpr int kResultsSchemaVersion = 1;
+constexpr int kResultsSchemaVersion = 2;
 extern const char* const kResultsHeader;
 
 // perf's vocabulary: a value is counted, or its event could not be opened here ("not
 // supported"), or it was opened but never ran on a counter ("not counted"); "missing" is a value
 // the workload was expected to print and did not (the kernel's self-reported time). "scaled" is
 // an estimate asked for with --multiplex: the count times enabled/running, as perf scales it.
-enum class ValueStatus { kOk, kNotSupported, kNotCounted, kMissing, kScaled };
+// "partly counted" is a pass's value that lost its counter for part of the run (another perf
+// user took it): its raw count is kept but no statistic uses it.
+enum class ValueStatus { kOk, kNotSupported, kNotCounted, kMissing, kScaled, kPartial };
 const char* ValueStatusName(ValueStatus s);
-// Counted and scaled values carry a number; the others do not.
+// Counted, scaled and partly counted values carry a number; the others do not.
 inline bool HasValue(ValueStatus s) {
+  return s == ValueStatus::kOk || s == ValueStatus::kScaled || s == ValueStatus::kPartial;
+}
+// The values statistics and metrics use: counted, or scaled when --multiplex asked for it.
+inline bool Usable(ValueStatus s) {
   return s == ValueStatus::kOk || s == ValueStatus::kScaled;
 }
 Result<ValueStatus> ParseValueStatus(std::string_view s);
@@ -69,6 +77,7 @@ struct RepetitionRow {
   std::string elf;      // the ELF's path inside the bundle
   Params params;
   uint32_t pass = 0;
+  bool sampling = false;  // the run that sampled (--record): kept out of statistics
   uint32_t repetition = 0;
   bool valid = false;  // exited 0 and printed no "NOT OK"
   Outcome outcome;

@@ -165,6 +165,14 @@ Status ExecuteRun(const RunOptions& opts) {
     return InvalidArgument("--cpu " + std::to_string(opts.cpu) + ": the agent has " +
                            std::to_string(cpus) + " CPUs (0-" + std::to_string(cpus - 1) + ")");
   }
+  // As perf stat, an agent that may not count the kernel counts user space only.
+  const wire::Capabilities& caps = session.conn->hello().capabilities();
+  if (!caps.running_as_root() && caps.has_perf_event_paranoid() &&
+      caps.perf_event_paranoid() >= 2) {
+    std::cerr << "khost run: the agent is not root and perf_event_paranoid is "
+              << caps.perf_event_paranoid()
+              << ": events count user space only, as perf stat falls back to (:u)\n";
+  }
   // Groups and event names depend on the agent's CPU: resolve them before anything is sent.
   const CpuId cpu = CpuFromWire(session.conn->hello().capabilities().cpu());
   KT_ASSIGN_OR_RETURN(const EventCatalog catalog, EventCatalog::ForCpu(cpu, opts.cpu_model));

@@ -1,6 +1,7 @@
 #include "host/event_groups.h"
 
 #include <algorithm>
+#include <map>
 
 #include "common/strings.h"
 
@@ -55,6 +56,7 @@ Result<EventGroup> ParseGroup(std::string_view text, const std::string& name,
         return InvalidArgument(where + "event " + value + " is listed twice");
       }
       g.events.push_back(value);
+      g.event_lines.push_back(line_no);
     } else if (key == "metric") {
       const size_t eq = value.find('=');
       if (eq == std::string::npos) return InvalidArgument(where + "expected 'NAME = FORMULA'");
@@ -100,15 +102,11 @@ Result<std::vector<EventGroup>> LoadGroups(std::span<const EmbeddedFile> files,
     const auto [dir, name] = SplitGroupPath(f.path);
     if (dir != table) continue;
     KT_ASSIGN_OR_RETURN(EventGroup g, ParseGroup(f.text, name, f.path));
-    // Each event line must resolve on this core.
-    size_t line_no = 0;
-    for (std::string_view raw : Split(f.text, '\n')) {
-      ++line_no;
-      std::string_view line = Trim(raw);
-      if (!line.starts_with("event:")) continue;
-      auto spec = catalog.Parse(Trim(line.substr(6)));
+    // Each event must resolve on this core.
+    for (size_t k = 0; k < g.events.size(); ++k) {
+      auto spec = catalog.Parse(g.events[k]);
       if (!spec.ok()) {
-        return InvalidArgument(std::string(f.path) + ":" + std::to_string(line_no) + ": " +
+        return InvalidArgument(std::string(f.path) + ":" + std::to_string(g.event_lines[k]) + ": " +
                                spec.status().message());
       }
     }
@@ -148,6 +146,21 @@ Result<Selection> SelectEvents(const std::vector<std::string>& items,
     }
     add_event(item);
   }
+  // A metric two groups share (same name, same formula) is kept once; the same name for
+  // different formulas is told apart by its group: "vector: IPC".
+  std::vector<MetricDef> metrics;
+  for (MetricDef& m : sel.metrics) {
+    const bool repeat = std::any_of(metrics.begin(), metrics.end(), [&](const MetricDef& k) {
+      return k.name == m.name && k.formula == m.formula;
+    });
+    if (!repeat) metrics.push_back(std::move(m));
+  }
+  std::map<std::string, int> uses;
+  for (const MetricDef& m : metrics) ++uses[m.name];
+  for (MetricDef& m : metrics) {
+    if (uses[m.name] > 1) m.name = m.group + ": " + m.name;
+  }
+  sel.metrics = std::move(metrics);
   return sel;
 }
 

@@ -37,6 +37,7 @@ struct EventGroup {
   std::string description;
   std::string unsupported;  // why the core cannot support it; "" when it can
   std::vector<std::string> events;
+  std::vector<size_t> event_lines;  // each event's line in the file, for messages
   std::vector<MetricDef> metrics;
 };
 
@@ -61,7 +62,9 @@ Result<std::vector<EventGroup>> LoadGroups(std::span<const EmbeddedFile> files,
 // LoadGroups over the shipped groups.
 Result<std::vector<EventGroup>> GroupsFor(const EventCatalog& catalog);
 
-// The --events list expanded: events in first-seen order, each once, and the groups' metrics.
+// The --events list expanded: events in first-seen order, each once, and the groups' metrics,
+// each name once (a metric two groups define alike is kept once; different formulas under one
+// name are named "<group>: <name>").
 struct Selection {
   std::vector<std::string> events;
   std::vector<MetricDef> metrics;

@@ -32,7 +32,7 @@ std::string LocalTime(int64_t unix_ns) {
 // coverage of a multiplexed value.
 std::string Human(const ValueSummary* v) {
   if (!v) return "-";
-  if (!HasValue(v->status) || !v->median) {
+  if (!Usable(v->status) || !v->median) {
     return "<" + std::string(ValueStatusName(v->status)) + ">";
   }
   std::string text = v->unit == "ns"  ? Fixed(*v->median / 1e6, 3)
@@ -77,7 +77,7 @@ MetricSummary EvaluateMetric(const MetricDef& m, const VariantSummary& v) {
   MetricSummary out{m.name, m.group, std::nullopt, ""};
   auto median = [&](const std::string& name) -> std::optional<double> {
     const ValueSummary* s = v.Find(name);
-    return s && HasValue(s->status) ? s->median : std::nullopt;
+    return s && Usable(s->status) ? s->median : std::nullopt;
   };
   auto seconds = [&](const char* name, double scale) -> std::optional<double> {
     auto x = median(name);
@@ -121,6 +121,7 @@ RunReport BuildReport(const std::vector<RepetitionRow>& rows,
   std::map<std::string, std::string> units;
   for (const RepetitionRow& row : rows) {
     if (report.run_id.empty()) report.run_id = row.run_id;
+    if (row.sampling) continue;  // perturbed by the sampling: `--samples` reports that run
     by_variant[row.variant_index].push_back(&row);
     for (const auto& [k, v] : row.params) {
       if (std::find(report.param_names.begin(), report.param_names.end(), k) ==
@@ -164,7 +165,7 @@ RunReport BuildReport(const std::vector<RepetitionRow>& rows,
         if (!m) continue;
         if (!seen) v.status = m->status;
         seen = true;
-        if (!HasValue(m->status)) continue;
+        if (!Usable(m->status)) continue;
         scaled = scaled || m->status == ValueStatus::kScaled;
         sample.push_back(m->value);
         if (m->running_ns < m->enabled_ns) {

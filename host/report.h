@@ -7,6 +7,7 @@
 //               where a value is missing, NO in Valid Output for failed runs
 // (The long-format CSV is the results file itself.)
 //
+// The run that sampled (--record) is left out: its numbers are perturbed by the sampling.
 // Per variant and value, statistics are over the valid repetitions, or over all repetitions when
 // none is valid (the table and JSON show those, labelled with the failure; perf-stats, which
 // feeds analyses of valid rows, gives N/A). Event columns of perf-stats are medians; clocks are

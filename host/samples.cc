@@ -72,6 +72,7 @@ Status SamplesWriter::Append(const ProfileRecord& r) {
   j["unsupported"] = r.profile.unsupported;
   j["samples"] = r.profile.samples;
   j["lost"] = r.profile.lost;
+  j["truncated"] = r.profile.truncated;
   j["hits"] = json::array();
   for (const SampleHit& h : r.profile.hits) j["hits"].push_back({h.event, h.ip, h.count, h.period});
   j["chains"] = json::array();
@@ -109,6 +110,7 @@ Result<std::vector<ProfileRecord>> ReadSamples(const std::string& path) {
       r.profile.unsupported = j.at("unsupported").get<std::vector<std::string>>();
       r.profile.samples = j.at("samples").get<uint64_t>();
       r.profile.lost = j.at("lost").get<uint64_t>();
+      r.profile.truncated = j.value("truncated", uint64_t{0});
       for (const json& h : j.at("hits")) {
         r.profile.hits.push_back({h.at(0).get<uint32_t>(), h.at(1).get<uint64_t>(),
                                   h.at(2).get<uint64_t>(), h.at(3).get<uint64_t>()});
@@ -141,6 +143,7 @@ std::vector<VariantSamples> Symbolize(
     auto info = elves.find(r.variant_index);
     if (info != elves.end()) std::tie(v.name, v.elf) = info->second;
     v.lost += r.profile.lost;
+    v.truncated += r.profile.truncated;
     for (const std::string& u : r.profile.unsupported) {
       if (std::find(v.unsupported.begin(), v.unsupported.end(), u) == v.unsupported.end()) {
         v.unsupported.push_back(u);
@@ -249,6 +252,9 @@ std::string RenderSamplesTable(const std::vector<VariantSamples>& samples, size_
   for (const VariantSamples& v : samples) {
     out += v.name + ":";
     if (v.lost) out += " (" + std::to_string(v.lost) + " samples lost)";
+    if (v.truncated) {
+      out += " (" + std::to_string(v.truncated) + " samples of rarely hit IPs left out)";
+    }
     out += "\n";
     for (const std::string& u : v.unsupported) out += "  sampling " + NotSupported(u) + "\n";
     if (!v.problem.empty()) out += "  symbols unavailable: " + v.problem + "\n";
@@ -282,6 +288,7 @@ std::string RenderSamplesJson(const std::vector<VariantSamples>& samples) {
     jv["name"] = v.name;
     jv["elf"] = v.elf;
     jv["lost"] = v.lost;
+    jv["truncated"] = v.truncated;
     jv["unsupported"] = v.unsupported;
     if (!v.problem.empty()) jv["problem"] = v.problem;
     jv["events"] = nlohmann::ordered_json::array();

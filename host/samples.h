@@ -72,6 +72,7 @@ struct VariantSamples {
   std::vector<EventSamples> events;
   std::vector<std::string> unsupported;  // "event: reason"
   uint64_t lost = 0;
+  uint64_t truncated = 0;
   std::string problem;  // why the IPs could not be attributed (ELF missing or unreadable)
 };
 

@@ -46,6 +46,7 @@ void RowToWire(const RepetitionRow& row, wire::RepetitionResult* out) {
   out->set_variant_index(row.variant_index);
   out->set_pass(row.pass);
   out->set_repetition(row.repetition);
+  out->set_sampling(row.sampling);
   out->set_valid(row.valid);
   out->set_outcome_kind(static_cast<wire::OutcomeKind>(row.outcome.kind));
   out->set_outcome_code(row.outcome.code);
@@ -86,6 +87,7 @@ void ProfileToWire(const Profile& p, wire::SampleProfile* out) {
   }
   out->set_samples(p.samples);
   out->set_lost(p.lost);
+  out->set_truncated(p.truncated);
 }
 
 Profile ProfileFromWire(const wire::SampleProfile& w) {
@@ -100,6 +102,7 @@ Profile ProfileFromWire(const wire::SampleProfile& w) {
     p.mappings.push_back({m.start(), m.len(), m.pgoff(), m.file()});
   p.samples = w.samples();
   p.lost = w.lost();
+  p.truncated = w.truncated();
   return p;
 }
 
@@ -139,6 +142,7 @@ RepetitionRow RowFromWire(const wire::RepetitionResult& r, const wire::Variant& 
   row.params = ParamsFromWire(variant);
   row.pass = r.pass();
   row.repetition = r.repetition();
+  row.sampling = r.sampling();
   row.valid = r.valid();
   row.outcome.kind = r.outcome_kind() <= wire::OUTCOME_LAUNCH_FAILED
                          ? static_cast<OutcomeKind>(r.outcome_kind())
@@ -151,8 +155,8 @@ RepetitionRow RowFromWire(const wire::RepetitionResult& r, const wire::Variant& 
     v.unit = w.unit();
     v.enabled_ns = w.enabled_ns();
     v.running_ns = w.running_ns();
-    v.status = w.status() <= wire::VALUE_SCALED ? static_cast<ValueStatus>(w.status())
-                                                : ValueStatus::kMissing;
+    v.status = w.status() <= wire::VALUE_PARTIAL ? static_cast<ValueStatus>(w.status())
+                                                 : ValueStatus::kMissing;
     row.values.push_back(std::move(v));
   }
   return row;

@@ -43,11 +43,16 @@ TempDir::~TempDir() {
   fs::remove_all(path_, ec);
 }
 
-AgentProcess::AgentProcess(const std::string& store_dir, const std::vector<std::string>& extra) {
+AgentProcess::AgentProcess(const std::string& store_dir, const std::vector<std::string>& extra,
+                           const std::vector<std::string>& wrapper) {
   int out[2];
   if (::pipe(out) != 0) throw std::runtime_error("pipe failed");
-  std::vector<std::string> args = {
-      BinDir() + "/agentd", "--listen", "127.0.0.1:0", "--store", store_dir, "--log-level", "warn"};
+  std::vector<std::string> args = wrapper;
+  for (std::string a :
+       {BinDir() + "/agentd", std::string("--listen"), std::string("127.0.0.1:0"),
+        std::string("--store"), store_dir, std::string("--log-level"), std::string("warn")}) {
+    args.push_back(std::move(a));
+  }
   args.insert(args.end(), extra.begin(), extra.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -56,7 +61,7 @@ AgentProcess::AgentProcess(const std::string& store_dir, const std::vector<std::
   if (pid_ == 0) {
     ::dup2(out[1], 1);
     ::close(out[0]);
-    ::execv(argv[0], argv.data());
+    ::execvp(argv[0], argv.data());
     ::_exit(127);
   }
   ::close(out[1]);

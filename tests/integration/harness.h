@@ -24,10 +24,12 @@ class TempDir {
   std::string path_;
 };
 
-// agentd --listen 127.0.0.1:0 --store <store> [extra args], stopped with SIGTERM on destruction.
+// agentd --listen 127.0.0.1:0 --store <store> [extra args], stopped with SIGTERM on destruction;
+// `wrapper` (e.g. setpriv and its options) runs it when given.
 class AgentProcess {
  public:
-  explicit AgentProcess(const std::string& store_dir, const std::vector<std::string>& extra = {});
+  explicit AgentProcess(const std::string& store_dir, const std::vector<std::string>& extra = {},
+                        const std::vector<std::string>& wrapper = {});
   ~AgentProcess();
   const HostPort& address() const { return address_; }
   int pid() const { return pid_; }

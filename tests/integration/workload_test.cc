@@ -30,11 +30,21 @@ WorkloadResult RunElf(const std::string& elf, std::vector<std::string> args = {}
 }
 
 // True when `pid` is gone or a zombie: it no longer runs.
-bool NotRunning(int pid) {
+bool NotRunningNow(int pid) {
   auto stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
   if (!stat.ok()) return true;
   const size_t close = stat->rfind(')');
   return close != std::string::npos && stat->substr(close + 2, 1) == "Z";
+}
+
+// kill() returns before its target is dead: waits (up to 10 s, for loaded machines) until `pid`
+// no longer runs.
+bool NotRunning(int pid) {
+  for (int i = 0; i < 1000; ++i) {
+    if (NotRunningNow(pid)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
 }
 
 TEST_CASE("a correct workload exits 0 and its output is captured") {
@@ -65,7 +75,7 @@ TEST_CASE("the whole process group goes, after a timeout and after a normal exit
     REQUIRE(pos != std::string::npos);
     const int child =
         ParseInt(Trim(r.output.substr(pos + 6, r.output.find('\n', pos) - pos - 6))).value();
-    CHECK_MESSAGE(NotRunning(child), mode);
+    CHECK_MESSAGE(NotRunning(child), std::string(mode));
   }
 }
 

@@ -11,7 +11,8 @@ const std::vector<std::string> kGroupNames = {"branch", "cache", "default", "l1d
                                               "l2",     "time",  "uops",    "vector"};
 
 TEST_CASE("every shipped group loads against its core's catalog, all eight for each") {
-  for (const char* core : {"spacemit/x60", "thead/c900-legacy", "sifive/bullet", ""}) {
+  for (const char* core :
+       {"spacemit/x60", "thead/c900-legacy", "sifive/bullet", "sifive/u74", ""}) {
     CAPTURE(core);
     auto catalog = EventCatalog::For(*core ? "riscv64" : "x86_64", core);
     REQUIRE(catalog.ok());
@@ -60,7 +61,7 @@ TEST_CASE("group files: errors name the file and the line") {
 
 TEST_CASE("an event the core does not have is an error at load, with file and line") {
   const EmbeddedFile files[] = {
-      {"generic/bad.group", "description: d\n# comment\nevent: cycles\nevent: cylces\n"}};
+      {"generic/bad.group", "description: d\n# comment\nevent: cycles\nevent : cylces\n"}};
   auto groups = LoadGroups(files, EventCatalog::Generic());
   REQUIRE_FALSE(groups.ok());
   CHECK(groups.status().message().rfind("generic/bad.group:4: unknown event 'cylces'", 0) == 0);
@@ -80,6 +81,28 @@ TEST_CASE("--events items mix groups and events; events come once, in order") {
   std::vector<std::string> metric_groups;
   for (const MetricDef& m : sel->metrics) metric_groups.push_back(m.group);
   CHECK(metric_groups == std::vector<std::string>{"l2", "l2", "vector", "vector", "vector"});
+}
+
+TEST_CASE("metrics two groups share come once; one name for two formulas is told apart") {
+  auto x60 = EventCatalog::For("riscv64", "spacemit/x60");
+  auto groups = GroupsFor(*x60);
+  auto sel = SelectEvents({"default", "vector"}, *groups, *x60);
+  REQUIRE(sel.ok());
+  int share = 0;
+  for (const MetricDef& m : sel->metrics) share += m.name == "vector instruction share";
+  CHECK(share == 1);
+  const EmbeddedFile files[] = {
+      {"generic/a.group",
+       "event: cycles\nevent: instructions\nmetric: IPC = instructions / cycles\n"},
+      {"generic/b.group",
+       "event: cycles\nevent: instructions\nmetric: IPC = cycles / instructions\n"}};
+  auto two = LoadGroups(files, EventCatalog::Generic());
+  REQUIRE(two.ok());
+  auto both = SelectEvents({"a", "b"}, *two, EventCatalog::Generic());
+  REQUIRE(both.ok());
+  REQUIRE(both->metrics.size() == 2);
+  CHECK(both->metrics[0].name == "a: IPC");
+  CHECK(both->metrics[1].name == "b: IPC");
 }
 
 TEST_CASE("unsupported groups and unknown items are refused with the reason") {

@@ -1,7 +1,10 @@
 #include <doctest/doctest.h>
 #include <stdlib.h>
 
+#include <linux/perf_event.h>
+
 #include <filesystem>
+#include <set>
 
 #include "agent/passes.h"
 
@@ -74,6 +77,108 @@ TEST_CASE("budgets are remembered per CPU model across restarts") {
   CHECK(again.Get("x86_64:AuthenticAMD-25-1") == 6);
   CHECK(again.Get("other") == -1);
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ktune
+
+namespace ktune {
+namespace {
+
+// A FAKE PMU for the planner, since this machine has none: `capacity` events count together;
+// events in `never` open but never count; events in `closed` do not open; `apart` names two
+// events that count alone but never together (tied to one counter).
+struct FakePmu {
+  size_t capacity;
+  std::set<std::string> never, closed;
+  std::pair<std::string, std::string> apart;
+  int probes = 0;
+  PmuProbe Probe() {
+    return {[this](const EventSpec& e) { return !closed.count(e.text); },
+            [this](const Pass& p) {
+              ++probes;
+              size_t counted = 0;
+              bool a = false, b = false;
+              for (const EventSpec& e : p) {
+                if (never.count(e.text) || closed.count(e.text)) return false;
+                if (e.def.type != PERF_TYPE_SOFTWARE) ++counted;
+                a = a || e.text == apart.first;
+                b = b || e.text == apart.second;
+              }
+              return counted <= capacity && !(a && b);
+            }};
+  }
+};
+
+struct Memory {
+  std::string dir = [] {
+    std::string d = (std::filesystem::temp_directory_path() / "ktune-plan-XXXXXX").string();
+    REQUIRE(::mkdtemp(d.data()));
+    return d;
+  }();
+  BudgetMemory memory{dir + "/pmu-budgets"};
+  ~Memory() { std::filesystem::remove_all(dir); }
+};
+
+TEST_CASE("the planner probes the budget, remembers it, and splits into passes that fit") {
+  FakePmu pmu{4, {}, {}, {}};
+  Memory m;
+  const PassPlan plan = PlanPasses(Events(kSeed), "x60", m.memory, pmu.Probe());
+  CHECK(plan.how == "probed");
+  CHECK(plan.budget == 4);
+  CHECK(Names(plan.passes) == Names(SplitIntoPasses({}, Events(kSeed), 4)));
+  CHECK(m.memory.Get("x60") == 4);
+  const PassPlan again = PlanPasses(Events(kSeed), "x60", m.memory, pmu.Probe());
+  CHECK(again.how == "remembered");
+  CHECK(again.passes.size() == 3);
+}
+
+TEST_CASE("software events and events that do not open ride in the first pass") {
+  FakePmu pmu{2, {}, {"l2_miss"}, {}};
+  Memory m;
+  const PassPlan plan =
+      PlanPasses(Events({"task-clock", "l2_miss", "cycles", "l2_access", "vector_inst"}), "x60",
+                 m.memory, pmu.Probe());
+  CHECK(Names(plan.passes) ==
+        std::vector<std::vector<std::string>>{{"task-clock", "l2_miss", "cycles", "l2_access"},
+                                              {"vector_inst"}});
+}
+
+TEST_CASE("an event that never counts does not set the budget, and gets a pass of its own") {
+  FakePmu pmu{3, {"eu_vfpu_full:u"}, {}, {}};
+  Memory m;
+  const PassPlan plan =
+      PlanPasses(Events({"eu_vfpu_full:u", "l2_miss", "l2_access", "cycles", "vector_inst"}), "x60",
+                 m.memory, pmu.Probe());
+  CHECK(plan.budget == 3);
+  CHECK(m.memory.Get("x60") == 3);
+  // Its pass of three did not count together, so it was split: the bad event stands alone.
+  bool alone = false;
+  for (const auto& p : Names(plan.passes))
+    alone = alone || p == std::vector<std::string>{"eu_vfpu_full:u"};
+  CHECK(alone);
+}
+
+TEST_CASE("no limit met means no budget remembered; the largest real budget is kept") {
+  FakePmu roomy{8, {}, {}, {}};
+  Memory m;
+  const PassPlan plan = PlanPasses(Events({"cycles", "l2_miss"}), "x60", m.memory, roomy.Probe());
+  CHECK(plan.passes.size() == 1);
+  CHECK(m.memory.Get("x60") == -1);  // two fitted: only a lower bound
+  REQUIRE(m.memory.Put("x60", 5).ok());
+  REQUIRE(m.memory.Put("x60", 2).ok());
+  CHECK(m.memory.Get("x60") == 5);
+}
+
+TEST_CASE("events tied to one counter are split apart even within the budget") {
+  FakePmu pmu{4, {}, {}, {"l2_miss", "l2_access"}};
+  Memory m;
+  REQUIRE(m.memory.Put("x60", 4).ok());
+  const PassPlan plan = PlanPasses(Events({"cycles", "l2_miss", "l2_access", "vector_inst"}), "x60",
+                                   m.memory, pmu.Probe());
+  CHECK(plan.how == "remembered");
+  CHECK(Names(plan.passes) ==
+        std::vector<std::vector<std::string>>{{"cycles", "l2_miss", "vector_inst"}, {"l2_access"}});
 }
 
 }  // namespace

@@ -76,6 +76,22 @@ TEST_CASE("perf-stats is the seed's wide CSV") {
   CHECK(csv.find(",v2.elf,16,NO,0.010000,0.010000,5.000000,6,N/A\n") != std::string::npos);
 }
 
+TEST_CASE("the sampling run and partly counted values stay out of the statistics") {
+  std::vector<RepetitionRow> rows = {Row(0, 0, true, 0.1, 1e8, 10), Row(0, 1, true, 0.1, 1e8, 10)};
+  RepetitionRow sampled = Row(0, 2, true, 9.0, 9e9, 999);
+  sampled.pass = 1;
+  sampled.sampling = true;
+  rows.push_back(sampled);
+  rows[1].values.push_back({"instructions", 50, "", 100, 40, ValueStatus::kPartial});
+  const RunReport r = BuildReport(rows);
+  CHECK(r.variants[0].repetitions == 2);
+  CHECK(*r.variants[0].Find(kKernelTime)->median == doctest::Approx(0.1));
+  CHECK(*r.variants[0].Find("page-faults")->median == 10);
+  CHECK(r.variants[0].Find("instructions")->status == ValueStatus::kPartial);
+  CHECK_FALSE(r.variants[0].Find("instructions")->median.has_value());
+  CHECK(RenderTable(r).find("<partly counted>") != std::string::npos);
+}
+
 TEST_CASE("perf-stats gives N/A for a variant that never ran correctly") {
   const std::string csv = RenderPerfStats(BuildReport({Row(0, 0, false, 0.5, 1e9, 7)}));
   CHECK(csv.find(",v0.elf,4,NO,N/A,N/A,N/A,N/A,N/A\n") != std::string::npos);

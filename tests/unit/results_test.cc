@@ -50,7 +50,7 @@ TEST_CASE("result rows survive the CSV round trip exactly") {
 
 TEST_CASE("every line carries the schema version; the header is fixed") {
   const std::string lines = ToCsvLines(SampleRow(0, 0));
-  CHECK(lines.rfind("1,", 0) == 0);
+  CHECK(lines.rfind("2,", 0) == 0);
   CHECK(std::string(kResultsHeader).rfind("schema,run_id,", 0) == 0);
   CHECK(std::count(lines.begin(), lines.end(), '\n') == 5);
 }
@@ -73,6 +73,27 @@ TEST_CASE("malformed results are errors naming the line") {
   std::string bad_status = text;
   bad_status.replace(bad_status.rfind(",ok\n"), 4, ",great\n");
   CHECK_FALSE(ParseResultsCsv(bad_status).ok());
+}
+
+TEST_CASE("schema 1 files still read; the sampling flag and partial counts round-trip") {
+  RepetitionRow r = SampleRow(0, 0);
+  r.sampling = true;
+  r.values.push_back({"instructions", 700, "", 1000, 600, ValueStatus::kPartial});
+  auto back = ParseResultsCsv(std::string(kResultsHeader) + "\n" + ToCsvLines(r));
+  REQUIRE(back.ok());
+  CHECK(back->rows[0].sampling);
+  CHECK(back->rows[0].values.back().status == ValueStatus::kPartial);
+  CHECK(back->rows[0].values.back().value == 700);
+  const std::string v1 =
+      "schema,run_id,timestamp_ns,variant_index,variant,elf,params,pass,repetition,valid,outcome,"
+      "name,value,unit,enabled_ns,running_ns,status\n"
+      "1,r,5,0,a.elf,k/run/bin/a.elf,B=1,0,2,1,exit:0,wall-time,100,ns,0,0,ok\n";
+  auto old = ParseResultsCsv(v1);
+  REQUIRE(old.ok());
+  CHECK(old->rows[0].repetition == 2);
+  CHECK_FALSE(old->rows[0].sampling);
+  CHECK(old->rows[0].Find(kWallTime)->value == 100);
+  CHECK_FALSE(ParseResultsCsv(v1.substr(0, v1.find('\n') + 1) + ToCsvLines(SampleRow(0, 0))).ok());
 }
 
 TEST_CASE("outcomes and parameters have text forms that parse back") {
