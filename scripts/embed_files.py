@@ -11,6 +11,8 @@ import json
 import os
 import sys
 
+from gen_common import write_if_changed
+
 
 def main():
     if len(sys.argv) < 5:
@@ -27,15 +29,7 @@ def main():
     lines += ["};", "", "}  // namespace", "",
               f"std::span<const EmbeddedFile> {function}() {{ return kFiles; }}", "",
               "}  // namespace ktune", ""]
-    text = "\n".join(lines)
-    try:
-        with open(out, encoding="utf-8") as f:
-            if f.read() == text:
-                return
-    except OSError:
-        pass
-    with open(out, "w", encoding="utf-8") as f:
-        f.write(text)
+    write_if_changed(out, "\n".join(lines))
 
 
 if __name__ == "__main__":

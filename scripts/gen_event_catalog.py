@@ -23,6 +23,8 @@ import json
 import os
 import sys
 
+from gen_common import write_if_changed
+
 ARCH_STD = {"riscv-sbi-firmware.json": "riscv/sbi-firmware", "riscv-generic.json": "riscv/generic"}
 VENDOR_DIR_RENAMES = {"ky/x60": "spacemit/x60"}
 
@@ -177,15 +179,7 @@ def main():
         "}  // namespace ktune",
         "",
     ]
-    text = "\n".join(lines)
-    try:
-        with open(out, encoding="utf-8") as f:
-            if f.read() == text:
-                return  # unchanged: keep the timestamp, avoid rebuilds
-    except OSError:
-        pass
-    with open(out, "w", encoding="utf-8") as f:
-        f.write(text)
+    write_if_changed(out, "\n".join(lines))
 
 
 if __name__ == "__main__":
