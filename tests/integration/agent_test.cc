@@ -174,13 +174,34 @@ TEST_CASE("non-UTF-8 names and output travel intact; checks see past the kept ou
   CHECK(rows[2].Find(kKernelTime)->value == 0.5);
 }
 
+// The pids of processes whose command line mentions `needle`.
+std::vector<int> PidsMentioning(const std::string& needle) {
+  std::vector<int> pids;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    auto cmdline = ReadFile(e.path().string() + "/cmdline");
+    if (cmdline.ok() && cmdline->find(needle) != std::string::npos &&
+        cmdline->find("agentd") != std::string::npos) {
+      pids.push_back(std::stoi(e.path().filename().string()));
+    }
+  }
+  return pids;
+}
+
 TEST_CASE("agentd --daemon detaches, tells its address, and still measures") {
   namespace bp = boost::process;
   test::TempDir tmp;
+  const std::string store = tmp.path() + "/store";
+  // The daemon is stopped however this test ends.
+  struct StopDaemon {
+    std::string store;
+    ~StopDaemon() {
+      for (int pid : PidsMentioning(store)) ::kill(pid, SIGTERM);
+    }
+  } stop{store};
   test::MakeKernelDir(tmp.path() + "/work", "demo", {kFive[4]});
   bp::ipstream out;
   const int rc = bp::system(test::BinDir() + "/agentd", "--daemon", "--listen", "127.0.0.1:0",
-                            "--store", tmp.path() + "/store", bp::std_out > out);
+                            "--store", store, bp::std_out > out);
   CHECK(rc == 0);
   std::string line;
   std::getline(out, line);
@@ -188,6 +209,7 @@ TEST_CASE("agentd --daemon detaches, tells its address, and still measures") {
   REQUIRE(at != std::string::npos);
   auto address = ParseHostPort(line.substr(at + 14, line.find(' ', at + 14) - at - 14));
   REQUIRE(address.ok());
+  CHECK(PidsMentioning(store).size() == 1);
   auto conn = AgentConnection::Connect(*address);
   REQUIRE(conn.ok());
   auto dir = LoadKernelDir(tmp.path() + "/work", "demo");
@@ -198,14 +220,6 @@ TEST_CASE("agentd --daemon detaches, tells its address, and still measures") {
       Run(**conn, MakeRunRequest(*opts, *dir, pushed->bundle_id, "daemon-run"));
   CHECK(rows.size() == 1);
   CHECK(rows[0].valid);
-  // Stop it: its pid is the one listening; the store's log names nothing else, so ask /proc.
-  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-    auto cmdline = ReadFile(e.path().string() + "/cmdline");
-    if (cmdline.ok() && cmdline->find(tmp.path() + "/store") != std::string::npos &&
-        cmdline->find("agentd") != std::string::npos) {
-      ::kill(std::stoi(e.path().filename().string()), SIGTERM);
-    }
-  }
 }
 
 TEST_CASE("runs are refused for unknown bundles, absent ELFs and unknown events") {
