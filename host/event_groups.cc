@@ -26,7 +26,7 @@ std::pair<std::string, std::string> SplitGroupPath(std::string_view path) {
 
 Result<MetricDef> MakeMetric(const std::string& name, const std::string& formula,
                              const std::string& group) {
-  KT_ASSIGN_OR_RETURN(MetricExpr expr, MetricExpr::Parse(formula));
+  KT_ASSIGN_OR_RETURN(Expr expr, Expr::Parse(formula));
   return MetricDef{name, formula, group, std::move(expr)};
 }
 

@@ -5,7 +5,7 @@
 // A group file holds one directive per line ('#' starts a comment line):
 //   description: TEXT
 //   event: EVENT             perf's syntax, resolved by the core's catalog (common/events.h)
-//   metric: NAME = FORMULA   host/metric_expr.h; a formula reads the group's events (as written
+//   metric: NAME = FORMULA   host/expr.h; a formula reads the group's events (as written
 //                            in its event lines) and kernel_time, wall_time, task_clock (seconds)
 //   unsupported: REASON      the core cannot support this group; the only directive then
 #pragma once
@@ -17,7 +17,7 @@
 
 #include "common/events.h"
 #include "common/status.h"
-#include "host/metric_expr.h"
+#include "host/expr.h"
 
 namespace ktune {
 
@@ -28,7 +28,7 @@ struct MetricDef {
   std::string name;
   std::string formula;
   std::string group;
-  MetricExpr expr;
+  Expr expr;
 };
 
 struct EventGroup {

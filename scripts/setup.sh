@@ -27,22 +27,48 @@ packages=(
   protobuf-compiler libprotobuf-dev libzstd-dev libsodium-dev
   libcxxopts-dev nlohmann-json3-dev doctest-dev
   linux-perf clang-format
+
+  # khost tune: cross toolchains and the emulators that run their ELFs here.
+  clang-19 lld-19 llvm-19 gcc-riscv64-linux-gnu g++-riscv64-linux-gnu
+  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
 )
+# qemu 7.2 (bookworm) aborts on RVV float->int conversions; qemu 10 from bookworm-backports does not.
+backports_packages=(qemu-user)
+backports_list=/etc/apt/sources.list.d/ktune-backports.list
 
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
 
+installed() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
+}
+
 install_missing() {
-  local missing=()
-  for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  local missing=() missing_bp=()
+  for p in "${packages[@]}"; do installed "$p" || missing+=("$p"); done
+  for p in "${backports_packages[@]}"; do
+    # The backports build is what we want; an older one from bookworm itself does not count.
+    if ! installed "$p" || ! dpkg-query -W -f='${Version}' "$p" | grep -q bpo; then
+      missing_bp+=("$p")
+    fi
   done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  echo "setup: installing ${missing[*]}"
+  [ ${#missing[@]} -eq 0 ] && [ ${#missing_bp[@]} -eq 0 ] && return 0
+  if [ ${#missing_bp[@]} -gt 0 ] && [ ! -f "$backports_list" ]; then
+    echo "setup: adding Debian's bookworm-backports to $backports_list"
+    echo "deb http://deb.debian.org/debian bookworm-backports main" | as_root tee "$backports_list" >/dev/null
+  fi
   as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}"
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      "${missing[@]}"
+  fi
+  if [ ${#missing_bp[@]} -gt 0 ]; then
+    echo "setup: installing ${missing_bp[*]} from bookworm-backports"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      -t bookworm-backports "${missing_bp[@]}"
+  fi
 }
 
 build() {  # build_dir cmake_args...

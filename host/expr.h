@@ -1,15 +1,22 @@
-// Metric formulas of event groups: arithmetic over event values and times.
+// Expressions over named numbers: the metric formulas of event groups (event values and times)
+// and the constraints of kernel specs (tunable parameters and constants).
 //
-//   formula := sum
+//   expr    := or
+//   or      := and ('||' and)*
+//   and     := not ('&&' not)*
+//   not     := '!' not | compare
+//   compare := sum (('<' | '<=' | '>' | '>=' | '==' | '!=') sum)?
 //   sum     := product (('+' | '-') product)*
-//   product := unary (('*' | '/') unary)*
+//   product := unary (('*' | '/' | '%') unary)*
 //   unary   := '-' unary | atom
-//   atom    := NUMBER | NAME | '{' TEXT '}' | '(' sum ')'
+//   atom    := NUMBER | NAME | '{' TEXT '}' | '(' expr ')'
 //
 // NAME is [A-Za-z_][A-Za-z0-9_.:]* (an event as written, modifiers included: l2_miss:u); an
 // event whose name holds other characters is written in braces: {L1-dcache-load-misses}.
-// Evaluation is pure: a name with no value is reported as a missing input, a division by zero as
-// such; neither is ever turned into a number.
+// Comparisons and logic give 1 or 0; any non-zero value is true; && and || stop at the first
+// operand that decides them. '%' is the remainder of truncated division (fmod).
+// Evaluation is pure: a name with no value is reported as a missing input, a division or
+// remainder by zero as such; neither is ever turned into a number.
 #pragma once
 
 #include <functional>
@@ -22,10 +29,10 @@
 
 namespace ktune {
 
-class MetricExpr {
+class Expr {
  public:
   // Parses `text`; errors say what was expected at which column.
-  static Result<MetricExpr> Parse(std::string_view text);
+  static Result<Expr> Parse(std::string_view text);
 
   // Every name the formula reads, in first-use order, each once.
   const std::vector<std::string>& names() const { return names_; }
@@ -36,12 +43,14 @@ class MetricExpr {
 
  private:
   struct Node {
-    char op;  // '+', '-', '*', '/', 'n' (negate), '#' (number), '$' (name)
+    // '+', '-', '*', '/', '%', 'n' (negate), '#' (number), '$' (name), '!' (not), '&', '|',
+    // and comparisons '<', 'l' (<=), '>', 'g' (>=), '=' (==), 'x' (!=)
+    char op;
     double number = 0;
     std::string name;
     int left = -1, right = -1;
   };
-  friend class MetricParser;
+  friend class ExprParser;
   Result<double> Eval(int node, const Lookup& lookup) const;
 
   std::vector<Node> nodes_;

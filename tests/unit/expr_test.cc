@@ -2,13 +2,13 @@
 
 #include <map>
 
-#include "host/metric_expr.h"
+#include "host/expr.h"
 
 namespace ktune {
 namespace {
 
 Result<double> Eval(const std::string& formula, const std::map<std::string, double>& values) {
-  auto expr = MetricExpr::Parse(formula);
+  auto expr = Expr::Parse(formula);
   if (!expr.ok()) return expr.status();
   return expr->Evaluate([&](const std::string& name) -> std::optional<double> {
     auto it = values.find(name);
@@ -31,7 +31,7 @@ TEST_CASE("names are events as written, braces hold names with other characters"
       {"l2_miss:u", 30}, {"l2_access:u", 120}, {"L1-dcache-load-misses", 5}, {"kernel_time", 2}};
   CHECK(*Eval("l2_miss:u / l2_access:u", v) == 0.25);
   CHECK(*Eval("{L1-dcache-load-misses} / kernel_time", v) == 2.5);
-  auto expr = MetricExpr::Parse("a + b * a + {c-d}");
+  auto expr = Expr::Parse("a + b * a + {c-d}");
   REQUIRE(expr.ok());
   CHECK(expr->names() == std::vector<std::string>{"a", "b", "c-d"});
 }
@@ -44,15 +44,33 @@ TEST_CASE("missing inputs and division by zero are reported, never turned into n
   CHECK(*Eval("0 / 1", {}) == 0);
 }
 
+TEST_CASE("comparisons, logic and remainders for constraints") {
+  const std::map<std::string, double> v = {{"M", 16}, {"N", 32}, {"K", 0}};
+  CHECK(*Eval("M * N <= 512", v) == 1);
+  CHECK(*Eval("M * N < 512", v) == 0);
+  CHECK(*Eval("M == 16 && N != 16", v) == 1);
+  CHECK(*Eval("M > N || N >= 32", v) == 1);
+  CHECK(*Eval("!(M < N)", v) == 0);
+  CHECK(*Eval("!K", v) == 1);
+  CHECK(*Eval("N % M == 0", v) == 1);
+  CHECK(*Eval("7 % 4", {}) == 3);
+  CHECK(*Eval("1 + 2 < 2 * 2", {}) == 1);  // arithmetic binds tighter than comparison
+  // && and || stop once decided, so a guard keeps the right side from dividing by zero.
+  CHECK(*Eval("K != 0 && M % K == 0", v) == 0);
+  CHECK(*Eval("K == 0 || M / K > 1", v) == 1);
+  CHECK(Eval("M % K", v).status().message() == "remainder by zero");
+  CHECK(Eval("M <", v).status().message().find("at column 4") != std::string::npos);
+}
+
 TEST_CASE("syntax errors say what was expected where") {
   CHECK(Eval("a +", {}).status().message().find("expected a number, a name or '(' at column 4") !=
         std::string::npos);
   CHECK(Eval("(a", {}).status().message().find("expected ')'") != std::string::npos);
   CHECK(Eval("a b", {}).status().message().find("expected an operator at column 3") !=
         std::string::npos);
-  CHECK_FALSE(MetricExpr::Parse("{}").ok());
-  CHECK_FALSE(MetricExpr::Parse("").ok());
-  CHECK_FALSE(MetricExpr::Parse("a $ b").ok());
+  CHECK_FALSE(Expr::Parse("{}").ok());
+  CHECK_FALSE(Expr::Parse("").ok());
+  CHECK_FALSE(Expr::Parse("a $ b").ok());
 }
 
 }  // namespace

@@ -1,23 +1,66 @@
-#include "host/metric_expr.h"
+#include "host/expr.h"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
+#include <utility>
 
 namespace ktune {
 
-class MetricParser {
+class ExprParser {
  public:
-  MetricParser(std::string_view text, MetricExpr* expr) : text_(text), expr_(expr) {}
+  ExprParser(std::string_view text, Expr* expr) : text_(text), expr_(expr) {}
 
   Result<int> Formula() {
-    KT_ASSIGN_OR_RETURN(int node, Sum());
+    KT_ASSIGN_OR_RETURN(int node, Or());
     SkipSpaces();
     if (pos_ != text_.size()) return Error("an operator");
     return node;
   }
 
  private:
+  Result<int> Or() {
+    KT_ASSIGN_OR_RETURN(int left, And());
+    while (Take("||")) {
+      KT_ASSIGN_OR_RETURN(int right, And());
+      left = Add({'|', 0, "", left, right});
+    }
+    return left;
+  }
+
+  Result<int> And() {
+    KT_ASSIGN_OR_RETURN(int left, Not());
+    while (Take("&&")) {
+      KT_ASSIGN_OR_RETURN(int right, Not());
+      left = Add({'&', 0, "", left, right});
+    }
+    return left;
+  }
+
+  Result<int> Not() {
+    SkipSpaces();
+    if (pos_ < text_.size() && text_[pos_] == '!' && !At("!=")) {
+      ++pos_;
+      KT_ASSIGN_OR_RETURN(int operand, Not());
+      return Add({'!', 0, "", operand, -1});
+    }
+    return Compare();
+  }
+
+  Result<int> Compare() {
+    KT_ASSIGN_OR_RETURN(int left, Sum());
+    // Two-character operators first, so "<=" is not read as "<".
+    static constexpr std::pair<const char*, char> kOps[] = {{"<=", 'l'}, {">=", 'g'}, {"==", '='},
+                                                            {"!=", 'x'}, {"<", '<'},  {">", '>'}};
+    for (const auto& [text, op] : kOps) {
+      if (!Take(text)) continue;
+      KT_ASSIGN_OR_RETURN(int right, Sum());
+      return Add({op, 0, "", left, right});
+    }
+    return left;
+  }
+
   Result<int> Sum() {
     KT_ASSIGN_OR_RETURN(int left, Product());
     for (;;) {
@@ -33,7 +76,10 @@ class MetricParser {
     KT_ASSIGN_OR_RETURN(int left, Unary());
     for (;;) {
       SkipSpaces();
-      if (pos_ >= text_.size() || (text_[pos_] != '*' && text_[pos_] != '/')) return left;
+      if (pos_ >= text_.size() ||
+          (text_[pos_] != '*' && text_[pos_] != '/' && text_[pos_] != '%')) {
+        return left;
+      }
       const char op = text_[pos_++];
       KT_ASSIGN_OR_RETURN(int right, Unary());
       left = Add({op, 0, "", left, right});
@@ -56,7 +102,7 @@ class MetricParser {
     const char c = text_[pos_];
     if (c == '(') {
       ++pos_;
-      KT_ASSIGN_OR_RETURN(int inner, Sum());
+      KT_ASSIGN_OR_RETURN(int inner, Or());
       SkipSpaces();
       if (pos_ >= text_.size() || text_[pos_] != ')') return Error("')'");
       ++pos_;
@@ -95,9 +141,19 @@ class MetricParser {
     return Add({'$', 0, std::move(name), -1, -1});
   }
 
-  int Add(MetricExpr::Node node) {
+  int Add(Expr::Node node) {
     expr_->nodes_.push_back(std::move(node));
     return static_cast<int>(expr_->nodes_.size()) - 1;
+  }
+
+  bool At(std::string_view op) const { return text_.substr(pos_, op.size()) == op; }
+
+  // Skips spaces, then consumes `op` if it comes next.
+  bool Take(std::string_view op) {
+    SkipSpaces();
+    if (!At(op)) return false;
+    pos_ += op.size();
+    return true;
   }
 
   void SkipSpaces() {
@@ -111,21 +167,21 @@ class MetricParser {
 
   std::string_view text_;
   size_t pos_ = 0;
-  MetricExpr* expr_;
+  Expr* expr_;
 };
 
-Result<MetricExpr> MetricExpr::Parse(std::string_view text) {
-  MetricExpr expr;
-  MetricParser parser(text, &expr);
+Result<Expr> Expr::Parse(std::string_view text) {
+  Expr expr;
+  ExprParser parser(text, &expr);
   KT_ASSIGN_OR_RETURN(expr.root_, parser.Formula());
   return expr;
 }
 
-Result<double> MetricExpr::Evaluate(const Lookup& lookup) const {
+Result<double> Expr::Evaluate(const Lookup& lookup) const {
   return Eval(root_, lookup);
 }
 
-Result<double> MetricExpr::Eval(int index, const Lookup& lookup) const {
+Result<double> Expr::Eval(int index, const Lookup& lookup) const {
   const Node& n = nodes_[static_cast<size_t>(index)];
   switch (n.op) {
     case '#':
@@ -139,6 +195,17 @@ Result<double> MetricExpr::Eval(int index, const Lookup& lookup) const {
       KT_ASSIGN_OR_RETURN(double v, Eval(n.left, lookup));
       return -v;
     }
+    case '!': {
+      KT_ASSIGN_OR_RETURN(double v, Eval(n.left, lookup));
+      return v == 0 ? 1.0 : 0.0;
+    }
+    case '&':
+    case '|': {
+      KT_ASSIGN_OR_RETURN(double a, Eval(n.left, lookup));
+      if ((a != 0) == (n.op == '|')) return a != 0 ? 1.0 : 0.0;
+      KT_ASSIGN_OR_RETURN(double b, Eval(n.right, lookup));
+      return b != 0 ? 1.0 : 0.0;
+    }
     default:
       break;
   }
@@ -151,6 +218,21 @@ Result<double> MetricExpr::Eval(int index, const Lookup& lookup) const {
       return a - b;
     case '*':
       return a * b;
+    case '<':
+      return a < b ? 1.0 : 0.0;
+    case 'l':
+      return a <= b ? 1.0 : 0.0;
+    case '>':
+      return a > b ? 1.0 : 0.0;
+    case 'g':
+      return a >= b ? 1.0 : 0.0;
+    case '=':
+      return a == b ? 1.0 : 0.0;
+    case 'x':
+      return a != b ? 1.0 : 0.0;
+    case '%':
+      if (b == 0) return InvalidArgument("remainder by zero");
+      return std::fmod(a, b);
     default:
       if (b == 0) return InvalidArgument("division by zero");
       return a / b;
