@@ -9,6 +9,7 @@ namespace ktune {
 
 const std::vector<CommandInfo>& Commands() {
   static const std::vector<CommandInfo> kCommands = {
+      {"tune", "build one ELF per configuration of a kernel, with test data", TuneMain},
       {"push", "send a kernel's bundle to an agent (only what it lacks)", PushMain},
       {"run", "measure every variant of a kernel on an agent", RunMain},
       {"report", "show the results of a run", ReportMain},

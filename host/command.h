@@ -4,6 +4,7 @@
 // Exit status: 0 success, 1 the work failed, 2 the command line was wrong.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,23 @@ const std::vector<CommandInfo>& Commands();
 
 // Dispatches argv to its subcommand; exceptions stop here as one error line.
 int KhostMain(int argc, char** argv);
+
+// --- khost tune <kernel> ---
+struct TuneRequest {
+  std::string kernel;  // a name in kernels_dir, or a .kspec file
+  std::string root = ".";
+  std::string toolchain = "rvv-clang19";
+  size_t jobs = 0;  // 0: one per core
+  std::optional<size_t> sample;
+  uint64_t seed = 0;
+  std::vector<std::string> shape;  // NAME=VALUE overrides
+  std::string triton;              // Triton-CPU configuration directories instead of the grid
+  bool check = false;
+  double check_timeout_seconds = 300;
+  std::string kernels_dir, toolchains_dir;
+};
+Result<TuneRequest> ParseTuneArgs(const Args& args);
+int TuneMain(const Args& args);
 
 // --- khost push <kernel> ---
 struct PushRequest {

@@ -1,0 +1,292 @@
+// khost tune <kernel>: builds one static ELF per configuration of a kernel spec with a toolchain
+// profile, in parallel and cached, with assembly dumps, test data, golden outputs and the seed's
+// configs.json; --check runs every variant (under the profile's emulator) and checks its output.
+#include <sys/utsname.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "common/fs.h"
+#include "common/strings.h"
+#include "host/cli.h"
+#include "host/command.h"
+#include "host/config_space.h"
+#include "host/kspec.h"
+#include "host/progress.h"
+#include "host/subprocess.h"
+#include "host/tensors.h"
+#include "host/toolchain.h"
+#include "host/triton.h"
+#include "host/variant_build.h"
+
+namespace ktune {
+namespace fs = std::filesystem;
+
+namespace {
+
+cxxopts::Options TuneCliOptions() {
+  cxxopts::Options o("khost tune", "Build one ELF per configuration of a kernel.");
+  o.add_options()("kernel", "kernel name (kernels/<name>/<name>.kspec) or a .kspec file",
+                  cxxopts::value<std::string>())(
+      "toolchain", "toolchain profile: a name in the toolchains directory, or a .profile file",
+      cxxopts::value<std::string>()->default_value("rvv-clang19"))(
+      "j,jobs", "parallel builds (0: one per core)", cxxopts::value<size_t>()->default_value("0"))(
+      "sample", "build N configurations drawn at random from the space", cxxopts::value<size_t>())(
+      "seed", "seed of --sample", cxxopts::value<uint64_t>()->default_value("0"))(
+      "shape", "override a shape value, NAME=VALUE (repeatable)",
+      cxxopts::value<std::vector<std::string>>())(
+      "triton", "build the Triton-CPU configuration directories under DIR instead of the grid",
+      cxxopts::value<std::string>())(
+      "check", "run every variant (under the toolchain's emulator) and check its output")(
+      "check-timeout", "seconds one checked run may take",
+      cxxopts::value<double>()->default_value("300"))(
+      "kernels", "where kernel names are looked up",
+      cxxopts::value<std::string>()->default_value(KTUNE_SOURCE_DIR "/kernels"))(
+      "toolchains", "where toolchain names are looked up",
+      cxxopts::value<std::string>()->default_value(KTUNE_SOURCE_DIR "/toolchains"));
+  AddRootOption(o);
+  o.positional_help("<kernel>");
+  return o;
+}
+
+std::string Seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", s);
+  return buf;
+}
+
+std::string HostArch() {
+  struct utsname u;
+  return uname(&u) == 0 ? u.machine : "";
+}
+
+// The triple and data layout the toolchain's IR compiler targets.
+Result<IrTarget> ToolchainIrTarget(const Toolchain& tc) {
+  std::vector<std::string> argv = tc.ll_cc;
+  argv.insert(argv.end(), tc.ll_flags.begin(), tc.ll_flags.end());
+  argv.insert(argv.end(), {"-S", "-emit-llvm", "-x", "c", "/dev/null", "-o", "-"});
+  KT_ASSIGN_OR_RETURN(ToolRun run, RunTool(argv));
+  IrTarget t = ReadIrTarget(run.output);
+  if (run.exit_code != 0 || t.triple.empty()) {
+    return InvalidArgument("cannot learn the target triple of " + CommandLine(argv) + ": " +
+                           LastLines(run.output, 3));
+  }
+  return t;
+}
+
+// Everything a tune needs, read and checked before any output is touched.
+struct TunePlan {
+  KernelSpec spec;
+  Toolchain toolchain;
+  std::vector<std::pair<std::string, int64_t>> shape;
+  std::vector<std::string> args;
+  std::vector<Config> configs;
+  std::vector<TritonSources> triton;
+  TestData data;
+  std::string summary;  // how the configurations were chosen
+};
+
+Result<TunePlan> Prepare(const TuneRequest& req) {
+  TunePlan p;
+  KT_ASSIGN_OR_RETURN(p.spec, LoadKernelSpec(req.kernel, req.kernels_dir));
+  KT_ASSIGN_OR_RETURN(p.toolchain, LoadToolchain(req.toolchain, req.toolchains_dir));
+  KT_RETURN_IF_ERROR(CheckTools(p.toolchain, req.check));
+  KT_ASSIGN_OR_RETURN(p.shape, ApplyShapeOverrides(p.spec, req.shape));
+  KT_ASSIGN_OR_RETURN(p.args, ExpandArgs(p.spec, p.shape));
+  if (req.triton.empty()) {
+    KT_ASSIGN_OR_RETURN(Space space, EnumerateSpace(p.spec, {req.sample, req.seed}));
+    p.configs = std::move(space.configs);
+    p.summary = std::to_string(space.grid_size) + " in the grid, " +
+                std::to_string(space.feasible) + " meet the constraints";
+    if (req.sample) p.summary += ", " + std::to_string(p.configs.size()) + " sampled";
+  } else {
+    size_t dropped = 0;
+    KT_ASSIGN_OR_RETURN(auto dirs, ScanTritonDir(req.triton, p.spec, &dropped));
+    KT_ASSIGN_OR_RETURN(IrTarget target, ToolchainIrTarget(p.toolchain));
+    const std::string host = HostArch();
+    for (const TritonConfig& c : dirs) {
+      KT_ASSIGN_OR_RETURN(std::string ir, ReadFile(c.llir_path));
+      KT_ASSIGN_OR_RETURN(std::string retargeted, RetargetIr(ir, target, host, c.llir_path));
+      p.configs.push_back(c.config);
+      p.triton.push_back({std::move(retargeted), fs::absolute(c.launcher_path).string()});
+    }
+    p.summary = std::to_string(dirs.size()) + " Triton configuration directories";
+    if (dropped > 0) p.summary += " (" + std::to_string(dropped) + " duplicates dropped)";
+  }
+  KT_ASSIGN_OR_RETURN(p.data, MakeTestData(p.spec, p.shape));
+  return p;
+}
+
+std::string ConfigsJson(const TunePlan& p, const std::vector<VariantJob>& jobs,
+                        const std::vector<VariantBuild>& builds) {
+  const std::string run = p.spec.name + "/run/";
+  nlohmann::ordered_json variants = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (builds[i].state == BuildState::kFailed) continue;
+    nlohmann::ordered_json v;
+    for (size_t k = 0; k < p.spec.params.size(); ++k) v[p.spec.params[k].name] = jobs[i].config[k];
+    const std::string stem = fs::path(jobs[i].elf_name).stem().string();
+    v["elf_path"] = run + "bin/" + jobs[i].elf_name;
+    v["asm_path"] = run + "bin/" + jobs[i].elf_name + ".s";
+    v["perf_data_path"] = run + "perf/" + stem + ".data";
+    v["perf_report_path"] = run + "perf/" + stem + ".txt";
+    v["args"] = p.args;
+    variants.push_back(std::move(v));
+  }
+  nlohmann::ordered_json j;
+  j["variants"] = std::move(variants);
+  j["perf_files"] = {{"stat", run + "perf_stats.csv"}};
+  return j.dump(2) + "\n";
+}
+
+Status WriteTestData(const TestData& data, const std::string& dir) {
+  KT_RETURN_IF_ERROR(MakeDirs(dir));
+  for (const auto& [name, bytes] : data.files) {
+    const std::string path = dir + "/" + name;
+    Result<std::string> old = ReadFile(path);
+    if (old.ok() && *old == bytes) continue;
+    KT_RETURN_IF_ERROR(WriteFileAtomic(path, bytes));
+  }
+  return Status::Ok();
+}
+
+// Runs every built variant as the agent would (cwd = root, the spec's argv) and checks that it
+// prints "out OK" and exits 0. Returns how many failed.
+size_t CheckVariants(const TunePlan& p, const std::string& root, const std::string& bin_dir,
+                     const std::vector<VariantJob>& jobs, const std::vector<VariantBuild>& builds,
+                     size_t parallel, double timeout_seconds) {
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (builds[i].state != BuildState::kFailed) todo.push_back(i);
+  }
+  std::atomic<size_t> next{0}, failed{0};
+  std::mutex mu;
+  auto worker = [&] {
+    for (size_t n; (n = next.fetch_add(1)) < todo.size();) {
+      const VariantJob& job = jobs[todo[n]];
+      std::vector<std::string> argv = p.toolchain.emulator;
+      argv.push_back(bin_dir + "/" + job.elf_name);
+      argv.insert(argv.end(), p.args.begin(), p.args.end());
+      ToolOptions options{.cwd = root,
+                          .stdout_path = job.work_dir + "/check.log",
+                          .stderr_too = true,
+                          .timeout_seconds = timeout_seconds};
+      Result<ToolRun> run = RunTool(argv, options);
+      std::string problem;
+      if (!run.ok()) {
+        problem = run.status().message();
+      } else if (run->output.find("out NOT OK") != std::string::npos) {
+        problem = "printed 'out NOT OK'";
+      } else if (run->output.find("out OK") == std::string::npos) {
+        problem = "did not print 'out OK'";
+      } else if (run->exit_code != 0) {
+        problem = run->exit_code < 0 ? "killed by a signal"
+                                     : "exit status " + std::to_string(run->exit_code);
+      }
+      if (problem.empty()) continue;
+      ++failed;
+      std::lock_guard<std::mutex> lock(mu);
+      std::cerr << "khost tune: check " << job.elf_name << ": " << problem << "\n";
+      if (run.ok()) std::cerr << LastLines(run->output, 5) << "\n";
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < std::min(parallel, todo.size()); ++t) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
+  return failed;
+}
+
+}  // namespace
+
+Result<TuneRequest> ParseTuneArgs(const Args& args) {
+  cxxopts::Options o = TuneCliOptions();
+  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"kernel"}));
+  TuneRequest req;
+  req.kernel = r["kernel"].as<std::string>();
+  req.root = r["root"].as<std::string>();
+  req.toolchain = r["toolchain"].as<std::string>();
+  req.jobs = r["jobs"].as<size_t>();
+  if (r.count("sample")) {
+    req.sample = r["sample"].as<size_t>();
+    if (*req.sample == 0) return InvalidArgument("--sample must be at least 1");
+  }
+  req.seed = r["seed"].as<uint64_t>();
+  if (r.count("shape")) req.shape = r["shape"].as<std::vector<std::string>>();
+  if (r.count("triton")) req.triton = r["triton"].as<std::string>();
+  req.check = r.count("check") > 0;
+  req.check_timeout_seconds = r["check-timeout"].as<double>();
+  if (req.check_timeout_seconds <= 0) return InvalidArgument("--check-timeout must be positive");
+  req.kernels_dir = r["kernels"].as<std::string>();
+  req.toolchains_dir = r["toolchains"].as<std::string>();
+  if (req.triton.size() && req.sample) {
+    return InvalidArgument("--sample chooses from the grid; --triton builds the given directories");
+  }
+  return req;
+}
+
+Status ExecuteTune(const TuneRequest& req) {
+  const auto start = std::chrono::steady_clock::now();
+  KT_ASSIGN_OR_RETURN(TunePlan p, Prepare(req));
+  const std::string run_dir = req.root + "/" + p.spec.name + "/run";
+  const std::string bin_dir = fs::absolute(run_dir + "/bin").lexically_normal().string();
+  KT_RETURN_IF_ERROR(WriteTestData(p.data, run_dir + "/test_data"));
+  KT_RETURN_IF_ERROR(MakeDirs(bin_dir));
+  KT_ASSIGN_OR_RETURN(std::string shared_key, SharedKey(p.spec, p.toolchain));
+  const std::vector<VariantJob> jobs =
+      PlanVariants(p.spec, p.toolchain, p.configs, p.triton, run_dir);
+  const size_t parallel =
+      req.jobs > 0 ? req.jobs : std::max<size_t>(1, std::thread::hardware_concurrency());
+  std::cout << "tune " << p.spec.name << " with " << p.toolchain.name << ": " << jobs.size()
+            << " variants (" << p.summary << "), " << parallel << " parallel builds\n";
+
+  Progress progress(jobs.size(), isatty(2));
+  size_t finished = 0, built = 0, cached = 0, failed = 0;
+  const std::vector<VariantBuild> builds = BuildVariants(
+      p.spec, p.toolchain, jobs, shared_key, bin_dir, parallel,
+      [&](size_t i, const VariantBuild& b) {
+        ++finished;
+        if (b.state == BuildState::kBuilt) ++built;
+        if (b.state == BuildState::kCached) ++cached;
+        if (b.state == BuildState::kFailed) {
+          ++failed;
+          progress.Note("khost tune: " + jobs[i].elf_name + " failed to build:\n" + b.message);
+        }
+        progress.Update(finished, jobs[i].elf_name);
+      });
+  progress.Finish();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "built " << built << ", up to date " << cached << ", failed " << failed << " in "
+            << Seconds(seconds) << " -> " << bin_dir << "\n";
+  if (built + cached > 0) {
+    KT_RETURN_IF_ERROR(WriteFileAtomic(run_dir + "/configs.json", ConfigsJson(p, jobs, builds)));
+  }
+  size_t check_failed = 0;
+  if (req.check && built + cached > 0) {
+    check_failed =
+        CheckVariants(p, req.root, bin_dir, jobs, builds, parallel, req.check_timeout_seconds);
+    std::cout << "check: " << (built + cached - check_failed) << " of " << (built + cached)
+              << " variants print 'out OK' and exit 0"
+              << (p.toolchain.emulator.empty() ? "" : " under " + p.toolchain.emulator[0]) << "\n";
+  }
+  if (failed > 0) {
+    return InvalidArgument(std::to_string(failed) + " of " + std::to_string(jobs.size()) +
+                           " variants failed to build (their errors are above)");
+  }
+  if (check_failed > 0) {
+    return InvalidArgument(std::to_string(check_failed) + " variants failed their check");
+  }
+  return Status::Ok();
+}
+
+int TuneMain(const Args& args) {
+  return CommandMain("tune", TuneCliOptions, ParseTuneArgs, ExecuteTune, args);
+}
+
+}  // namespace ktune

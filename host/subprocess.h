@@ -1,0 +1,34 @@
+// Running host tools (compilers, objdump, emulators) for `khost tune`: argv in, exit status and
+// output out. No shell is involved: arguments are passed as they are.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace ktune {
+
+struct ToolRun {
+  int exit_code = -1;  // -1 when the tool could not be started or was killed by a signal
+  std::string output;  // stdout and stderr interleaved (stderr only when stdout goes to a file)
+};
+
+struct ToolOptions {
+  std::string cwd;             // "" = khost's
+  std::string stdout_path;     // "" = captured with stderr into `output`
+  bool stderr_too = false;     // stderr also goes to stdout_path, which is then read into `output`
+  double timeout_seconds = 0;  // > 0: SIGKILL the tool after this long
+};
+
+// Runs argv[0] (looked up in PATH) to completion. Fails only when it cannot be started, or
+// when it outlives its timeout (then it is killed).
+Result<ToolRun> RunTool(const std::vector<std::string>& argv, const ToolOptions& options = {});
+
+// The argv as one line a user can paste into a shell ('quoted' where needed).
+std::string CommandLine(const std::vector<std::string>& argv);
+
+// The last `n` lines of `text`.
+std::string LastLines(const std::string& text, size_t n);
+
+}  // namespace ktune

@@ -1,0 +1,57 @@
+// Toolchain profiles: how `khost tune` compiles a variant for a target. A profile is
+// toolchains/<name>.profile, "key = value" lines ('#' comments); the same file drives the CMake
+// toolchain file toolchains/<name>.cmake (toolchains/profile.cmake). Keys (docs/TOOLCHAINS.md):
+//
+//   description   one line for `khost tune --list-toolchains`
+//   processor     the target's CMAKE_SYSTEM_PROCESSOR (cross profiles)
+//   cc, cxx       C and C++ compiler commands
+//   target_flags  flags selecting the target (--target, -march), on every compile and link
+//   cflags        optimisation and debug flags
+//   ldflags       link flags (-static)
+//   ll_cc         compiler for Triton .llir (default: cc); ll_flags its target flags (default:
+//                 target_flags)
+//   objdump       disassembler for the .elf.s dumps (llvm-objdump: binutils 2.40 prints RVV
+//                 instructions as .4byte)
+//   emulator      runs the target's ELFs on this machine (absent: they run directly)
+//   name_prefix, name_suffix   around <kernel>_<values> in ELF names (VL256_ ... _g_static_O2)
+//   packages      TOOL:DEBIAN_PACKAGE pairs, for the message when a tool is missing
+//   needs         further tools the compilers call (GNU ld for clang)
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace ktune {
+
+struct Toolchain {
+  std::string name;  // the profile's file name without .profile
+  std::string text;  // the profile's bytes (part of every variant's cache key)
+  std::string description, processor;
+  std::vector<std::string> cc, cxx, target_flags, cflags, ldflags, ll_cc, ll_flags, objdump,
+      emulator, needs;
+  std::string name_prefix, name_suffix;
+  std::map<std::string, std::string> packages;  // tool -> Debian package
+};
+
+// Parses a profile (pure); errors name `path` and the line.
+Result<Toolchain> ParseToolchain(std::string_view text, const std::string& path);
+
+// `name_or_path`: a .profile file, or a name looked up as <dir>/<name>.profile.
+Result<Toolchain> LoadToolchain(const std::string& name_or_path, const std::string& dir);
+
+// The profiles in `dir`, by name.
+std::vector<std::string> ToolchainNames(const std::string& dir);
+
+// The full path of `tool` found in PATH; "" when it is not there.
+std::string FindTool(const std::string& tool);
+
+// Checks that every tool the profile builds with (cc, cxx, ll_cc, objdump, needs; and the
+// emulator when `with_emulator`) is in PATH. The error names the first missing tool and the
+// Debian package that provides it.
+Status CheckTools(const Toolchain& t, bool with_emulator);
+
+}  // namespace ktune

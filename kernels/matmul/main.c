@@ -1,0 +1,31 @@
+/* The matmul variant's main, in the seed's shape:
+ *
+ *   VL256_matmul_<BM>_<BN>_<BK>_g_static_O2.elf MxNxKxRUN_COUNT
+ *
+ * reads A (tensor 0) and B (tensor 1), runs the kernel RUN_COUNT times, prints the seed's timing
+ * line, then checks C against the golden tensor 2: "out OK" (exit 0) or "out NOT OK" (exit 1). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ktune_kernel.h"
+
+/* The seed's launcher convention: the variant's constants, defined in its constants.c. */
+extern const int matmul_BLOCK_SIZE_M, matmul_BLOCK_SIZE_N, matmul_BLOCK_SIZE_K, matmul_GROUP_SIZE_M;
+
+void matmul_kernel(const float* restrict a, const float* restrict b, float* restrict c, int M,
+                   int N, int K);
+
+int main(int argc, char** argv) {
+  long s[4];
+  kt_parse_shape(argc, argv, 4, s, "MxNxKxRUN_COUNT");
+  const int M = (int)s[0], N = (int)s[1], K = (int)s[2], runs = (int)s[3];
+  printf("matmul %dx%dx%d, BLOCK_SIZE_M=%d BLOCK_SIZE_N=%d BLOCK_SIZE_K=%d GROUP_SIZE_M=%d\n", M, N,
+         K, matmul_BLOCK_SIZE_M, matmul_BLOCK_SIZE_N, matmul_BLOCK_SIZE_K, matmul_GROUP_SIZE_M);
+  float* a = kt_load_f32("matmul", 0, M, K);
+  float* b = kt_load_f32("matmul", 1, K, N);
+  float* c = malloc(sizeof(float) * (size_t)M * (size_t)N + 1);
+  const double start = kt_now();
+  for (int r = 0; r < runs; ++r) matmul_kernel(a, b, c, M, N, K);
+  kt_report_time(runs > 0 ? (kt_now() - start) / runs : 0);
+  return kt_check_f32("matmul", 0, 2, c, M, N);
+}
