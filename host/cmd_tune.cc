@@ -115,8 +115,11 @@ Result<TunePlan> Prepare(const TuneRequest& req) {
       p.configs.push_back(c.config);
       p.triton.push_back({std::move(retargeted), fs::absolute(c.launcher_path).string()});
     }
-    p.summary = std::to_string(dirs.size()) + " Triton configuration directories";
-    if (dropped > 0) p.summary += " (" + std::to_string(dropped) + " duplicates dropped)";
+    p.summary = std::to_string(dirs.size()) + " Triton configurations";
+    if (dropped > 0) {
+      p.summary += ", " + std::to_string(dropped) + (dropped == 1 ? " duplicate" : " duplicates") +
+                   " dropped";
+    }
   }
   KT_ASSIGN_OR_RETURN(p.data, MakeTestData(p.spec, p.shape));
   return p;
