@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <iostream>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "common/fs.h"
@@ -123,28 +122,6 @@ Result<TunePlan> Prepare(const TuneRequest& req) {
   }
   KT_ASSIGN_OR_RETURN(p.data, MakeTestData(p.spec, p.shape));
   return p;
-}
-
-std::string ConfigsJson(const TunePlan& p, const std::vector<VariantJob>& jobs,
-                        const std::vector<VariantBuild>& builds) {
-  const std::string run = p.spec.name + "/run/";
-  nlohmann::ordered_json variants = nlohmann::ordered_json::array();
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    if (builds[i].state == BuildState::kFailed) continue;
-    nlohmann::ordered_json v;
-    for (size_t k = 0; k < p.spec.params.size(); ++k) v[p.spec.params[k].name] = jobs[i].config[k];
-    const std::string stem = fs::path(jobs[i].elf_name).stem().string();
-    v["elf_path"] = run + "bin/" + jobs[i].elf_name;
-    v["asm_path"] = run + "bin/" + jobs[i].elf_name + ".s";
-    v["perf_data_path"] = run + "perf/" + stem + ".data";
-    v["perf_report_path"] = run + "perf/" + stem + ".txt";
-    v["args"] = p.args;
-    variants.push_back(std::move(v));
-  }
-  nlohmann::ordered_json j;
-  j["variants"] = std::move(variants);
-  j["perf_files"] = {{"stat", run + "perf_stats.csv"}};
-  return j.dump(2) + "\n";
 }
 
 Status WriteTestData(const TestData& data, const std::string& dir) {
@@ -268,7 +245,8 @@ Status ExecuteTune(const TuneRequest& req) {
   std::cout << "built " << built << ", up to date " << cached << ", failed " << failed << " in "
             << Seconds(seconds) << " -> " << bin_dir << "\n";
   if (built + cached > 0) {
-    KT_RETURN_IF_ERROR(WriteFileAtomic(run_dir + "/configs.json", ConfigsJson(p, jobs, builds)));
+    KT_RETURN_IF_ERROR(
+        WriteFileAtomic(run_dir + "/configs.json", ConfigsJson(p.spec, jobs, builds, p.args)));
   }
   size_t check_failed = 0;
   if (req.check && built + cached > 0) {

@@ -295,6 +295,29 @@ Result<std::string> SharedKey(const KernelSpec& spec, const Toolchain& toolchain
   return h.HexDigest();
 }
 
+std::string ConfigsJson(const KernelSpec& spec, const std::vector<VariantJob>& jobs,
+                        const std::vector<VariantBuild>& builds,
+                        const std::vector<std::string>& args) {
+  const std::string run = spec.name + "/run/";
+  nlohmann::ordered_json variants = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (builds[i].state == BuildState::kFailed) continue;
+    nlohmann::ordered_json v;
+    for (size_t k = 0; k < spec.params.size(); ++k) v[spec.params[k].name] = jobs[i].config[k];
+    const std::string stem = fs::path(jobs[i].elf_name).stem().string();
+    v["elf_path"] = run + "bin/" + jobs[i].elf_name;
+    v["asm_path"] = run + "bin/" + jobs[i].elf_name + ".s";
+    v["perf_data_path"] = run + "perf/" + stem + ".data";
+    v["perf_report_path"] = run + "perf/" + stem + ".txt";
+    v["args"] = args;
+    variants.push_back(std::move(v));
+  }
+  nlohmann::ordered_json j;
+  j["variants"] = std::move(variants);
+  j["perf_files"] = {{"stat", run + "perf_stats.csv"}};
+  return j.dump(2) + "\n";
+}
+
 std::vector<VariantBuild> BuildVariants(
     const KernelSpec& spec, const Toolchain& toolchain, const std::vector<VariantJob>& jobs,
     const std::string& shared_key, const std::string& bin_dir, size_t parallel,

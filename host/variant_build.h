@@ -83,4 +83,11 @@ std::vector<VariantBuild> BuildVariants(
     const std::string& shared_key, const std::string& bin_dir, size_t parallel,
     const std::function<void(size_t index, const VariantBuild&)>& done);
 
+// configs.json in the seed's format (host/kernel_dir.h reads it): the variants that did not fail,
+// each with its parameters, elf_path, asm_path, the seed's perf_data_path/perf_report_path, and
+// args; perf_files.stat. Paths are relative to the root holding <kernel>/ (pure).
+std::string ConfigsJson(const KernelSpec& spec, const std::vector<VariantJob>& jobs,
+                        const std::vector<VariantBuild>& builds,
+                        const std::vector<std::string>& args);
+
 }  // namespace ktune
