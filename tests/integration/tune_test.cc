@@ -141,6 +141,50 @@ TEST_CASE("the riscv64 and aarch64 gcc profiles build variants that check out un
   }
 }
 
+TEST_CASE("binary test data is what the kernels read when the spec asks for it") {
+  Tune t;
+  const std::string kernels = t.CopyKernels();
+  const std::string spec_path = kernels + "/layernorm/layernorm.kspec";
+  t.Write(spec_path, t.Read(spec_path) + "data: bin\n");
+  auto r = t.Khost({"tune", "layernorm", "--root", t.root, "--kernels", kernels, "--sample", "1",
+                    "--shape", "ROWS=8", "--check"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(Contains(r.out, "check: 1 of 1 variants print 'out OK' and exit 0 under qemu-riscv64"));
+  const std::string data = t.Run("layernorm") + "/test_data/";
+  CHECK(t.Read(data + "matrix_8x768_0.bin").rfind("KTTENSR1", 0) == 0);
+  CHECK(t.Read(data + "matrix_8x768_0.bin").size() == 32 + 8 * 768 * 4);
+  CHECK(fs::exists(data + "matrix_1x768_1.bin"));
+  CHECK(!fs::exists(data + "matrix_8x768_0.txt"));
+}
+
+TEST_CASE("the CMake toolchain files build with the profiles' compilers and test under emulators") {
+  Tune t;
+  t.Write(t.tmp.path() + "/p/CMakeLists.txt",
+          "cmake_minimum_required(VERSION 3.25)\nproject(p C)\nenable_testing()\n"
+          "add_executable(hello hello.c)\nadd_test(NAME hello COMMAND hello)\n"
+          "set_tests_properties(hello PROPERTIES PASS_REGULAR_EXPRESSION \"out OK\")\n");
+  t.Write(t.tmp.path() + "/p/hello.c",
+          "#include <stdio.h>\nint main(void) { puts(\"out OK\"); return 0; }\n");
+  for (const auto& [name, machine] : {std::pair<std::string, int>{"rvv-clang19", 243},
+                                      {"riscv64-gcc12", 243},
+                                      {"aarch64-gcc12", 183},
+                                      {"native", 62}}) {
+    CAPTURE(name);
+    const std::string build = t.tmp.path() + "/b-" + name;
+    ToolRun configure =
+        RunTool({"cmake", "-S", t.tmp.path() + "/p", "-B", build,
+                 "-DCMAKE_TOOLCHAIN_FILE=" KTUNE_SOURCE_DIR "/toolchains/" + name + ".cmake"})
+            .value();
+    REQUIRE_MESSAGE(configure.exit_code == 0, configure.output);
+    ToolRun make = RunTool({"cmake", "--build", build}).value();
+    REQUIRE_MESSAGE(make.exit_code == 0, make.output);
+    CHECK(ElfMachine(build + "/hello") == machine);
+    ToolRun test = RunTool({"ctest", "--test-dir", build, "-V"}).value();
+    CHECK_MESSAGE(test.exit_code == 0, test.output);
+    if (name != "native") CHECK(Contains(test.output, "Test command: /usr/bin/qemu-"));
+  }
+}
+
 TEST_CASE("an unchanged variant is not rebuilt; a changed source or flag rebuilds") {
   Tune t;
   const std::string kernels = t.CopyKernels();
