@@ -63,6 +63,12 @@ Status WriteAll(int fd, std::string_view bytes, const std::string& what) {
   return Status::Ok();
 }
 
+Status WriteFileIfChanged(const std::string& path, std::string_view bytes, int mode) {
+  Result<std::string> old = ReadFile(path);
+  if (old.ok() && *old == bytes) return Status::Ok();
+  return WriteFileAtomic(path, bytes, mode);
+}
+
 Status FsyncDirectory(const std::string& dir) {
   KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(dir.empty() ? "." : dir, O_RDONLY | O_DIRECTORY));
   if (::fsync(fd.get()) != 0) return ErrnoError("fsync " + dir, errno);

@@ -46,6 +46,10 @@ Status WriteAll(int fd, std::string_view bytes, const std::string& what);
 // the directory. Readers see either the old or the new content, never a part.
 Status WriteFileAtomic(const std::string& path, std::string_view bytes, int mode = 0644);
 
+// WriteFileAtomic unless the file already holds exactly `bytes` (its mtime then stays, so
+// make-like tools see no change).
+Status WriteFileIfChanged(const std::string& path, std::string_view bytes, int mode = 0644);
+
 Status FsyncDirectory(const std::string& dir);
 
 // mkdir -p.

@@ -3,6 +3,7 @@
 // configs.json; --check runs every variant (under the profile's emulator) and checks its output.
 #include <sys/utsname.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -127,10 +128,7 @@ Result<TunePlan> Prepare(const TuneRequest& req) {
 Status WriteTestData(const TestData& data, const std::string& dir) {
   KT_RETURN_IF_ERROR(MakeDirs(dir));
   for (const auto& [name, bytes] : data.files) {
-    const std::string path = dir + "/" + name;
-    Result<std::string> old = ReadFile(path);
-    if (old.ok() && *old == bytes) continue;
-    KT_RETURN_IF_ERROR(WriteFileAtomic(path, bytes));
+    KT_RETURN_IF_ERROR(WriteFileIfChanged(dir + "/" + name, bytes));
   }
   return Status::Ok();
 }
@@ -144,41 +142,35 @@ size_t CheckVariants(const TunePlan& p, const std::string& root, const std::stri
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (builds[i].state != BuildState::kFailed) todo.push_back(i);
   }
-  std::atomic<size_t> next{0}, failed{0};
+  std::atomic<size_t> failed{0};
   std::mutex mu;
-  auto worker = [&] {
-    for (size_t n; (n = next.fetch_add(1)) < todo.size();) {
-      const VariantJob& job = jobs[todo[n]];
-      std::vector<std::string> argv = p.toolchain.emulator;
-      argv.push_back(bin_dir + "/" + job.elf_name);
-      argv.insert(argv.end(), p.args.begin(), p.args.end());
-      ToolOptions options{.cwd = root,
-                          .stdout_path = job.work_dir + "/check.log",
-                          .stderr_too = true,
-                          .timeout_seconds = timeout_seconds};
-      Result<ToolRun> run = RunTool(argv, options);
-      std::string problem;
-      if (!run.ok()) {
-        problem = run.status().message();
-      } else if (run->output.find("out NOT OK") != std::string::npos) {
-        problem = "printed 'out NOT OK'";
-      } else if (run->output.find("out OK") == std::string::npos) {
-        problem = "did not print 'out OK'";
-      } else if (run->exit_code != 0) {
-        problem = run->exit_code < 0 ? "killed by a signal"
-                                     : "exit status " + std::to_string(run->exit_code);
-      }
-      if (problem.empty()) continue;
-      ++failed;
-      std::lock_guard<std::mutex> lock(mu);
-      std::cerr << "khost tune: check " << job.elf_name << ": " << problem << "\n";
-      if (run.ok()) std::cerr << LastLines(run->output, 5) << "\n";
+  ParallelFor(todo.size(), parallel, [&](size_t n) {
+    const VariantJob& job = jobs[todo[n]];
+    std::vector<std::string> argv = p.toolchain.emulator;
+    argv.push_back(bin_dir + "/" + job.elf_name);
+    argv.insert(argv.end(), p.args.begin(), p.args.end());
+    ToolOptions options{.cwd = root,
+                        .stdout_path = job.work_dir + "/check.log",
+                        .stderr_too = true,
+                        .timeout_seconds = timeout_seconds};
+    Result<ToolRun> run = RunTool(argv, options);
+    std::string problem;
+    if (!run.ok()) {
+      problem = run.status().message();
+    } else if (run->output.find("out NOT OK") != std::string::npos) {
+      problem = "printed 'out NOT OK'";
+    } else if (run->output.find("out OK") == std::string::npos) {
+      problem = "did not print 'out OK'";
+    } else if (run->exit_code != 0) {
+      problem = run->exit_code < 0 ? "killed by a signal"
+                                   : "exit status " + std::to_string(run->exit_code);
     }
-  };
-  std::vector<std::thread> threads;
-  for (size_t t = 1; t < std::min(parallel, todo.size()); ++t) threads.emplace_back(worker);
-  worker();
-  for (std::thread& t : threads) t.join();
+    if (problem.empty()) return;
+    ++failed;
+    std::lock_guard<std::mutex> lock(mu);
+    std::cerr << "khost tune: check " << job.elf_name << ": " << problem << "\n";
+    if (run.ok()) std::cerr << LastLines(run->output, 5) << "\n";
+  });
   return failed;
 }
 

@@ -3,6 +3,8 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
+#include <atomic>
 #include <boost/process.hpp>
 #include <chrono>
 #include <condition_variable>
@@ -97,6 +99,17 @@ std::string CommandLine(const std::vector<std::string>& argv) {
     line += '\'';
   }
   return line;
+}
+
+void ParallelFor(size_t count, size_t workers, const std::function<void(size_t)>& task) {
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < count;) task(i);
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < std::min(workers, count); ++t) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
 }
 
 std::string LastLines(const std::string& text, size_t n) {

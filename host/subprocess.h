@@ -1,7 +1,8 @@
 // Running host tools (compilers, objdump, emulators) for `khost tune`: argv in, exit status and
-// output out. No shell is involved: arguments are passed as they are.
+// output out. No shell is involved: arguments are passed as they are. ParallelFor runs many.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ Result<ToolRun> RunTool(const std::vector<std::string>& argv, const ToolOptions&
 
 // The argv as one line a user can paste into a shell ('quoted' where needed).
 std::string CommandLine(const std::vector<std::string>& argv);
+
+// Calls `task(i)` for every i in [0, count) on `workers` threads (the caller's among them), each
+// taking the next index when it is free; returns when all are done.
+void ParallelFor(size_t count, size_t workers, const std::function<void(size_t)>& task);
 
 // The last `n` lines of `text`.
 std::string LastLines(const std::string& text, size_t n);

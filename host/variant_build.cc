@@ -1,13 +1,11 @@
 #include "host/variant_build.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "common/fs.h"
 #include "common/hash.h"
@@ -55,13 +53,6 @@ std::string FormatTolerance(double v) {
   return buf;
 }
 
-// Writes `bytes` unless the file already holds them (keeps its mtime for make-like tools).
-Status WriteIfChanged(const std::string& path, const std::string& bytes) {
-  Result<std::string> old = ReadFile(path);
-  if (old.ok() && *old == bytes) return Status::Ok();
-  return WriteFileAtomic(path, bytes);
-}
-
 // Function symbols defined in the variant's own objects, for the disassembly.
 std::vector<std::string> OwnFunctions(const std::vector<std::string>& objects) {
   std::vector<std::string> names;
@@ -99,7 +90,7 @@ class VariantBuilder {
   Status Run(const std::string& shared_key, BuildState* state) {
     KT_RETURN_IF_ERROR(MakeDirs(job_.work_dir));
     for (const auto& [name, bytes] : job_.generated) {
-      KT_RETURN_IF_ERROR(WriteIfChanged(job_.work_dir + "/" + name, bytes));
+      KT_RETURN_IF_ERROR(WriteFileIfChanged(job_.work_dir + "/" + name, bytes));
     }
     std::vector<std::vector<std::string>> compiles;
     std::vector<std::string> objects;
@@ -323,21 +314,12 @@ std::vector<VariantBuild> BuildVariants(
     const std::string& shared_key, const std::string& bin_dir, size_t parallel,
     const std::function<void(size_t index, const VariantBuild&)>& done) {
   std::vector<VariantBuild> results(jobs.size());
-  std::atomic<size_t> next{0};
   std::mutex mu;
-  auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
-      results[i] = VariantBuilder(spec, toolchain, jobs[i], bin_dir).Build(shared_key);
-      std::lock_guard<std::mutex> lock(mu);
-      done(i, results[i]);
-    }
-  };
-  std::vector<std::thread> threads;
-  for (size_t t = 1; t < std::max<size_t>(1, std::min(parallel, jobs.size())); ++t) {
-    threads.emplace_back(worker);
-  }
-  worker();
-  for (std::thread& t : threads) t.join();
+  ParallelFor(jobs.size(), parallel, [&](size_t i) {
+    results[i] = VariantBuilder(spec, toolchain, jobs[i], bin_dir).Build(shared_key);
+    std::lock_guard<std::mutex> lock(mu);
+    done(i, results[i]);
+  });
   return results;
 }
 
