@@ -22,7 +22,14 @@ std::optional<double> LookupName(const KernelSpec& spec, const Config& config,
 Result<Space> EnumerateSpace(const KernelSpec& spec, const SpaceRequest& request) {
   Space space;
   space.grid_size = 1;
-  for (const SpecParam& p : spec.params) space.grid_size *= p.values.size();
+  for (const SpecParam& p : spec.params) {
+    if (space.grid_size > kMaxGridSize / p.values.size()) {
+      return InvalidArgument(spec.path + ": the grid has more than " +
+                             std::to_string(kMaxGridSize) +
+                             " configurations; give fewer candidate values");
+    }
+    space.grid_size *= p.values.size();
+  }
   std::vector<size_t> index(spec.params.size(), 0);
   Config config(spec.params.size());
   for (size_t n = 0; n < space.grid_size; ++n) {

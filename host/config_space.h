@@ -26,6 +26,9 @@ struct Space {
   size_t feasible = 0;          // after constraints, before sampling
 };
 
+// Grids beyond this many configurations are refused (narrow the candidates instead).
+inline constexpr size_t kMaxGridSize = 10'000'000;
+
 // Enumerates the grid (every combination once: candidate values are already unique), keeps the
 // configurations every constraint holds for (non-zero), then samples. An empty result is an error
 // naming the constraints; so is a constraint that cannot be evaluated (division by zero).

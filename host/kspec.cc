@@ -382,6 +382,14 @@ Result<std::vector<int64_t>> TensorDims(const TensorSpec& t,
     if (it == shape.end()) return InvalidArgument("tensor " + t.name + ": no shape " + d);
     dims.push_back(it->second);
   }
+  int64_t elements = 1;
+  for (int64_t d : dims) {
+    if (d < 0 || (d > 0 && elements > kMaxTensorElements / d)) {
+      return InvalidArgument("tensor " + t.name + " is too large for test data (more than 2^26 " +
+                             "elements)");
+    }
+    elements *= d;
+  }
   return dims;
 }
 

@@ -90,7 +90,10 @@ Result<KernelSpec> LoadKernelSpec(const std::string& name_or_path, const std::st
 Result<std::vector<std::pair<std::string, int64_t>>> ApplyShapeOverrides(
     const KernelSpec& spec, const std::vector<std::string>& overrides);
 
-// A tensor's dimensions under `shape`.
+// Test data stops at this many elements per tensor (the host holds them as doubles).
+inline constexpr int64_t kMaxTensorElements = int64_t{1} << 26;
+
+// A tensor's dimensions under `shape`; more than kMaxTensorElements elements is an error.
 Result<std::vector<int64_t>> TensorDims(const TensorSpec& t,
                                         const std::vector<std::pair<std::string, int64_t>>& shape);
 
