@@ -253,7 +253,8 @@ Status ExecuteTune(const TuneRequest& req) {
                            " variants failed to build (their errors are above)");
   }
   if (check_failed > 0) {
-    return InvalidArgument(std::to_string(check_failed) + " variants failed their check");
+    return InvalidArgument(std::to_string(check_failed) + " of " + std::to_string(built + cached) +
+                           " variants failed their check (see above)");
   }
   return Status::Ok();
 }
