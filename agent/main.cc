@@ -13,6 +13,7 @@
 
 #include "agent/log.h"
 #include "agent/server.h"
+#include "common/strings.h"
 #include "common/version.h"
 
 namespace {
@@ -22,6 +23,17 @@ std::string DefaultStoreDir() {
   if (const char* h = std::getenv("HOME"); h && *h)
     return std::string(h) + "/.local/share/ktune/agent";
   return "/var/lib/ktune/agent";
+}
+
+// The full path of `tool` (a name looked up in PATH, or a path); "" when it is not executable.
+std::string FindInPath(const std::string& tool) {
+  if (tool.find('/') != std::string::npos) return ::access(tool.c_str(), X_OK) == 0 ? tool : "";
+  const char* path = std::getenv("PATH");
+  for (std::string_view dir : ktune::Split(path ? path : "/usr/bin:/bin", ':')) {
+    const std::string candidate = std::string(dir.empty() ? "." : dir) + "/" + tool;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
 }
 
 bool IsLoopback(const std::string& host) {
@@ -78,7 +90,11 @@ int Main(int argc, char** argv) {
       "fake-counter-budget",
       "FAKE, for tests on machines without a PMU: pretend N events fit the counters, software "
       "events included, instead of probing",
-      cxxopts::value<int>()->default_value("0"))("version", "print the version and exit")(
+      cxxopts::value<int>()->default_value("0"))(
+      "exec-wrapper",
+      "run every variant as 'CMD ARGS... ELF ELF-ARGS' (e.g. \"qemu-riscv64 -cpu "
+      "rv64,v=true,vlen=256\" when agentd itself runs under qemu-user)",
+      cxxopts::value<std::string>()->default_value(""))("version", "print the version and exit")(
       "h,help", "print this help");
   auto args = options.parse(argc, argv);
   if (args.count("help")) {
@@ -122,6 +138,18 @@ int Main(int argc, char** argv) {
   if (opts.fake_counter_budget < 0) {
     std::cerr << "agentd: --fake-counter-budget must be 0 or more\n";
     return 2;
+  }
+  for (std::string_view w : ktune::Split(args["exec-wrapper"].as<std::string>(), ' ')) {
+    if (!w.empty()) opts.exec_wrapper.emplace_back(w);
+  }
+  if (!opts.exec_wrapper.empty()) {
+    const std::string path = FindInPath(opts.exec_wrapper[0]);
+    if (path.empty()) {
+      std::cerr << "agentd: --exec-wrapper: " << opts.exec_wrapper[0]
+                << " is not an executable in PATH\n";
+      return 2;
+    }
+    opts.exec_wrapper[0] = path;
   }
   auto server = ktune::AgentServer::Create(io, opts);
   if (!server.ok()) {

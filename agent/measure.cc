@@ -16,8 +16,15 @@ WorkloadOptions OptionsFor(const MeasurePlan& plan, const PlanVariant& v,
                            const Canceller& canceller) {
   WorkloadOptions o;
   o.canceller = &canceller;
-  o.path = v.elf;
-  o.args = v.args;
+  if (plan.exec_wrapper.empty()) {
+    o.path = v.elf;
+    o.args = v.args;
+  } else {
+    o.path = plan.exec_wrapper[0];
+    o.args.assign(plan.exec_wrapper.begin() + 1, plan.exec_wrapper.end());
+    o.args.push_back(v.elf);
+    o.args.insert(o.args.end(), v.args.begin(), v.args.end());
+  }
   o.cwd = plan.tree_dir;
   o.cpu = plan.cpu;
   o.timeout_ns = plan.timeout_ns;

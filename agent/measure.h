@@ -41,6 +41,7 @@ struct MeasurePlan {
   uint32_t warmup = 1;
   uint64_t timeout_ns = 0;
   int cpu = -1;
+  std::vector<std::string> exec_wrapper;  // runs each ELF: wrapper... ELF ARGS (agent's option)
 };
 
 // The events a repetition opens: task-clock first, then the requested ones (without a second

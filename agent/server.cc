@@ -37,11 +37,14 @@ class Measurer {
 
   // `model` names this machine's CPU in the budget memory kept at `budgets_path`;
   // `fake_budget` > 0 replaces the PMU probe (for machines without a PMU, in tests).
+  // `exec_wrapper` (may be empty) runs every variant (AgentOptions).
   static Result<std::unique_ptr<Measurer>> Create(std::string model, std::string budgets_path,
-                                                  int fake_budget) {
+                                                  int fake_budget,
+                                                  std::vector<std::string> exec_wrapper) {
     KT_ASSIGN_OR_RETURN(Canceller c, Canceller::Create());
-    return std::unique_ptr<Measurer>(
-        new Measurer(std::move(c), std::move(model), BudgetMemory(budgets_path), fake_budget));
+    return std::unique_ptr<Measurer>(new Measurer(std::move(c), std::move(model),
+                                                  BudgetMemory(budgets_path), fake_budget,
+                                                  std::move(exec_wrapper)));
   }
   ~Measurer() { Stop(); }
 
@@ -63,11 +66,13 @@ class Measurer {
   }
 
  private:
-  Measurer(Canceller c, std::string model, BudgetMemory memory, int fake_budget)
+  Measurer(Canceller c, std::string model, BudgetMemory memory, int fake_budget,
+           std::vector<std::string> exec_wrapper)
       : canceller_(std::move(c)),
         model_(std::move(model)),
         memory_(std::move(memory)),
         fake_budget_(fake_budget),
+        exec_wrapper_(std::move(exec_wrapper)),
         thread_([this] { Loop(); }) {}
 
   void Loop() {
@@ -92,6 +97,7 @@ class Measurer {
         planned = PlanPasses(job.events, model_, memory_);
       }
       job.plan.passes = planned.passes;
+      job.plan.exec_wrapper = exec_wrapper_;
       job.on_planned(planned);
       Status s = Measure(job);
       Log(s.ok() ? LogLevel::kInfo : LogLevel::kError,
@@ -111,6 +117,7 @@ class Measurer {
   const std::string model_;
   BudgetMemory memory_;  // used by the measurement thread only
   const int fake_budget_;
+  const std::vector<std::string> exec_wrapper_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Job> jobs_;
@@ -459,9 +466,10 @@ Result<std::unique_ptr<AgentServer>> AgentServer::Create(asio::io_context& io,
                                                          const AgentOptions& options) {
   KT_ASSIGN_OR_RETURN(Store store, Store::Open(options.store_dir));
   std::unique_ptr<AgentServer> server(new AgentServer(io, std::move(store)));
-  KT_ASSIGN_OR_RETURN(server->measurer_, Measurer::Create(CpuModelKey(server->cpu_),
-                                                          server->store_.root() + "/pmu-budgets",
-                                                          options.fake_counter_budget));
+  KT_ASSIGN_OR_RETURN(
+      server->measurer_,
+      Measurer::Create(CpuModelKey(server->cpu_), server->store_.root() + "/pmu-budgets",
+                       options.fake_counter_budget, options.exec_wrapper));
   boost::system::error_code ec;
   auto addr = asio::ip::make_address(options.listen.host, ec);
   if (ec) return InvalidArgument("listen address '" + options.listen.host + "': " + ec.message());

@@ -24,6 +24,9 @@ struct AgentOptions {
   // A pretend counter budget instead of probing the PMU, applied to every event: for tests on
   // machines without a PMU. 0: probe for real.
   int fake_counter_budget = 0;
+  // Runs every variant as `exec_wrapper... ELF ARGS` (qemu-riscv64 -cpu rv64,v=true,vlen=256 for
+  // an agent under qemu-user, which cannot exec foreign ELFs itself); argv[0] is a full path.
+  std::vector<std::string> exec_wrapper;
 };
 
 class AgentServer {
