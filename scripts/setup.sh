@@ -4,7 +4,8 @@
 #
 #   scripts/setup.sh demo              set up, build, run the demo sweep on a local agent
 #   scripts/setup.sh test [--sanitize] set up, build, run every test (ASan+UBSan build with
-#                                      --sanitize, in build-asan/)
+#                                      --sanitize, in build-asan/), the target tier against a
+#                                      static riscv64 agentd (build-agent-riscv64/)
 #   scripts/setup.sh build             set up and build only
 #
 # Run as root or as a user with sudo. Builds are warning-free: -Werror is on.
@@ -31,10 +32,15 @@ packages=(
   # khost tune: cross toolchains and the emulators that run their ELFs here.
   clang-19 lld-19 llvm-19 gcc-riscv64-linux-gnu g++-riscv64-linux-gnu
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
+
+  # The static agentd's libraries, built from Debian source packages (scripts/target_deps.sh).
+  dpkg-dev autoconf automake libtool
 )
 # qemu 7.2 (bookworm) aborts on RVV float->int conversions; qemu 10 from bookworm-backports does not.
 backports_packages=(qemu-user)
 backports_list=/etc/apt/sources.list.d/ktune-backports.list
+# deb-src for apt-get source (scripts/target_deps.sh), in Debian 12's deb822 format.
+src_list=/etc/apt/sources.list.d/ktune-src.sources
 
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
@@ -53,7 +59,14 @@ install_missing() {
       missing_bp+=("$p")
     fi
   done
-  [ ${#missing[@]} -eq 0 ] && [ ${#missing_bp[@]} -eq 0 ] && return 0
+  local need_src=0
+  apt-cache showsrc libzstd 2>/dev/null | grep -q '^Version:' || need_src=1
+  [ ${#missing[@]} -eq 0 ] && [ ${#missing_bp[@]} -eq 0 ] && [ $need_src = 0 ] && return 0
+  if [ $need_src = 1 ] && [ ! -f "$src_list" ]; then
+    echo "setup: adding Debian's bookworm deb-src entry to $src_list"
+    printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' |
+      as_root tee "$src_list" >/dev/null
+  fi
   if [ ${#missing_bp[@]} -gt 0 ] && [ ! -f "$backports_list" ]; then
     echo "setup: adding Debian's bookworm-backports to $backports_list"
     echo "deb http://deb.debian.org/debian bookworm-backports main" | as_root tee "$backports_list" >/dev/null
@@ -110,6 +123,9 @@ case "$action" in
       build "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo
     fi
     "$repo/scripts/check-format.sh"
+    # The target tier's qemu-user test runs this static riscv64 agentd (libraries from Debian
+    # source packages, cached in ~/.cache/ktune/target-deps).
+    "$repo/scripts/build_agent.sh" riscv64
     ctest --test-dir "$dir" --output-on-failure
     ;;
   *)

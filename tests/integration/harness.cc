@@ -44,13 +44,13 @@ TempDir::~TempDir() {
 }
 
 AgentProcess::AgentProcess(const std::string& store_dir, const std::vector<std::string>& extra,
-                           const std::vector<std::string>& wrapper) {
+                           const std::vector<std::string>& wrapper, const std::string& exe) {
   int out[2];
   if (::pipe(out) != 0) throw std::runtime_error("pipe failed");
   std::vector<std::string> args = wrapper;
-  for (std::string a :
-       {BinDir() + "/agentd", std::string("--listen"), std::string("127.0.0.1:0"),
-        std::string("--store"), store_dir, std::string("--log-level"), std::string("warn")}) {
+  for (std::string a : {exe.empty() ? BinDir() + "/agentd" : exe, std::string("--listen"),
+                        std::string("127.0.0.1:0"), std::string("--store"), store_dir,
+                        std::string("--log-level"), std::string("warn")}) {
     args.push_back(std::move(a));
   }
   args.insert(args.end(), extra.begin(), extra.end());

@@ -25,11 +25,12 @@ class TempDir {
 };
 
 // agentd --listen 127.0.0.1:0 --store <store> [extra args], stopped with SIGTERM on destruction;
-// `wrapper` (e.g. setpriv and its options) runs it when given.
+// `wrapper` (e.g. setpriv and its options, or qemu-riscv64) runs it when given; `exe` is another
+// agentd binary than this build's.
 class AgentProcess {
  public:
   explicit AgentProcess(const std::string& store_dir, const std::vector<std::string>& extra = {},
-                        const std::vector<std::string>& wrapper = {});
+                        const std::vector<std::string>& wrapper = {}, const std::string& exe = "");
   ~AgentProcess();
   const HostPort& address() const { return address_; }
   int pid() const { return pid_; }
