@@ -13,6 +13,7 @@
 
 #include "agent/log.h"
 #include "agent/server.h"
+#include "common/fs.h"
 #include "common/strings.h"
 #include "common/version.h"
 
@@ -23,17 +24,6 @@ std::string DefaultStoreDir() {
   if (const char* h = std::getenv("HOME"); h && *h)
     return std::string(h) + "/.local/share/ktune/agent";
   return "/var/lib/ktune/agent";
-}
-
-// The full path of `tool` (a name looked up in PATH, or a path); "" when it is not executable.
-std::string FindInPath(const std::string& tool) {
-  if (tool.find('/') != std::string::npos) return ::access(tool.c_str(), X_OK) == 0 ? tool : "";
-  const char* path = std::getenv("PATH");
-  for (std::string_view dir : ktune::Split(path ? path : "/usr/bin:/bin", ':')) {
-    const std::string candidate = std::string(dir.empty() ? "." : dir) + "/" + tool;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
 }
 
 bool IsLoopback(const std::string& host) {
@@ -143,7 +133,7 @@ int Main(int argc, char** argv) {
     if (!w.empty()) opts.exec_wrapper.emplace_back(w);
   }
   if (!opts.exec_wrapper.empty()) {
-    const std::string path = FindInPath(opts.exec_wrapper[0]);
+    const std::string path = ktune::FindInPath(opts.exec_wrapper[0]);
     if (path.empty()) {
       std::cerr << "agentd: --exec-wrapper: " << opts.exec_wrapper[0]
                 << " is not an executable in PATH\n";

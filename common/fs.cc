@@ -5,8 +5,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
+
+#include "common/strings.h"
 
 namespace ktune {
 
@@ -105,6 +108,21 @@ Status MakeDirs(const std::string& path) {
   std::filesystem::create_directories(path, ec);
   if (ec) return IoError("mkdir " + path + ": " + ec.message());
   return Status::Ok();
+}
+
+std::string FindInPath(const std::string& tool) {
+  auto executable = [](const std::string& path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+           ::access(path.c_str(), X_OK) == 0;
+  };
+  if (tool.find('/') != std::string::npos) return executable(tool) ? tool : "";
+  const char* path = std::getenv("PATH");
+  for (std::string_view dir : Split(path ? path : "/usr/bin:/bin", ':')) {
+    const std::string candidate = std::string(dir.empty() ? "." : dir) + "/" + tool;
+    if (executable(candidate)) return candidate;
+  }
+  return "";
 }
 
 }  // namespace ktune

@@ -52,6 +52,10 @@ Status WriteFileIfChanged(const std::string& path, std::string_view bytes, int m
 
 Status FsyncDirectory(const std::string& dir);
 
+// The full path of `tool`: a name looked up in PATH, or a path; "" when it is not an executable
+// regular file.
+std::string FindInPath(const std::string& tool);
+
 // mkdir -p.
 Status MakeDirs(const std::string& path);
 

@@ -122,6 +122,21 @@ Result<TunePlan> Prepare(const TuneRequest& req) {
     }
   }
   KT_ASSIGN_OR_RETURN(p.data, MakeTestData(p.spec, p.shape));
+  std::vector<std::string> sources = p.spec.main_sources;
+  if (req.triton.empty()) {
+    sources.insert(sources.end(), p.spec.kernel_sources.begin(), p.spec.kernel_sources.end());
+  }
+  std::error_code ec;
+  for (const std::string& s : sources) {
+    if (!fs::is_regular_file(fs::path(p.spec.dir) / s, ec)) {
+      return NotFound(p.spec.path + ": source " + s + " does not exist");
+    }
+  }
+  for (const std::string& d : p.spec.include_dirs) {
+    if (!fs::is_directory(fs::path(p.spec.dir) / d, ec)) {
+      return NotFound(p.spec.path + ": include directory " + d + " does not exist");
+    }
+  }
   return p;
 }
 
@@ -129,6 +144,10 @@ Status WriteTestData(const TestData& data, const std::string& dir) {
   KT_RETURN_IF_ERROR(MakeDirs(dir));
   for (const auto& [name, bytes] : data.files) {
     KT_RETURN_IF_ERROR(WriteFileIfChanged(dir + "/" + name, bytes));
+    // The kernels read .bin before .txt: the same tensor in the other format must go.
+    const bool bin = name.size() > 4 && name.substr(name.size() - 4) == ".bin";
+    std::error_code ec;
+    fs::remove(dir + "/" + name.substr(0, name.size() - 4) + (bin ? ".txt" : ".bin"), ec);
   }
   return Status::Ok();
 }
@@ -193,7 +212,9 @@ Result<TuneRequest> ParseTuneArgs(const Args& args) {
   if (r.count("triton")) req.triton = r["triton"].as<std::string>();
   req.check = r.count("check") > 0;
   req.check_timeout_seconds = r["check-timeout"].as<double>();
-  if (req.check_timeout_seconds <= 0) return InvalidArgument("--check-timeout must be positive");
+  if (!(req.check_timeout_seconds > 0 && req.check_timeout_seconds <= 1e6)) {
+    return InvalidArgument("--check-timeout must be between 0 and 1e6 seconds");
+  }
   req.kernels_dir = r["kernels"].as<std::string>();
   req.toolchains_dir = r["toolchains"].as<std::string>();
   if (req.triton.size() && req.sample) {
@@ -236,10 +257,10 @@ Status ExecuteTune(const TuneRequest& req) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "built " << built << ", up to date " << cached << ", failed " << failed << " in "
             << Seconds(seconds) << " -> " << bin_dir << "\n";
-  if (built + cached > 0) {
-    KT_RETURN_IF_ERROR(
-        WriteFileAtomic(run_dir + "/configs.json", ConfigsJson(p.spec, jobs, builds, p.args)));
-  }
+  // Written even when every variant failed: an old configs.json would have khost run measure
+  // variants built from other sources.
+  KT_RETURN_IF_ERROR(
+      WriteFileAtomic(run_dir + "/configs.json", ConfigsJson(p.spec, jobs, builds, p.args)));
   size_t check_failed = 0;
   if (req.check && built + cached > 0) {
     check_failed =

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <set>
 
@@ -42,6 +44,13 @@ class SpecParser {
 
   Status Line(size_t line, std::string_view raw) {
     line_ = line;
+    // '#' at the start of a line or after a space or tab starts a comment.
+    for (size_t i = 0; i < raw.size(); ++i) {
+      if (raw[i] == '#' && (i == 0 || raw[i - 1] == ' ' || raw[i - 1] == '\t')) {
+        raw = raw.substr(0, i);
+        break;
+      }
+    }
     const std::string_view text = Trim(raw);
     if (text.empty() || text[0] == '#') return Status::Ok();
     const size_t colon = text.find(':');
@@ -141,7 +150,9 @@ class SpecParser {
     SpecParam p{assignment.first, {}, line_};
     for (const std::string& w : Words(assignment.second)) {
       Result<int64_t> v = ParseInt64(w);
-      if (!v.ok()) return Error("parameter " + p.name + ": '" + w + "' is not an integer");
+      if (!v.ok() || *v < INT32_MIN || *v > INT32_MAX) {
+        return Error("parameter " + p.name + ": '" + w + "' is not an int (C's const int)");
+      }
       if (std::find(p.values.begin(), p.values.end(), *v) == p.values.end()) p.values.push_back(*v);
     }
     if (p.values.empty()) return Error("parameter " + p.name + " has no candidate values");
@@ -152,7 +163,9 @@ class SpecParser {
   Status Constant(std::string_view value) {
     KT_ASSIGN_OR_RETURN(auto assignment, Assignment(value));
     Result<int64_t> v = ParseInt64(assignment.second);
-    if (!v.ok()) return Error("constant " + assignment.first + " must be one integer");
+    if (!v.ok() || *v < INT32_MIN || *v > INT32_MAX) {
+      return Error("constant " + assignment.first + " must be one int (C's const int)");
+    }
     spec_->constants.emplace_back(assignment.first, *v);
     return Status::Ok();
   }
@@ -214,7 +227,9 @@ class SpecParser {
         t.seed = *seed;
       } else if (output && (key == "atol" || key == "rtol")) {
         Result<double> tol = ParseDouble(v);
-        if (!tol.ok() || *tol < 0) return Error(key + " must be a non-negative number");
+        if (!tol.ok() || !std::isfinite(*tol) || *tol < 0) {
+          return Error(key + " must be a finite non-negative number");
+        }
         (key == "atol" ? t.atol : t.rtol) = *tol;
       } else {
         return Error("unknown setting '" + w + "' (inputs take seed=, outputs atol= and rtol=)");
@@ -240,8 +255,10 @@ class SpecParser {
     std::vector<double> numbers;
     for (std::string_view a : Split(rest->substr(open + 1, close - open - 1), ',')) {
       Result<double> v = ParseDouble(Trim(a));
-      if (!v.ok())
-        return Error("input " + t->name + ": '" + std::string(Trim(a)) + "' is not a number");
+      if (!v.ok() || !std::isfinite(*v)) {
+        return Error("input " + t->name + ": '" + std::string(Trim(a)) +
+                     "' is not a finite number");
+      }
       numbers.push_back(*v);
     }
     const size_t wanted = kind == "constant" ? 1 : 2;
@@ -384,7 +401,11 @@ Result<std::vector<int64_t>> TensorDims(const TensorSpec& t,
   }
   int64_t elements = 1;
   for (int64_t d : dims) {
-    if (d < 0 || (d > 0 && elements > kMaxTensorElements / d)) {
+    if (d <= 0) {
+      return InvalidArgument("tensor " + t.name + ": dimension " + std::to_string(d) +
+                             " is not positive");
+    }
+    if (elements > kMaxTensorElements / d) {
       return InvalidArgument("tensor " + t.name + " is too large for test data (more than 2^26 " +
                              "elements)");
     }

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <atomic>
 #include <boost/process.hpp>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
 #include <iterator>
 #include <mutex>
 #include <thread>
@@ -22,12 +24,15 @@ namespace bp = boost::process;
 
 Result<ToolRun> RunTool(const std::vector<std::string>& argv, const ToolOptions& options) {
   if (argv.empty()) return InvalidArgument("empty command");
-  const std::string exe = FindTool(argv[0]);
+  const std::string exe = FindInPath(argv[0]);
   if (exe.empty()) return NotFound(argv[0] + ": not found in PATH");
   const std::vector<std::string> args(argv.begin() + 1, argv.end());
   const std::string cwd = options.cwd.empty() ? "." : options.cwd;
   ToolRun run;
   std::error_code ec;
+  // Boost.Process opens redirection files without O_TRUNC: a shorter new output would leave the
+  // old one's tail behind.
+  if (!options.stdout_path.empty()) std::filesystem::remove(options.stdout_path, ec);
   bp::ipstream out;
   bp::child child;
   if (options.stdout_path.empty()) {
@@ -35,7 +40,8 @@ Result<ToolRun> RunTool(const std::vector<std::string>& argv, const ToolOptions&
                       bp::std_in < bp::null, ec);
   } else if (options.stderr_too) {
     child = bp::child(exe, bp::args(args), bp::start_dir(cwd),
-                      (bp::std_out & bp::std_err) > options.stdout_path, bp::std_in < bp::null, ec);
+                      (bp::std_out & bp::std_err) > options.stdout_path, bp::std_in < bp::null,
+                      bp::limit_handles, ec);
   } else {
     child = bp::child(exe, bp::args(args), bp::start_dir(cwd), bp::std_out > options.stdout_path,
                       bp::std_err > out, bp::std_in < bp::null, ec);
@@ -59,8 +65,12 @@ Result<ToolRun> RunTool(const std::vector<std::string>& argv, const ToolOptions&
   if (!options.stderr_too) {
     run.output.assign(std::istreambuf_iterator<char>(out), std::istreambuf_iterator<char>());
   }
-  child.wait(ec);
   if (watchdog.joinable()) {
+    // Wait for the exit without reaping, so the watchdog can never signal a reused pid.
+    siginfo_t info;
+    while (::waitid(P_PID, static_cast<id_t>(child.id()), &info, WEXITED | WNOWAIT) != 0 &&
+           errno == EINTR) {
+    }
     {
       std::lock_guard<std::mutex> lock(mu);
       finished = true;
@@ -68,6 +78,7 @@ Result<ToolRun> RunTool(const std::vector<std::string>& argv, const ToolOptions&
     cv.notify_one();
     watchdog.join();
   }
+  child.wait(ec);
   if (killed) {
     return Unavailable(CommandLine(argv) + ": killed after " +
                        FormatDouble(options.timeout_seconds) + " s");

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <boost/process/search_path.hpp>
 #include <filesystem>
 
 #include "common/fs.h"
@@ -74,6 +73,14 @@ Result<Toolchain> ParseToolchain(std::string_view text, const std::string& path)
       return error("unknown key '" + key + "'");
     }
   }
+  for (const std::string* part : {&t.name_prefix, &t.name_suffix}) {
+    if (part->find_first_not_of(
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+        std::string::npos) {
+      return InvalidArgument(path +
+                             ": name_prefix and name_suffix take letters, digits, _ . - only");
+    }
+  }
   if (t.cc.empty()) return InvalidArgument(path + ": no 'cc ='");
   if (t.cxx.empty()) return InvalidArgument(path + ": no 'cxx ='");
   if (t.objdump.empty()) return InvalidArgument(path + ": no 'objdump ='");
@@ -87,7 +94,9 @@ Result<Toolchain> ParseToolchain(std::string_view text, const std::string& path)
 
 Result<Toolchain> LoadToolchain(const std::string& name_or_path, const std::string& dir) {
   std::string path = name_or_path;
-  if (path.find('/') == std::string::npos) path = dir + "/" + name_or_path + ".profile";
+  const bool is_file = path.find('/') != std::string::npos ||
+                       (path.size() > 8 && path.substr(path.size() - 8) == ".profile");
+  if (!is_file) path = dir + "/" + name_or_path + ".profile";
   Result<std::string> text = ReadFile(path);
   if (!text.ok()) {
     std::string known;
@@ -107,17 +116,12 @@ std::vector<std::string> ToolchainNames(const std::string& dir) {
   return names;
 }
 
-std::string FindTool(const std::string& tool) {
-  if (tool.find('/') != std::string::npos) return access(tool.c_str(), X_OK) == 0 ? tool : "";
-  return boost::process::search_path(tool).string();
-}
-
 Status CheckTools(const Toolchain& t, bool with_emulator) {
   std::vector<std::string> tools = {t.cc[0], t.cxx[0], t.ll_cc[0], t.objdump[0]};
   tools.insert(tools.end(), t.needs.begin(), t.needs.end());
   if (with_emulator && !t.emulator.empty()) tools.push_back(t.emulator[0]);
   for (const std::string& tool : tools) {
-    if (!FindTool(tool).empty()) continue;
+    if (!FindInPath(tool).empty()) continue;
     auto p = t.packages.find(tool);
     return NotFound("toolchain " + t.name + " needs " + tool + ", which is not in PATH: " +
                     (p != t.packages.end() ? "install the Debian package " + p->second +

@@ -1,8 +1,8 @@
 // Toolchain profiles: how `khost tune` compiles a variant for a target. A profile is
 // toolchains/<name>.profile, "key = value" lines ('#' comments); the same file drives the CMake
-// toolchain file toolchains/<name>.cmake (toolchains/profile.cmake). Keys (docs/TOOLCHAINS.md):
+// toolchain file toolchains/<name>.cmake (toolchains/profile.cmake). Keys (docs/KSPEC.md):
 //
-//   description   one line for `khost tune --list-toolchains`
+//   description   one line saying what the profile targets
 //   processor     the target's CMAKE_SYSTEM_PROCESSOR (cross profiles)
 //   cc, cxx       C and C++ compiler commands
 //   target_flags  flags selecting the target (--target, -march), on every compile and link
@@ -45,9 +45,6 @@ Result<Toolchain> LoadToolchain(const std::string& name_or_path, const std::stri
 
 // The profiles in `dir`, by name.
 std::vector<std::string> ToolchainNames(const std::string& dir);
-
-// The full path of `tool` found in PATH; "" when it is not there.
-std::string FindTool(const std::string& tool);
 
 // Checks that every tool the profile builds with (cc, cxx, ll_cc, objdump, needs; and the
 // emulator when `with_emulator`) is in PATH. The error names the first missing tool and the

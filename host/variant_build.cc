@@ -223,7 +223,8 @@ std::vector<VariantJob> PlanVariants(const KernelSpec& spec, const Toolchain& to
     j.config = configs[i];
     j.stem = VariantStem(spec, j.config);
     j.elf_name = toolchain.name_prefix + j.stem + toolchain.name_suffix + ".elf";
-    j.work_dir = (fs::absolute(run_dir) / "build" / j.stem).lexically_normal().string();
+    j.work_dir =
+        (fs::absolute(run_dir) / "build" / toolchain.name / j.stem).lexically_normal().string();
     for (const std::string& m : spec.main_sources) j.sources.push_back(SpecPath(spec, m));
     if (triton_ir.empty()) {
       for (const std::string& k : spec.kernel_sources) j.sources.push_back(SpecPath(spec, k));
@@ -268,20 +269,28 @@ Result<std::string> SharedKey(const KernelSpec& spec, const Toolchain& toolchain
     h.Update(v->output);
   }
   // Headers and sources next to the spec and in its include directories.
-  std::vector<std::string> files;
+  // Named relative to their directory, so the same tree reached by another path hashes alike.
+  std::vector<std::pair<std::string, std::string>> files;  // name, path
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(spec.dir, ec)) {
-    if (e.is_regular_file() && e.path().extension() != ".kspec") files.push_back(e.path().string());
+  for (const auto& e : fs::recursive_directory_iterator(spec.dir, ec)) {
+    if (e.is_regular_file() && e.path().extension() != ".kspec") {
+      files.emplace_back("spec/" + fs::relative(e.path(), spec.dir).string(), e.path().string());
+    }
   }
-  for (const std::string& inc : spec.include_dirs) {
-    for (const auto& e : fs::recursive_directory_iterator(SpecPath(spec, inc), ec)) {
-      if (e.is_regular_file()) files.push_back(e.path().string());
+  for (size_t i = 0; i < spec.include_dirs.size(); ++i) {
+    const std::string dir = SpecPath(spec, spec.include_dirs[i]);
+    for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
+      if (e.is_regular_file()) {
+        files.emplace_back(
+            "include" + std::to_string(i) + "/" + fs::relative(e.path(), dir).string(),
+            e.path().string());
+      }
     }
   }
   std::sort(files.begin(), files.end());
-  for (const std::string& f : files) {
-    KT_ASSIGN_OR_RETURN(std::string digest, HashFile(f));
-    h.Update(f + " " + digest + "\n");
+  for (const auto& [name, path] : files) {
+    KT_ASSIGN_OR_RETURN(std::string digest, HashFile(path));
+    h.Update(name + " " + digest + "\n");
   }
   return h.HexDigest();
 }

@@ -3,7 +3,7 @@
 //
 //   <root>/<kernel>/run/bin/<prefix><kernel>_<values><suffix>.elf     the variant
 //   <root>/<kernel>/run/bin/<prefix><kernel>_<values><suffix>.elf.s   llvm-objdump of its own code
-//   <root>/<kernel>/run/build/<kernel>_<values>/                      constants.c,
+//   <root>/<kernel>/run/build/<toolchain>/<kernel>_<values>/          constants.c,
 //        blk_constants.json, objects, build.log (every command and its output) and key
 //
 // A variant's key hashes everything its ELF depends on: the toolchain profile, the compilers'
@@ -29,7 +29,7 @@ struct VariantJob {
   std::string stem;                  // matmul_4_16_8 (its build directory's name)
   Config config;                     // the spec's parameters, in order
   std::string elf_name;              // VL256_matmul_4_16_8_g_static_O2.elf
-  std::string work_dir;              // <run>/build/<stem>
+  std::string work_dir;              // <run>/build/<toolchain>/<stem>
   std::vector<std::string> sources;  // compiled in order; .c, .cc/.cpp/.cxx, .ll/.llir
   // Files written into work_dir before compiling (when their content changed): name -> bytes.
   std::vector<std::pair<std::string, std::string>> generated;

@@ -1,5 +1,5 @@
 # aarch64 (armv8-a) with Debian's gcc-12 cross compiler, static; runs here under qemu-aarch64.
-# Triton .llir is compiled by clang-19 for the same target. Format: docs/TOOLCHAINS.md.
+# Triton .llir is compiled by clang-19 for the same target. Format: docs/KSPEC.md.
 description = aarch64 gcc-12, armv8-a
 processor = aarch64
 cc = aarch64-linux-gnu-gcc

@@ -1,5 +1,5 @@
 # This machine (x86_64 here), static, with the system's gcc; the ELFs run directly. Triton .llir
-# is compiled by clang-19. Format: docs/TOOLCHAINS.md.
+# is compiled by clang-19. Format: docs/KSPEC.md.
 description = native (this machine), gcc, static
 cc = gcc
 cxx = g++

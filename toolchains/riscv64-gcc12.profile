@@ -1,5 +1,5 @@
 # riscv64 scalar (rv64gc) with Debian's gcc-12 cross compiler, static. Triton .llir is compiled
-# by clang-19 for the same target. Format: docs/TOOLCHAINS.md.
+# by clang-19 for the same target. Format: docs/KSPEC.md.
 description = riscv64 gcc-12, rv64gc (scalar)
 processor = riscv64
 cc = riscv64-linux-gnu-gcc

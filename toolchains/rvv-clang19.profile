@@ -1,6 +1,6 @@
 # riscv64 with RVV 1.0 at VLEN 256 (SpacemiT K1 / X60 and alike): clang-19, static, linked by GNU ld
 # against the gcc-12 cross sysroot (/usr/riscv64-linux-gnu). -gdwarf-4 because binutils 2.40's ld
-# crashes on clang-19's default DWARF 5 for riscv64. Format: docs/TOOLCHAINS.md.
+# crashes on clang-19's default DWARF 5 for riscv64. Format: docs/KSPEC.md.
 description = riscv64 clang-19, RVV 1.0, VLEN 256
 processor = riscv64
 cc = clang-19

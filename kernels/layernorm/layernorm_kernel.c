@@ -3,8 +3,9 @@
  *
  * Two passes per row: sums of x and of (x - shift)^2 over BLOCK_SIZE_N-column chunks into
  * per-lane accumulators (fixed-length inner loops, no float reduction inside, so clang
- * vectorizes them without -ffast-math; the shift, the row's first value, keeps the variance
- * accurate), then the normalisation. BLOCK_SIZE_M rows share each chunk loop. */
+ * vectorizes them without -ffast-math; the shift, the row's first value, keeps the mean and
+ * variance accurate when the values sit far from 0), then the normalisation, also relative to
+ * the shift. BLOCK_SIZE_M rows share each chunk loop. */
 #include <math.h>
 
 #ifndef BLOCK_SIZE_N
@@ -47,7 +48,7 @@ void layernorm_kernel(const float* restrict x, const float* restrict w, const fl
       }
       const float m = a / (float)cols;
       const float var = q / (float)cols - m * m;
-      mean[i] = shift[i] + m;
+      mean[i] = m; /* relative to the shift: adding it back would lose m's low bits */
       inv_std[i] = 1.0f / sqrtf((var > 0.0f ? var : 0.0f) + EPS);
     }
     for (int c0 = 0; c0 < cols; c0 += BLOCK_SIZE_N) {
@@ -55,8 +56,8 @@ void layernorm_kernel(const float* restrict x, const float* restrict w, const fl
       for (int i = 0; i < nr; ++i) {
         const float* xr = x + (long)(r0 + i) * cols + c0;
         float* yr = y + (long)(r0 + i) * cols + c0;
-        const float m = mean[i], s = inv_std[i];
-        for (int j = 0; j < nc; ++j) yr[j] = (xr[j] - m) * s * w[c0 + j] + b[c0 + j];
+        const float k = shift[i], m = mean[i], s = inv_std[i];
+        for (int j = 0; j < nc; ++j) yr[j] = ((xr[j] - k) - m) * s * w[c0 + j] + b[c0 + j];
       }
     }
   }

@@ -90,7 +90,7 @@ TEST_CASE("tune builds the shipped kernels natively; every variant checks out OK
   std::string stem = "matmul";
   for (const auto& [name, value] : v.params) stem += "_" + value;
   CHECK(v.name == stem + "_g_static_O2.elf");
-  const std::string build = t.Run("matmul") + "/build/" + stem;
+  const std::string build = t.Run("matmul") + "/build/native/" + stem;
   const std::string constants = t.Read(build + "/constants.c");
   CHECK(Contains(constants,
                  "const int matmul_" + v.params[0].first + " = " + v.params[0].second + ";"));
@@ -155,6 +155,37 @@ TEST_CASE("binary test data is what the kernels read when the spec asks for it")
   CHECK(t.Read(data + "matrix_8x768_0.bin").size() == 32 + 8 * 768 * 4);
   CHECK(fs::exists(data + "matrix_1x768_1.bin"));
   CHECK(!fs::exists(data + "matrix_8x768_0.txt"));
+  // Back to TXT: the .bin files go, or the kernels would read them first.
+  t.Write(spec_path, t.Read(spec_path) + "data: txt\n");
+  auto txt = t.Khost({"tune", "layernorm", "--root", t.root, "--kernels", kernels, "--sample", "1",
+                      "--shape", "ROWS=8", "--toolchain", "native", "--check"});
+  REQUIRE_MESSAGE(txt.exit_code == 0, txt.err);
+  CHECK(fs::exists(data + "matrix_8x768_0.txt"));
+  CHECK(!fs::exists(data + "matrix_8x768_0.bin"));
+}
+
+TEST_CASE("a check that failed and then passes is a pass: old output does not linger") {
+  Tune t;
+  const std::string dir = t.tmp.path() + "/kernels/flip";
+  t.Write(dir + "/flip.kspec", "kernel: flip\nmain: main.c\nparam: P = 1\nshape: N=1\nargs: {N}\n");
+  t.Write(dir + "/main.c",
+          "#include <stdio.h>\n#include <stdlib.h>\n"
+          "int main(int argc, char** argv) {\n"
+          "  if (argc > 1 && atoi(argv[1]) == 1) {\n"
+          "    for (int i = 0; i < 1000; ++i) puts(\"a long failure message\");\n"
+          "    puts(\"out NOT OK\");\n    return 1;\n  }\n"
+          "  puts(\"out OK\");\n  return 0;\n}\n");
+  const std::vector<std::string> args = {
+      "tune", dir + "/flip.kspec", "--root", t.root, "--toolchain", "native", "--check"};
+  auto fail = t.Khost(args);
+  CHECK(fail.exit_code == 1);
+  CHECK(Contains(fail.err, "1 of 1 variants failed their check"));
+  std::vector<std::string> pass_args = args;
+  pass_args.insert(pass_args.end(), {"--shape", "N=2"});
+  auto pass = t.Khost(pass_args);
+  CHECK_MESSAGE(pass.exit_code == 0, pass.err);
+  CHECK(Contains(pass.out, "built 0, up to date 1, failed 0"));
+  CHECK(t.Read(t.Run("flip") + "/build/native/flip_1/check.log") == "out OK\n");
 }
 
 TEST_CASE("the CMake toolchain files build with the profiles' compilers and test under emulators") {
@@ -257,7 +288,7 @@ TEST_CASE("a variant that fails to compile is reported with the compiler's outpu
   Result<KernelDir> kd = LoadKernelDir(t.root, "boom");
   REQUIRE(kd.ok());
   CHECK(kd->variants.size() == 3);
-  CHECK(Contains(t.Read(t.Run("boom") + "/build/boom_3/build.log"), "block three"));
+  CHECK(Contains(t.Read(t.Run("boom") + "/build/native/boom_3/build.log"), "block three"));
 }
 
 // What a Triton-CPU autotuner leaves per configuration, made here with clang for this host: the
@@ -350,9 +381,12 @@ TEST_CASE("Triton-CPU configuration directories: host .llir retargeted, launcher
   // The RVV build got the IR retargeted; the native one (same architecture) kept it as it was.
   CHECK(Contains(t.Read(t.Run("matmul") + "/bin/VL256_matmul_8_8_4_g_static_O2.elf.s"),
                  "<matmul_kernel>:"));
-  const std::string ll = t.Read(t.Run("matmul") + "/build/matmul_4_8_8/matmul_kernel.ll");
-  CHECK(Contains(ll, "target triple = \"x86_64"));  // the native build ran last
-  CHECK(Contains(t.Read(t.Run("matmul") + "/build/matmul_4_8_8/build.log"), "-x ir"));
+  const std::string build = t.Run("matmul") + "/build/";
+  CHECK(Contains(t.Read(build + "rvv-clang19/matmul_4_8_8/matmul_kernel.ll"),
+                 "target triple = \"riscv64"));
+  CHECK(
+      Contains(t.Read(build + "native/matmul_4_8_8/matmul_kernel.ll"), "target triple = \"x86_64"));
+  CHECK(Contains(t.Read(build + "native/matmul_4_8_8/build.log"), "-x ir"));
 }
 
 TEST_CASE("bad specs and toolchains: one error line naming the file and line; outputs kept") {

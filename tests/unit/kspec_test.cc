@@ -78,10 +78,19 @@ TEST_CASE("spec errors name the file and the line") {
   const std::string head = "kernel: k\nmain: m.c\nparam: P = 1 2\nshape: N=4\n";
   CHECK(ParseError(head + "oops\n") == "s.kspec:5: expected 'directive: value'");
   CHECK(ParseError(head + "colour: red\n") == "s.kspec:5: unknown directive 'colour'");
-  CHECK(ParseError(head + "param: Q = 1 x\n") == "s.kspec:5: parameter Q: 'x' is not an integer");
+  CHECK(ParseError(head + "param: Q = 1 x\n") ==
+        "s.kspec:5: parameter Q: 'x' is not an int (C's const int)");
+  CHECK(ParseError(head + "param: Q = 3000000000\n") ==
+        "s.kspec:5: parameter Q: '3000000000' is not an int (C's const int)");
+  CHECK(ParseError(head + "input: X float32 [N] uniform(nan, 1)\n") ==
+        "s.kspec:5: input X: 'nan' is not a finite number");
+  CHECK(ParseError(head + "input: X float32 [N] constant(1)\noutput: Y float32 [N] atol=inf\n"
+                          "reference: softmax\n") ==
+        "s.kspec:6: atol must be a finite non-negative number");
   CHECK(ParseError(head + "param: Q =\n") == "s.kspec:5: parameter Q has no candidate values");
   CHECK(ParseError(head + "constant: P = 3\n") == "s.kspec:5: P is defined twice");
-  CHECK(ParseError(head + "constant: C = 1 2\n") == "s.kspec:5: constant C must be one integer");
+  CHECK(ParseError(head + "constant: C = 1 2\n") ==
+        "s.kspec:5: constant C must be one int (C's const int)");
   CHECK(ParseError(head + "param: 2X = 1\n") == "s.kspec:5: '2X' is not a name");
   CHECK(ParseError(head + "constraint: P < Q\n") ==
         "s.kspec:5: constraint names unknown parameter Q");
@@ -117,6 +126,18 @@ TEST_CASE("spec errors name the file and the line") {
   CHECK(ParseError("main: m.c\nparam: P = 1\n") == "s.kspec: no 'kernel:' line");
   CHECK(ParseError("kernel: k\nparam: P = 1\n") == "s.kspec: no 'main:' line");
   CHECK(ParseError("kernel: k\nmain: m.c\n") == "s.kspec: no 'param:' line");
+}
+
+TEST_CASE("comments: whole lines, and after a space or tab") {
+  const KernelSpec s = Parse(
+      "  # leading spaces\nkernel: k   # the kernel\nmain: m.c\t# main\n"
+      "param: P = 1 2 # two\n");
+  CHECK(s.name == "k");
+  CHECK(s.main_sources == std::vector<std::string>{"m.c"});
+  CHECK(s.params[0].values == std::vector<int64_t>{1, 2});
+  // A '#' inside a word is not a comment (here it makes the constraint malformed).
+  CHECK(ParseError("kernel: k\nmain: m.c\nparam: P = 1\nconstraint: P#1 > 0\n")
+            .rfind("s.kspec:4: ", 0) == 0);
 }
 
 TEST_CASE("specs load by kernel name or by path") {
@@ -160,6 +181,10 @@ TEST_CASE("shape overrides, tensor dimensions and argv") {
   REQUIRE(huge.ok());
   CHECK(TensorDims(s.inputs[0], *huge).status().message() ==
         "tensor A is too large for test data (more than 2^26 elements)");
+  auto zero = ApplyShapeOverrides(s, {"K=0"});
+  REQUIRE(zero.ok());
+  CHECK(TensorDims(s.inputs[0], *zero).status().message() ==
+        "tensor A: dimension 0 is not positive");
 }
 
 TEST_CASE("the space: the grid in order, filtered by constraints over params, constants, shape") {

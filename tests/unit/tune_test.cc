@@ -88,6 +88,8 @@ TEST_CASE("toolchain profiles: keys, defaults for the IR compiler, and errors wi
   CHECK(error("cc = gcc\ncxx = g++\nobjdump = o\npackages = gcc\n") ==
         "x.profile:4: packages: expected TOOL:PACKAGE, got 'gcc'");
   CHECK(error("cxx = g++\nobjdump = o\n") == "x.profile: no 'cc ='");
+  CHECK(error("cc = gcc\ncxx = g++\nobjdump = o\nname_prefix = ../../evil_\n") ==
+        "x.profile: name_prefix and name_suffix take letters, digits, _ . - only");
   CHECK(error("cc = gcc\ncxx = g++\nobjdump = o\nemulator = qemu-x\n") ==
         "x.profile: a profile with an emulator needs 'processor ='");
 }
@@ -208,10 +210,10 @@ TEST_CASE("planned variants: paths, sources in order, generated files, compile c
   REQUIRE(jobs.size() == 2);
   const VariantJob& j = jobs[1];
   CHECK(j.elf_name == "VL256_matmul_8_16_g_static_O2.elf");
-  CHECK(j.work_dir == "/r/matmul/run/build/matmul_8_16");
+  CHECK(j.work_dir == "/r/matmul/run/build/rvv/matmul_8_16");
   CHECK(j.sources == std::vector<std::string>{"/k/matmul/main.c", "/k/common/ktune_kernel.c",
                                               "/k/matmul/matmul_kernel.c",
-                                              "/r/matmul/run/build/matmul_8_16/constants.c"});
+                                              "/r/matmul/run/build/rvv/matmul_8_16/constants.c"});
   REQUIRE(j.generated.size() == 2);
   CHECK(j.generated[0].first == "constants.c");
   CHECK(j.generated[1].first == "blk_constants.json");
@@ -233,9 +235,9 @@ TEST_CASE("planned variants: paths, sources in order, generated files, compile c
   REQUIRE(triton.size() == 1);
   CHECK(triton[0].sources ==
         std::vector<std::string>{"/k/matmul/main.c", "/k/common/ktune_kernel.c",
-                                 "/r/matmul/run/build/matmul_4_16/matmul_kernel.ll",
+                                 "/r/matmul/run/build/rvv/matmul_4_16/matmul_kernel.ll",
                                  "/t/matmul_4/matmul_kernel_launcher.cpp",
-                                 "/r/matmul/run/build/matmul_4_16/constants.c"});
+                                 "/r/matmul/run/build/rvv/matmul_4_16/constants.c"});
   CHECK(triton[0].generated[0] ==
         std::pair<std::string, std::string>{"matmul_kernel.ll", "; ir\n"});
 }
