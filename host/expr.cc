@@ -42,7 +42,9 @@ class ExprParser {
     SkipSpaces();
     if (pos_ < text_.size() && text_[pos_] == '!' && !At("!=")) {
       ++pos_;
+      KT_RETURN_IF_ERROR(Deeper());
       KT_ASSIGN_OR_RETURN(int operand, Not());
+      --depth_;
       return Add({'!', 0, "", operand, -1});
     }
     return Compare();
@@ -90,7 +92,9 @@ class ExprParser {
     SkipSpaces();
     if (pos_ < text_.size() && text_[pos_] == '-') {
       ++pos_;
+      KT_RETURN_IF_ERROR(Deeper());
       KT_ASSIGN_OR_RETURN(int operand, Unary());
+      --depth_;
       return Add({'n', 0, "", operand, -1});
     }
     return Atom();
@@ -102,7 +106,9 @@ class ExprParser {
     const char c = text_[pos_];
     if (c == '(') {
       ++pos_;
+      KT_RETURN_IF_ERROR(Deeper());
       KT_ASSIGN_OR_RETURN(int inner, Or());
+      --depth_;
       SkipSpaces();
       if (pos_ >= text_.size() || text_[pos_] != ')') return Error("')'");
       ++pos_;
@@ -160,6 +166,14 @@ class ExprParser {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
   }
 
+  // Parsing and evaluation recurse: nesting is bounded so no input can exhaust the stack.
+  Status Deeper() {
+    if (++depth_ > kMaxExprDepth) {
+      return InvalidArgument("nested more than " + std::to_string(kMaxExprDepth) + " levels deep");
+    }
+    return Status::Ok();
+  }
+
   Status Error(const std::string& expected) const {
     return InvalidArgument("formula '" + std::string(text_) + "': expected " + expected +
                            " at column " + std::to_string(pos_ + 1));
@@ -167,10 +181,15 @@ class ExprParser {
 
   std::string_view text_;
   size_t pos_ = 0;
+  int depth_ = 0;
   Expr* expr_;
 };
 
 Result<Expr> Expr::Parse(std::string_view text) {
+  // A long chain of operators makes a deep tree too (evaluation recurses along it).
+  if (text.size() > kMaxExprChars) {
+    return InvalidArgument("longer than " + std::to_string(kMaxExprChars) + " characters");
+  }
   Expr expr;
   ExprParser parser(text, &expr);
   KT_ASSIGN_OR_RETURN(expr.root_, parser.Formula());

@@ -29,6 +29,10 @@
 
 namespace ktune {
 
+// Bounds on a formula, so that parsing and evaluating (both recursive) cannot exhaust the stack.
+inline constexpr size_t kMaxExprChars = 4096;
+inline constexpr int kMaxExprDepth = 100;  // nested '(', '!' and unary '-'
+
 class Expr {
  public:
   // Parses `text`; errors say what was expected at which column.

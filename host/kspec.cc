@@ -283,6 +283,17 @@ class SpecParser {
     if (t->dist.kind == Distribution::kNormal && t->dist.b < 0) {
       return Error("input " + t->name + ": normal's stddev is negative");
     }
+    if (t->dtype == DType::kInt32) {
+      for (double v : numbers) {
+        if (v < -2147483648.0 || v > 2147483647.0) {
+          return Error("input " + t->name + ": " + FormatDouble(v) + " is outside int32");
+        }
+      }
+      if (t->dist.kind == Distribution::kUniform && std::ceil(t->dist.a) > std::floor(t->dist.b)) {
+        return Error("input " + t->name + ": no integer lies in uniform(" +
+                     FormatDouble(t->dist.a) + ", " + FormatDouble(t->dist.b) + ")");
+      }
+    }
     *rest = Trim(rest->substr(close + 1));
     return Status::Ok();
   }

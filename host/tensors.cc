@@ -1,5 +1,6 @@
 #include "host/tensors.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -47,8 +48,13 @@ std::vector<double> GenerateValues(const TensorSpec& t, int64_t n) {
         x = d.a;
         break;
       case Distribution::kUniform:
-        x = t.dtype == DType::kInt32 ? std::floor(d.a + Unit(rng) * (std::floor(d.b - d.a) + 1))
-                                     : d.a + Unit(rng) * (d.b - d.a);
+        if (t.dtype == DType::kInt32) {
+          // The integers in [low, high], each equally likely.
+          const double lo = std::ceil(d.a), hi = std::floor(d.b);
+          x = std::min(hi, lo + std::floor(Unit(rng) * (hi - lo + 1)));
+        } else {
+          x = d.a + Unit(rng) * (d.b - d.a);
+        }
         break;
       case Distribution::kNormal: {
         // Box-Muller; 1 - Unit() is in (0, 1], so the log is finite.
@@ -57,7 +63,9 @@ std::vector<double> GenerateValues(const TensorSpec& t, int64_t n) {
         break;
       }
     }
-    x = t.dtype == DType::kInt32 ? std::round(x) : static_cast<double>(static_cast<float>(x));
+    // int32: rounded, and clamped (a normal's tail can pass the range the spec checked).
+    x = t.dtype == DType::kInt32 ? std::clamp(std::round(x), -2147483648.0, 2147483647.0)
+                                 : static_cast<double>(static_cast<float>(x));
   }
   return v;
 }

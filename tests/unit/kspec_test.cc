@@ -123,6 +123,18 @@ TEST_CASE("spec errors name the file and the line") {
                           "reference: matmul\n") ==
         "s.kspec:7: reference matmul takes 2 inputs and gives 1 outputs; the spec has 1 and 1");
   CHECK(ParseError(head + "data: hdf5\n") == "s.kspec:5: data: expected auto, txt or bin");
+  CHECK(ParseError(head + "input: X int32 [N] uniform(0, 1e12)\n") ==
+        "s.kspec:5: input X: 1e+12 is outside int32");
+  CHECK(ParseError(head + "input: X int32 [N] uniform(0.2, 0.8)\n") ==
+        "s.kspec:5: input X: no integer lies in uniform(0.2, 0.8)");
+  CHECK(ParseError(head + "constraint: " + std::string(200, '(') + "P" + std::string(200, ')') +
+                   "\n") == "s.kspec:5: nested more than 100 levels deep");
+  CHECK(
+      ParseError(head + "constraint: P" + std::string(5000, '!') + "\n").rfind("s.kspec:5: ", 0) ==
+      0);
+  std::string chain = "constraint: P";
+  for (int i = 0; i < 3000; ++i) chain += "+1";
+  CHECK(ParseError(head + chain + "\n") == "s.kspec:5: longer than 4096 characters");
   CHECK(ParseError("main: m.c\nparam: P = 1\n") == "s.kspec: no 'kernel:' line");
   CHECK(ParseError("kernel: k\nparam: P = 1\n") == "s.kspec: no 'main:' line");
   CHECK(ParseError("kernel: k\nmain: m.c\n") == "s.kspec: no 'param:' line");
@@ -261,10 +273,16 @@ TEST_CASE("generated values: seeded, in range, of their dtype") {
   }
   CHECK(std::abs(sum / 1000) < 0.1);  // mean of U(-1, 1): 0, standard error 0.018
 
-  for (double x : GenerateValues(Tensor(DType::kInt32, Distribution::kUniform, 3, 5, 1), 200)) {
+  std::set<double> seen;
+  for (double x :
+       GenerateValues(Tensor(DType::kInt32, Distribution::kUniform, -1.5, 1.5, 1), 300)) {
     CHECK(x == std::round(x));
-    CHECK(x >= 3);
-    CHECK(x <= 5);
+    seen.insert(x);
+  }
+  CHECK(seen == std::set<double>{-1, 0, 1});  // the integers in [-1.5, 1.5], all of them
+  for (double x : GenerateValues(Tensor(DType::kInt32, Distribution::kNormal, 0, 1e12, 1), 50)) {
+    CHECK(x >= -2147483648.0);
+    CHECK(x <= 2147483647.0);
   }
   CHECK(GenerateValues(Tensor(DType::kFloat32, Distribution::kConstant, 2.5, 0, 0), 3) ==
         std::vector<double>{2.5, 2.5, 2.5});
