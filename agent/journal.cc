@@ -12,21 +12,25 @@
 namespace ktune {
 
 Result<std::unique_ptr<Journal>> Journal::Open(const std::string& run_dir, OnDurable on_durable) {
-  const std::string path = run_dir + "/results.csv";
-  struct stat st;
-  const bool fresh = ::stat(path.c_str(), &st) != 0 || st.st_size == 0;
-  KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(path, O_WRONLY | O_CREAT | O_APPEND));
-  if (fresh) {
-    KT_RETURN_IF_ERROR(WriteAll(fd.get(), std::string(kResultsHeader) + "\n", path));
-    if (::fdatasync(fd.get()) != 0) return ErrnoError("fsync " + path, errno);
+  KT_ASSIGN_OR_RETURN(ResultsAppend results, OpenResultsForAppend(run_dir + "/results.csv"));
+  // A frame the agent was writing when it died goes the way of a torn row.
+  const std::string frames = run_dir + "/profiles.frames";
+  if (auto text = ReadFile(frames); text.ok()) {
+    const size_t whole = WholeFramesBytes(*text);
+    if (whole < text->size() && ::truncate(frames.c_str(), static_cast<off_t>(whole)) != 0) {
+      return ErrnoError("truncate " + frames, errno);
+    }
   }
-  return std::unique_ptr<Journal>(new Journal(run_dir, std::move(fd), std::move(on_durable)));
+  return std::unique_ptr<Journal>(
+      new Journal(run_dir, std::move(results.fd), std::move(results.rows), std::move(on_durable)));
 }
 
-Journal::Journal(std::string run_dir, ScopedFd fd, OnDurable on_durable)
+Journal::Journal(std::string run_dir, ScopedFd fd, std::vector<RepetitionRow> rows_before,
+                 OnDurable on_durable)
     : run_dir_(std::move(run_dir)),
       path_(run_dir_ + "/results.csv"),
       fd_(std::move(fd)),
+      rows_before_(std::move(rows_before)),
       on_durable_(std::move(on_durable)),
       thread_([this] { Loop(); }) {}
 

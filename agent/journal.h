@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/fs.h"
 #include "common/profile.h"
@@ -26,8 +27,12 @@ class Journal {
   using OnDurable = std::function<void(const RepetitionRow& row, const std::string& excerpt,
                                        const Profile* profile)>;
 
-  // Opens (creating it with the header when new) the results file in `run_dir`.
+  // Opens the results file in `run_dir` to append to (common/results.h: a new one gets the
+  // header; an existing one, of a run being resumed, keeps its rows and loses an unterminated
+  // last line), and cuts profiles.frames back to its last whole frame.
   static Result<std::unique_ptr<Journal>> Open(const std::string& run_dir, OnDurable on_durable);
+  // The rows the file held when opened.
+  const std::vector<RepetitionRow>& rows_before() const { return rows_before_; }
   ~Journal();
 
   // Queues a row and its profile; returns at once.
@@ -38,7 +43,8 @@ class Journal {
   Status Close();
 
  private:
-  Journal(std::string run_dir, ScopedFd fd, OnDurable on_durable);
+  Journal(std::string run_dir, ScopedFd fd, std::vector<RepetitionRow> rows_before,
+          OnDurable on_durable);
   struct Entry {
     RepetitionRow row;
     std::string excerpt;
@@ -49,6 +55,7 @@ class Journal {
   const std::string run_dir_;
   const std::string path_;
   ScopedFd fd_;
+  std::vector<RepetitionRow> rows_before_;
   ScopedFd profiles_fd_;  // opened with the first profile
   OnDurable on_durable_;
   std::mutex mu_;

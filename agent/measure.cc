@@ -134,9 +134,16 @@ Status MeasurePlanRows(const MeasurePlan& plan, Journal& journal, const Cancelle
   std::vector<std::vector<EventSpec>> counted;
   for (const auto& pass : plan.passes) counted.push_back(CountedEvents(pass));
   for (size_t i = 0; i < plan.variants.size(); ++i) {
+    const uint32_t variant = static_cast<uint32_t>(i);
     for (uint32_t pass = 0; pass < counted.size(); ++pass) {
+      uint32_t missing = 0;
+      for (uint32_t rep = 0; rep < plan.repetitions; ++rep) {
+        missing += plan.skip.count({variant, pass, rep}) ? 0 : 1;
+      }
+      if (missing == 0) continue;
       WarmUp(plan, i, canceller);
       for (uint32_t rep = 0; rep < plan.repetitions; ++rep) {
+        if (plan.skip.count({variant, pass, rep})) continue;
         std::string excerpt;
         std::optional<RepetitionRow> row =
             MeasureOnce(plan, counted[pass], i, pass, rep, canceller, &excerpt);
@@ -149,6 +156,7 @@ Status MeasurePlanRows(const MeasurePlan& plan, Journal& journal, const Cancelle
     if (plan.record.empty()) continue;
     // The sampling pass: warm-up, then one repetition with the sampler on.
     const uint32_t pass = static_cast<uint32_t>(counted.size());
+    if (plan.skip.count({variant, pass, 0})) continue;
     WarmUp(plan, i, canceller);
     std::string excerpt;
     Profile profile;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,9 @@ struct MeasurePlan {
   uint64_t timeout_ns = 0;
   int cpu = -1;
   std::vector<std::string> exec_wrapper;  // runs each ELF: wrapper... ELF ARGS (agent's option)
+  // Rows already in the journal (a resumed run): not measured again. A variant's pass whose
+  // repetitions are all there is not even warmed up.
+  std::set<RowKey> skip;
 };
 
 // The events a repetition opens: task-clock first, then the requested ones (without a second

@@ -27,7 +27,8 @@ using asio::ip::tcp;
 class Measurer {
  public:
   struct Job {
-    MeasurePlan plan;  // its passes are planned when the job starts
+    MeasurePlan plan;      // its passes are planned when the job starts, unless `planned`
+    bool planned = false;  // a resumed run: plan.passes are the stored ones
     std::vector<EventSpec> events;
     std::string run_dir;
     std::function<void(const PassPlan&)> on_planned;
@@ -48,10 +49,13 @@ class Measurer {
   }
   ~Measurer() { Stop(); }
 
-  void Enqueue(Job job) {
+  // Queues a job; returns how many are ahead of it (the one measuring included).
+  size_t Enqueue(Job job) {
     std::lock_guard<std::mutex> lock(mu_);
+    const size_t ahead = jobs_.size() + (busy_ ? 1 : 0);
     jobs_.push_back(std::move(job));
     cv_.notify_one();
+    return ahead;
   }
 
   void Stop() {
@@ -84,30 +88,37 @@ class Measurer {
         if (stopping_) return;
         job = std::move(jobs_.front());
         jobs_.pop_front();
+        busy_ = true;
       }
-      Log(LogLevel::kInfo,
-          "run " + job.plan.run_id + ": " + std::to_string(job.plan.variants.size()) + " variants");
-      PassPlan planned;
-      if (job.plan.multiplex) {
-        planned.passes = {job.events};
-        planned.how = "multiplexed";
-      } else if (fake_budget_ > 0) {
-        planned = PlanPassesWithFakeBudget(job.events, fake_budget_);
-      } else {
-        planned = PlanPasses(job.events, model_, memory_);
+      Log(LogLevel::kInfo, "run " + job.plan.run_id + ": " +
+                               std::to_string(job.plan.variants.size()) + " variants" +
+                               (job.planned ? ", resumed" : ""));
+      if (!job.planned) {
+        PassPlan planned;
+        if (job.plan.multiplex) {
+          planned.passes = {job.events};
+          planned.how = "multiplexed";
+        } else if (fake_budget_ > 0) {
+          planned = PlanPassesWithFakeBudget(job.events, fake_budget_);
+        } else {
+          planned = PlanPasses(job.events, model_, memory_);
+        }
+        job.plan.passes = planned.passes;
+        job.on_planned(planned);
       }
-      job.plan.passes = planned.passes;
       job.plan.exec_wrapper = exec_wrapper_;
-      job.on_planned(planned);
       Status s = Measure(job);
       Log(s.ok() ? LogLevel::kInfo : LogLevel::kError,
           "run " + job.plan.run_id + (s.ok() ? " done" : " failed: " + s.message()));
       job.on_done(s);
+      std::lock_guard<std::mutex> lock(mu_);
+      busy_ = false;
     }
   }
 
-  Status Measure(const Job& job) {
+  Status Measure(Job& job) {
     KT_ASSIGN_OR_RETURN(std::unique_ptr<Journal> journal, Journal::Open(job.run_dir, job.on_row));
+    for (const RepetitionRow& row : journal->rows_before()) job.plan.skip.insert(KeyOf(row));
     Status measured = MeasurePlanRows(job.plan, *journal, canceller_);
     Status written = journal->Close();
     return written.ok() ? measured : written;
@@ -122,20 +133,37 @@ class Measurer {
   std::condition_variable cv_;
   std::deque<Job> jobs_;
   bool stopping_ = false;
+  bool busy_ = false;   // a job is measuring
   std::thread thread_;  // last: starts after the members it uses exist
 };
 
-namespace {
+class Session;
 
+// A run this agent is measuring or has queued, and the sessions its rows go to. Sessions come
+// and go (khost killed, link dropped, a second khost resuming it); the run goes on. Touched on
+// the io thread only.
+struct RunState {
+  std::vector<std::weak_ptr<Session>> watchers;
+};
+using RunRegistry = std::map<std::string, std::shared_ptr<RunState>>;
+
+// The files of a run beside its journal (runs/<run_id>/): what was asked, how it was planned,
+// and that it finished.
+constexpr const char* kRequestFile = "request.pb";
+constexpr const char* kAcceptedFile = "accepted.pb";
+constexpr const char* kDoneFile = "done";
+
+// One connection: Hello (and the token's proof), pushes, runs and fetches.
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(asio::io_context& io, tcp::socket socket, const CpuId& cpu, Store& store,
-          Measurer& measurer, const std::optional<Token>& token, bool seal)
+          Measurer& measurer, RunRegistry& runs, const std::optional<Token>& token, bool seal)
       : io_(io),
         socket_(std::move(socket)),
         cpu_(cpu),
         store_(store),
         measurer_(measurer),
+        runs_(runs),
         token_(token),
         seal_(seal),
         delay_(io) {
@@ -209,6 +237,8 @@ class Session : public std::enable_shared_from_this<Session> {
           return OnCommit(msg.push_commit());
         case wire::Envelope::kRunRequest:
           return OnRun(msg.run_request());
+        case wire::Envelope::kFetchRun:
+          return OnFetch(msg.fetch_run());
         default:
           return ProtocolError("unexpected message from host");
       }
@@ -335,8 +365,9 @@ class Session : public std::enable_shared_from_this<Session> {
     return Status::Ok();
   }
 
-  Status OnRun(const wire::RunRequest& req) {
-    if (run_active_) return InvalidArgument("a run is already active on this connection");
+  // The measurement a request asks for (everything but its passes), checked against the store
+  // and this machine.
+  Result<Measurer::Job> JobFor(const wire::RunRequest& req) {
     KT_RETURN_IF_ERROR(ValidateRunId(req.run_id()));
     KT_ASSIGN_OR_RETURN(Manifest manifest, store_.LoadManifest(req.bundle_id()));
     KT_ASSIGN_OR_RETURN(std::string tree, store_.Materialize(req.bundle_id()));
@@ -348,8 +379,8 @@ class Session : public std::enable_shared_from_this<Session> {
                              ": this machine has " + std::to_string(cpus) + " CPUs (0-" +
                              std::to_string(cpus - 1) + ")");
     }
-
-    MeasurePlan plan;
+    Measurer::Job job;
+    MeasurePlan& plan = job.plan;
     plan.run_id = req.run_id();
     plan.tree_dir = tree;
     plan.repetitions = req.repetitions();
@@ -358,10 +389,9 @@ class Session : public std::enable_shared_from_this<Session> {
     plan.cpu = req.cpu();
     plan.multiplex = req.multiplex();
     KT_ASSIGN_OR_RETURN(const EventCatalog catalog, EventCatalog::ForCpu(cpu_, req.cpu_model()));
-    std::vector<EventSpec> events;
     for (const std::string& e : req.events()) {
       KT_ASSIGN_OR_RETURN(EventSpec spec, catalog.Parse(e));
-      events.push_back(std::move(spec));
+      job.events.push_back(std::move(spec));
     }
     for (const std::string& e : req.record()) {
       KT_ASSIGN_OR_RETURN(EventSpec spec, catalog.Parse(e));
@@ -373,7 +403,6 @@ class Session : public std::enable_shared_from_this<Session> {
     plan.sampling.period = req.sample_period();
     plan.sampling.freq = req.sample_period() ? 0 : req.sample_freq() ? req.sample_freq() : 4001;
     plan.sampling.callchain = req.callchain();
-
     for (const wire::Variant& v : req.variants()) {
       KT_RETURN_IF_ERROR(ValidateBundlePath(v.elf_path()));
       bool present = false;
@@ -385,17 +414,146 @@ class Session : public std::enable_shared_from_this<Session> {
                                std::vector<std::string>(v.args().begin(), v.args().end()),
                                ParamsFromWire(v)});
     }
-    KT_ASSIGN_OR_RETURN(std::string run_dir, store_.RunDir(req.run_id()));
+    KT_ASSIGN_OR_RETURN(job.run_dir, store_.RunDir(req.run_id()));
+    // The stored plan of a run that already started (being resumed): the same passes again.
+    if (auto accepted = ReadFile(job.run_dir + "/" + kAcceptedFile); accepted.ok()) {
+      wire::RunAccepted a;
+      if (!a.ParseFromString(*accepted)) return ProtocolError("run " + req.run_id() + ": bad plan");
+      plan.passes.clear();
+      for (const wire::Pass& p : a.passes()) {
+        std::vector<EventSpec> pass;
+        for (const std::string& e : p.events()) {
+          KT_ASSIGN_OR_RETURN(EventSpec spec, catalog.Parse(e));
+          pass.push_back(std::move(spec));
+        }
+        plan.passes.push_back(std::move(pass));
+      }
+      job.planned = true;
+    }
+    return job;
+  }
 
+  Status OnRun(const wire::RunRequest& req) {
+    if (run_active_) return InvalidArgument("a run is already active on this connection");
+    KT_RETURN_IF_ERROR(ValidateRunId(req.run_id()));
+    if (runs_.count(req.run_id()) ||
+        ::access((store_.root() + "/runs/" + req.run_id() + "/" + kRequestFile).c_str(), F_OK) ==
+            0) {
+      return InvalidArgument("run " + req.run_id() + " exists on this agent (fetch or resume it)");
+    }
+    KT_ASSIGN_OR_RETURN(Measurer::Job job, JobFor(req));
+    KT_RETURN_IF_ERROR(WriteFileAtomic(job.run_dir + "/" + kRequestFile, req.SerializeAsString()));
+    fetched_request_.reset();
+    Launch(std::move(job), 0);
+    return Status::Ok();
+  }
+
+  // FetchRun: the rows of an earlier run as its journal holds them; with `resume`, then the rest:
+  // from the run still measuring, or measured now when it stopped (its agent restarted).
+  Status OnFetch(const wire::FetchRun& fetch) {
+    if (run_active_) return InvalidArgument("a run is already active on this connection");
+    KT_RETURN_IF_ERROR(ValidateRunId(fetch.run_id()));
+    const std::string dir = store_.root() + "/runs/" + fetch.run_id();
+    auto request_bytes = ReadFile(dir + "/" + kRequestFile);
+    if (!request_bytes.ok()) return NotFound("no run " + fetch.run_id() + " on this agent");
+    wire::RunRequest req;
+    if (!req.ParseFromString(*request_bytes)) {
+      return ProtocolError("run " + fetch.run_id() + ": its stored request does not parse");
+    }
+    std::vector<RepetitionRow> rows;
+    if (auto journal = ReadFile(dir + "/results.csv"); journal.ok()) {
+      KT_ASSIGN_OR_RETURN(ResultsFile file, ParseResultsCsv(*journal));  // a torn line is left out
+      rows = std::move(file.rows);
+    }
+    const bool done = ::access((dir + "/" + kDoneFile).c_str(), F_OK) == 0;
+    wire::RunAccepted accepted;
+    const bool planned = [&] {
+      auto a = ReadFile(dir + "/" + kAcceptedFile);
+      return a.ok() && accepted.ParseFromString(*a);
+    }();
+    fetched_request_ = req;
+    auto active = runs_.find(fetch.run_id());
+    const bool measuring = active != runs_.end();
+    if (!fetch.resume() || done) {
+      if (!planned) {
+        return NotFound("run " + fetch.run_id() + " has measured nothing yet" +
+                        (measuring ? " (it is queued)" : ""));
+      }
+      Replay(accepted, rows, dir);
+      wire::Envelope finished;
+      finished.mutable_run_done()->set_run_id(fetch.run_id());
+      finished.mutable_run_done()->set_rows(rows_sent_);
+      finished.mutable_run_done()->set_complete(done);
+      Send(finished);
+      return Status::Ok();
+    }
+    if (!measuring) {  // it stopped: measure what is missing, after the stored rows
+      KT_ASSIGN_OR_RETURN(Measurer::Job job, JobFor(req));
+      if (planned) Replay(accepted, rows, dir);
+      Launch(std::move(job), rows_sent_);
+      return Status::Ok();
+    }
+    // Join the run measuring. A row made durable between reading the journal and joining comes
+    // twice; khost keeps the first.
+    active->second->watchers.push_back(weak_from_this());
     run_active_ = true;
+    rows_sent_ = 0;
+    if (planned) Replay(accepted, rows, dir);  // else RunAccepted follows when it is planned
+    return Status::Ok();
+  }
 
-    std::weak_ptr<Session> weak = shared_from_this();
+  // Sends the stored plan and rows (with their profiles) of the fetched run from its directory.
+  void Replay(const wire::RunAccepted& accepted, const std::vector<RepetitionRow>& rows,
+              const std::string& dir) {
+    wire::Envelope a;
+    *a.mutable_run_accepted() = accepted;
+    a.mutable_run_accepted()->set_rows_stored(static_cast<uint32_t>(rows.size()));
+    SendAccepted(std::move(a));
+    std::map<RowKey, wire::Envelope> profiles;
+    if (auto frames = ReadFile(dir + "/profiles.frames"); frames.ok()) {
+      FrameCodec codec;
+      codec.Feed(std::string_view(*frames).substr(0, WholeFramesBytes(*frames)));
+      for (;;) {
+        auto next = codec.Next();
+        if (!next.ok() || !next->has_value()) break;
+        const wire::SampleProfile& p = (*next)->sample_profile();
+        profiles[{p.variant_index(), p.pass(), p.repetition()}] = std::move(**next);
+      }
+    }
+    rows_sent_ = 0;
+    for (const RepetitionRow& row : rows) {
+      if (row.variant_index >= static_cast<uint32_t>(fetched_request_->variants_size())) continue;
+      wire::Envelope env;
+      RowToWire(row, env.mutable_repetition_result());
+      Send(env);
+      ++rows_sent_;
+      if (auto p = profiles.find(KeyOf(row)); p != profiles.end()) Send(p->second);
+    }
+  }
+
+  // A session that fetched the run also gets what the run was asked (it did not send it).
+  void SendAccepted(wire::Envelope accepted) {
+    if (fetched_request_) *accepted.mutable_run_accepted()->mutable_request() = *fetched_request_;
+    Send(accepted);
+  }
+
+  // Queues `job` with this session watching it; `sent` rows of it went out already.
+  void Launch(Measurer::Job job, size_t sent) {
+    const std::string run_id = job.plan.run_id;
+    auto state = std::make_shared<RunState>();
+    state->watchers.push_back(weak_from_this());
+    runs_[run_id] = state;
+    run_active_ = true;
+    rows_sent_ = static_cast<uint32_t>(sent);
     asio::io_context& io = io_;
-    auto rows = std::make_shared<uint32_t>(0);
-    Measurer::Job job;
-    job.plan = std::move(plan);
-    job.events = std::move(events);
-    job.on_planned = [weak, &io, run_id = req.run_id()](const PassPlan& planned) {
+    RunRegistry& runs = runs_;
+    const std::string run_dir = job.run_dir;
+    auto each = [state](const std::function<void(Session&)>& f) {
+      for (const auto& w : state->watchers) {
+        if (auto s = w.lock()) f(*s);
+      }
+    };
+    job.on_planned = [each, &io, run_id, run_dir](const PassPlan& planned) {
       wire::Envelope accepted;
       auto* a = accepted.mutable_run_accepted();
       a->set_run_id(run_id);
@@ -405,13 +563,16 @@ class Session : public std::enable_shared_from_this<Session> {
         auto* p = a->add_passes();
         for (const EventSpec& e : pass) p->add_events(e.text);
       }
-      asio::post(io, [weak, accepted = std::move(accepted)] {
-        if (auto s = weak.lock()) s->Send(accepted);
+      // Kept for a resume: the same passes again.
+      const Status kept = WriteFileAtomic(run_dir + "/" + kAcceptedFile, a->SerializeAsString());
+      if (!kept.ok()) Log(LogLevel::kError, "run " + run_id + ": " + kept.message());
+      asio::post(io, [each, accepted = std::move(accepted)] {
+        each([&](Session& s) { s.SendAccepted(accepted); });
       });
     };
     job.run_dir = run_dir;
-    job.on_row = [weak, &io, rows](const RepetitionRow& row, const std::string& excerpt,
-                                   const Profile* profile) {
+    job.on_row = [each, &io](const RepetitionRow& row, const std::string& excerpt,
+                             const Profile* profile) {
       wire::Envelope env;
       RowToWire(row, env.mutable_repetition_result());
       env.mutable_repetition_result()->set_output_excerpt(excerpt);
@@ -425,31 +586,43 @@ class Session : public std::enable_shared_from_this<Session> {
         p->set_repetition(row.repetition);
         ProfileToWire(*profile, p);
       }
-      ++*rows;
-      asio::post(io, [weak, env = std::move(env), samples = std::move(samples)] {
-        auto s = weak.lock();
-        if (!s) return;
-        s->Send(env);
-        if (samples) s->Send(*samples);
+      asio::post(io, [each, env = std::move(env), samples = std::move(samples)] {
+        each([&](Session& s) {
+          s.Send(env);
+          ++s.rows_sent_;
+          if (samples) s.Send(*samples);
+        });
       });
     };
-    job.on_done = [weak, &io, rows, run_id = req.run_id()](const Status& status) {
-      asio::post(io, [weak, status, rows, run_id] {
-        auto s = weak.lock();
-        if (!s) return;
-        s->run_active_ = false;
-        if (!status.ok()) {
-          s->Send(ErrorMessage(status));
-          return;
-        }
-        wire::Envelope done;
-        done.mutable_run_done()->set_run_id(run_id);
-        done.mutable_run_done()->set_rows(*rows);
-        s->Send(done);
+    job.on_done = [each, &io, &runs, run_id, run_dir](const Status& status) {
+      if (status.ok()) {
+        const Status marked = WriteFileAtomic(run_dir + "/" + kDoneFile, "");
+        if (!marked.ok()) Log(LogLevel::kError, "run " + run_id + ": " + marked.message());
+      }
+      asio::post(io, [each, &runs, status, run_id] {
+        runs.erase(run_id);
+        each([&](Session& s) {
+          s.run_active_ = false;
+          if (!status.ok()) {
+            s.Send(ErrorMessage(status));
+            return;
+          }
+          wire::Envelope done;
+          done.mutable_run_done()->set_run_id(run_id);
+          done.mutable_run_done()->set_rows(s.rows_sent_);
+          done.mutable_run_done()->set_complete(true);
+          s.Send(done);
+        });
       });
     };
-    measurer_.Enqueue(std::move(job));
-    return Status::Ok();
+    const size_t ahead = measurer_.Enqueue(std::move(job));
+    if (ahead > 0) {
+      Log(LogLevel::kInfo, "run " + run_id + " queued behind " + std::to_string(ahead));
+      wire::Envelope queued;
+      queued.mutable_run_queued()->set_run_id(run_id);
+      queued.mutable_run_queued()->set_position(static_cast<uint32_t>(ahead));
+      Send(queued);
+    }
   }
 
   void Send(const wire::Envelope& msg) {
@@ -491,6 +664,7 @@ class Session : public std::enable_shared_from_this<Session> {
   const CpuId& cpu_;
   Store& store_;
   Measurer& measurer_;
+  RunRegistry& runs_;
   std::string peer_;
   FrameCodec codec_;
   std::array<char, 1 << 16> read_buf_;
@@ -507,7 +681,11 @@ class Session : public std::enable_shared_from_this<Session> {
   std::map<std::string, uint64_t> pending_;  // blobs the last manifest lacks: hash -> size
   std::optional<BlobWriter> blob_;
   bool run_active_ = false;
+  uint32_t rows_sent_ = 0;                           // of the run this session watches
+  std::optional<wire::RunRequest> fetched_request_;  // of the run it fetched
 };
+
+namespace {
 
 // Names a CPU model in the budget memory: architecture and perf's identity.
 std::string CpuModelKey(const CpuId& cpu) {
@@ -567,7 +745,8 @@ void AgentServer::Accept() {
       return;
     }
     socket.set_option(tcp::no_delay(true), ec);
-    std::make_shared<Session>(io_, std::move(socket), cpu_, store_, *measurer_, token_, seal_)
+    std::make_shared<Session>(io_, std::move(socket), cpu_, store_, *measurer_, runs_, token_,
+                              seal_)
         ->Start();
     Accept();
   });

@@ -8,6 +8,7 @@
 
 #include <boost/asio.hpp>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +22,7 @@
 namespace ktune {
 
 class Measurer;
+struct RunState;
 
 struct AgentOptions {
   HostPort listen{"127.0.0.1", kDefaultAgentPort};
@@ -60,6 +62,8 @@ class AgentServer {
   Store store_;
   std::optional<Token> token_;
   bool seal_ = false;
+  // Runs measuring or queued, by id: a session resuming one joins it.
+  std::map<std::string, std::shared_ptr<RunState>> runs_;
   std::unique_ptr<Measurer> measurer_;
 };
 

@@ -37,18 +37,6 @@ std::string UniqueSuffix() {
 
 }  // namespace
 
-Status ValidateRunId(const std::string& run_id) {
-  if (run_id.empty() || run_id.size() > 64 || run_id[0] == '.') {
-    return InvalidArgument("invalid run id '" + run_id + "'");
-  }
-  for (char c : run_id) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-' || c == '.';
-    if (!ok) return InvalidArgument("invalid run id '" + run_id + "'");
-  }
-  return Status::Ok();
-}
-
 BlobWriter::~BlobWriter() {
   if (!done_ && !tmp_path_.empty()) ::unlink(tmp_path_.c_str());
 }

@@ -16,6 +16,7 @@
 #include "common/fs.h"
 #include "common/hash.h"
 #include "common/manifest.h"
+#include "common/results.h"
 #include "common/status.h"
 
 namespace ktune {
@@ -75,8 +76,5 @@ class Store {
   std::string root_;
   std::string tmp_;  // this agent's temp directory
 };
-
-// Run ids name directories: 1-64 characters from [A-Za-z0-9_.-], not starting with '.'.
-Status ValidateRunId(const std::string& run_id);
 
 }  // namespace ktune

@@ -78,6 +78,21 @@ Status FsyncDirectory(const std::string& dir) {
   return Status::Ok();
 }
 
+Result<LinesAppend> OpenLinesForAppend(const std::string& path) {
+  LinesAppend out;
+  KT_ASSIGN_OR_RETURN(out.fd, OpenFile(path, O_RDWR | O_CREAT | O_APPEND));
+  KT_ASSIGN_OR_RETURN(out.text, ReadFile(path));
+  const size_t keep = out.text.rfind('\n') + 1;  // 0 when there is no whole line
+  if (keep < out.text.size()) {
+    out.dropped_bytes = out.text.size() - keep;
+    out.text.resize(keep);
+    if (::ftruncate(out.fd.get(), static_cast<off_t>(keep)) != 0) {
+      return ErrnoError("truncate " + path, errno);
+    }
+  }
+  return out;
+}
+
 Status WriteFileAtomic(const std::string& path, std::string_view bytes, int mode) {
   std::filesystem::path p(path);
   std::string dir = p.parent_path().string();

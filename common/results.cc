@@ -1,5 +1,8 @@
 #include "common/results.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cinttypes>
 #include <cmath>
 #include <csignal>
@@ -263,6 +266,32 @@ Result<ResultsFile> ParseResultsCsv(std::string_view text) {
   }
   if (!header_seen && file.torn_lines == 0) return InvalidArgument("results file is empty");
   return file;
+}
+
+Result<ResultsAppend> OpenResultsForAppend(const std::string& path) {
+  KT_ASSIGN_OR_RETURN(LinesAppend file, OpenLinesForAppend(path));
+  ResultsAppend out{std::move(file.fd), {}, file.dropped_bytes};
+  if (file.text.empty()) {  // new, or its header was torn
+    KT_RETURN_IF_ERROR(WriteAll(out.fd.get(), std::string(kResultsHeader) + "\n", path));
+  } else {
+    auto parsed = ParseResultsCsv(file.text);
+    if (!parsed.ok()) return parsed.status().WithContext(path);
+    out.rows = std::move(parsed->rows);
+  }
+  if (::fdatasync(out.fd.get()) != 0) return ErrnoError("fsync " + path, errno);
+  return out;
+}
+
+Status ValidateRunId(const std::string& run_id) {
+  if (run_id.empty() || run_id.size() > 64 || run_id[0] == '.') {
+    return InvalidArgument("invalid run id '" + run_id + "'");
+  }
+  for (char c : run_id) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '.';
+    if (!ok) return InvalidArgument("invalid run id '" + run_id + "'");
+  }
+  return Status::Ok();
 }
 
 }  // namespace ktune

@@ -12,9 +12,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "common/fs.h"
 #include "common/status.h"
 
 namespace ktune {
@@ -97,5 +99,28 @@ struct ResultsFile {
 // Parses a whole results file written by ToCsvLines (header first). A last line without its
 // '\n' is counted in torn_lines and not parsed; any other malformed line is an error naming it.
 Result<ResultsFile> ParseResultsCsv(std::string_view text);
+
+// A results file opened to append rows to, as the agent's journal and khost's copy of a run both
+// are: a new or empty file gets the header; an existing one keeps its rows (returned) and loses
+// an unterminated last line, which a writer that died mid-row left (that row was never made
+// durable, so never sent): the file is cut back to its last complete line before anything is
+// appended.
+struct ResultsAppend {
+  ScopedFd fd;  // O_APPEND
+  std::vector<RepetitionRow> rows;
+  uint64_t dropped_bytes = 0;  // of a torn last line
+};
+Result<ResultsAppend> OpenResultsForAppend(const std::string& path);
+
+// Run ids name directories and files on both sides: 1-64 characters from [A-Za-z0-9_.-], not
+// starting with '.'.
+Status ValidateRunId(const std::string& run_id);
+
+// Identifies a row within its run: which variant, pass and repetition (the sampling run has a
+// pass of its own).
+using RowKey = std::tuple<uint32_t, uint32_t, uint32_t>;
+inline RowKey KeyOf(const RepetitionRow& row) {
+  return {row.variant_index, row.pass, row.repetition};
+}
 
 }  // namespace ktune

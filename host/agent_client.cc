@@ -187,34 +187,41 @@ Result<PushStats> PushBundle(AgentConnection& conn, const Manifest& manifest,
   return stats;
 }
 
-Status RunOnAgent(AgentConnection& conn, const wire::RunRequest& request,
-                  const std::function<Status(const wire::RepetitionResult&)>& on_row,
-                  const std::function<void(const wire::RunAccepted&)>& on_accepted,
-                  const std::function<Status(const wire::SampleProfile&)>& on_profile) {
-  wire::Envelope env;
-  *env.mutable_run_request() = request;
-  KT_RETURN_IF_ERROR(conn.Send(env));
-  KT_ASSIGN_OR_RETURN(wire::Envelope accepted, conn.Receive());
-  if (!accepted.has_run_accepted()) return ProtocolError("agent did not accept the run");
-  if (on_accepted) on_accepted(accepted.run_accepted());
+Result<wire::RunDone> StreamRun(AgentConnection& conn, const wire::Envelope& ask,
+                                const RunStream& stream) {
+  KT_RETURN_IF_ERROR(conn.Send(ask));
+  bool accepted = false;
   uint32_t received = 0;
   for (;;) {
     KT_ASSIGN_OR_RETURN(wire::Envelope msg, conn.Receive());
-    if (msg.has_repetition_result()) {
+    if (msg.has_run_queued() && !accepted) {
+      if (stream.on_queued) stream.on_queued(msg.run_queued());
+    } else if (msg.has_run_accepted() && !accepted) {
+      accepted = true;
+      if (stream.on_accepted) KT_RETURN_IF_ERROR(stream.on_accepted(msg.run_accepted()));
+    } else if (msg.has_repetition_result() && accepted) {
       ++received;
-      KT_RETURN_IF_ERROR(on_row(msg.repetition_result()));
-    } else if (msg.has_sample_profile()) {
-      if (on_profile) KT_RETURN_IF_ERROR(on_profile(msg.sample_profile()));
-    } else if (msg.has_run_done()) {
+      if (stream.on_row) KT_RETURN_IF_ERROR(stream.on_row(msg.repetition_result()));
+    } else if (msg.has_sample_profile() && accepted) {
+      if (stream.on_profile) KT_RETURN_IF_ERROR(stream.on_profile(msg.sample_profile()));
+    } else if (msg.has_run_done() && accepted) {
       if (msg.run_done().rows() != received) {
-        return ProtocolError("agent measured " + std::to_string(msg.run_done().rows()) +
-                             " rows but " + std::to_string(received) + " arrived");
+        return ProtocolError("agent sent " + std::to_string(msg.run_done().rows()) + " rows but " +
+                             std::to_string(received) + " arrived");
       }
-      return Status::Ok();
+      return msg.run_done();
     } else {
-      return ProtocolError("unexpected message during a run");
+      return ProtocolError(accepted ? "unexpected message during a run"
+                                    : "agent did not accept the run");
     }
   }
+}
+
+Status RunOnAgent(AgentConnection& conn, const wire::RunRequest& request,
+                  const std::function<Status(const wire::RepetitionResult&)>& on_row) {
+  wire::Envelope ask;
+  *ask.mutable_run_request() = request;
+  return StreamRun(conn, ask, {nullptr, nullptr, on_row, nullptr}).status();
 }
 
 }  // namespace ktune

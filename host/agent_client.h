@@ -61,13 +61,22 @@ struct PushStats {
 Result<PushStats> PushBundle(AgentConnection& conn, const Manifest& manifest,
                              const std::string& root);
 
-// Sends `request`, hands the agent's plan (its passes) to `on_accepted`, and calls `on_row` for
-// every RepetitionResult until RunDone; a RunDone that counts other rows than arrived is an
-// error.
-// A row's SampleProfile, when the run samples, goes to `on_profile` right after the row.
+// What the agent sends for a run, in order: RunQueued while other runs measure, RunAccepted (its
+// plan), rows each followed by its SampleProfile when the run samples, RunDone.
+struct RunStream {
+  std::function<void(const wire::RunQueued&)> on_queued;
+  std::function<Status(const wire::RunAccepted&)> on_accepted;
+  std::function<Status(const wire::RepetitionResult&)> on_row;
+  std::function<Status(const wire::SampleProfile&)> on_profile;
+};
+// Sends `ask` (a RunRequest, or a FetchRun of an earlier run) and hands what comes back to
+// `stream` until RunDone, which it returns; a RunDone that counts other rows than arrived is an
+// error. Any handler may be empty.
+Result<wire::RunDone> StreamRun(AgentConnection& conn, const wire::Envelope& ask,
+                                const RunStream& stream);
+
+// StreamRun of `request`, for callers that only want its rows.
 Status RunOnAgent(AgentConnection& conn, const wire::RunRequest& request,
-                  const std::function<Status(const wire::RepetitionResult&)>& on_row,
-                  const std::function<void(const wire::RunAccepted&)>& on_accepted = nullptr,
-                  const std::function<Status(const wire::SampleProfile&)>& on_profile = nullptr);
+                  const std::function<Status(const wire::RepetitionResult&)>& on_row);
 
 }  // namespace ktune

@@ -2,10 +2,12 @@
 // (colour on a terminal), Markdown, the long-format CSV, JSON, or the seed's perf_stats.csv; its
 // samples or a variant's annotated disassembly; or two runs side by side (--compare A B).
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include "common/fs.h"
 #include "common/manifest.h"
+#include "host/agent_locator.h"
 #include "host/cli.h"
 #include "host/command.h"
 #include "host/compare.h"
@@ -13,6 +15,7 @@
 #include "host/kernel_dir.h"
 #include "host/report.h"
 #include "host/results_dir.h"
+#include "host/run_receiver.h"
 #include "host/samples.h"
 
 namespace ktune {
@@ -35,8 +38,12 @@ cxxopts::Options ReportCliOptions() {
       cxxopts::value<std::string>()->default_value(""))(
       "event", "the sampled event to annotate (default: the first)",
       cxxopts::value<std::string>()->default_value(""))(
-      "top", "symbols shown per event", cxxopts::value<size_t>()->default_value("10"));
+      "top", "symbols shown per event", cxxopts::value<size_t>()->default_value("10"))(
+      "fetch",
+      "first fetch the run's rows from the agent's journal (after khost was killed or the link "
+      "was lost; the run may still be measuring)");
   AddRootOption(o);
+  AddAgentOption(o);
   o.positional_help("<kernel>");
   return o;
 }
@@ -51,6 +58,38 @@ Status ExecuteCompare(const ReportRequest& req, const std::string& run_dir, std:
   if (req.format == ReportFormat::kCsv) format = TableFormat::kCsv;
   if (req.format == ReportFormat::kJson) format = TableFormat::kJson;
   *out = Render(ComparisonTable(c), format, req.output.empty() && StdoutWantsColour());
+  return Status::Ok();
+}
+
+// --fetch: the run's rows that the agent's journal holds into the local file (the newest local
+// run, or --run's, which need not be here yet).
+Status Fetch(const ReportRequest& req, const std::string& run_dir) {
+  ReceiveSetup setup;
+  setup.command = "khost report";
+  std::string run_id = req.run_id;
+  if (run_id.empty()) {
+    KT_ASSIGN_OR_RETURN(setup.results_path, FindRunFile(run_dir, ""));
+    run_id = std::filesystem::path(setup.results_path).stem().string();
+  } else {
+    KT_RETURN_IF_ERROR(ValidateRunId(run_id));
+    setup.results_path = ResultsDir(run_dir) + "/" + run_id + ".csv";
+  }
+  if (auto meta = ReadRunMeta(RunMetaPath(setup.results_path)); meta.ok()) {
+    setup.meta = std::move(meta).value();
+  } else {
+    setup.meta.run_id = run_id;
+    setup.meta.kernel = req.kernel;
+  }
+  KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(req.agent, req.token_file));
+  if (setup.meta.agent.empty()) setup.meta.agent = session.conn->address().ToString();
+  wire::Envelope ask;
+  ask.mutable_fetch_run()->set_run_id(run_id);
+  KT_ASSIGN_OR_RETURN(const ReceivedRun got, ReceiveRun(*session.conn, ask, std::move(setup)));
+  std::cerr << "khost report: fetched run " << run_id << ": " << got.rows_new << " new rows, "
+            << got.rows.size() << " of " << got.rows_planned
+            << (got.complete ? " (complete)"
+                             : " (not complete: khost run --resume measures the rest)")
+            << "\n";
   return Status::Ok();
 }
 
@@ -69,15 +108,18 @@ Result<ReportRequest> ParseReportArgs(const Args& args) {
   req.annotate = r["annotate"].as<std::string>();
   req.event = r["event"].as<std::string>();
   req.top = r["top"].as<size_t>();
+  req.fetch = r.count("fetch") > 0;
+  req.agent = r["agent"].as<std::string>();
+  req.token_file = r["token-file"].as<std::string>();
   if (r.count("compare")) {
     req.compare = r["compare"].as<std::vector<std::string>>();
     if (req.compare.size() != 2 || req.compare[0].empty() || req.compare[1].empty()) {
       return InvalidArgument("--compare takes two runs: RUN_A,RUN_B");
     }
-    if (!req.run_id.empty() || req.samples || !req.annotate.empty()) {
+    if (!req.run_id.empty() || req.samples || !req.annotate.empty() || req.fetch) {
       return InvalidArgument(
-          "--compare names its own runs; it goes without --run, --samples "
-          "and --annotate");
+          "--compare names its own runs; it goes without --run, --samples, --annotate "
+          "and --fetch");
     }
   }
   const std::string f = r["format"].as<std::string>();
@@ -107,7 +149,12 @@ Status ExecuteReport(const ReportRequest& req) {
     std::cout << out;
     return Status::Ok();
   }
+  if (req.fetch) KT_RETURN_IF_ERROR(Fetch(req, run_dir));
   KT_ASSIGN_OR_RETURN(LoadedRun run, LoadRun(run_dir, req.run_id));
+  if (run.meta && !run.meta->complete) {
+    std::cerr << "khost report: run " << run.meta->run_id << " is not complete (" << run.rows.size()
+              << " rows; khost run --resume measures the rest)\n";
+  }
   if (run.torn_lines) {
     std::cerr << "khost report: " << run.path << ": ignored an unterminated last line\n";
   }

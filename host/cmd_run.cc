@@ -1,13 +1,13 @@
 // khost run <kernel>: pushes the kernel's bundle (only what the agent lacks), measures every
 // variant on the agent and writes each row to <kernel>/run/results/<run_id>.csv as it arrives;
 // then writes the seed's perf_stats.csv (configs.json's perf_files.stat) and prints the table.
+// khost run <kernel> --resume: the same for a run that stopped early, from the rows the agent's
+// journal holds; the agent measures only what is missing.
 #include <unistd.h>
 
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
-#include <optional>
 #include <set>
 
 #include "common/events.h"
@@ -17,9 +17,9 @@
 #include "host/command.h"
 #include "host/event_groups.h"
 #include "host/kernel_dir.h"
-#include "host/progress.h"
 #include "host/report.h"
 #include "host/results_dir.h"
+#include "host/run_receiver.h"
 #include "host/samples.h"
 #include "protocol/convert.h"
 
@@ -45,36 +45,15 @@ cxxopts::Options RunCliOptions() {
       "period", "a sample every N events", cxxopts::value<uint64_t>()->default_value("0"))(
       "freq", "about N samples per second (default 4001)",
       cxxopts::value<uint32_t>()->default_value("0"))("callchain",
-                                                      "record user callchains with the samples");
+                                                      "record user callchains with the samples")(
+      "resume",
+      "fetch a run stopped early (khost killed, link lost, agent restarted) and measure only "
+      "what it lacks, as it was asked; the newest run unless --run names one")(
+      "run", "with --resume: the run id", cxxopts::value<std::string>()->default_value(""));
   AddRootOption(o);
   AddAgentOption(o);
   o.positional_help("<kernel>");
   return o;
-}
-
-// "2 passes of events that count together (counter budget 4, probed): pass 1: a b; pass 2: c".
-std::string DescribePlan(const wire::RunAccepted& a) {
-  std::string s;
-  if (a.plan() == "multiplexed") {
-    s = "all events at once, multiplexed and scaled (--multiplex)";
-  } else {
-    s = std::to_string(a.passes_size()) + " passes of events that count together (counter budget " +
-        std::to_string(a.counter_budget()) + ", " + a.plan() + ")";
-  }
-  for (int i = 0; i < a.passes_size(); ++i) {
-    s += (i ? "; pass " : ": pass ") + std::to_string(i + 1) + ":";
-    for (const std::string& e : a.passes(i).events()) s += " " + e;
-  }
-  return s;
-}
-
-// The last non-empty line of a workload's output, for one-line failure notes.
-std::string LastLine(const std::string& text) {
-  const size_t end = text.find_last_not_of("\n\r ");
-  if (end == std::string::npos) return "";
-  const size_t nl = text.rfind('\n', end);
-  const size_t begin = nl == std::string::npos ? 0 : nl + 1;
-  return text.substr(begin, end - begin + 1);
 }
 
 }  // namespace
@@ -87,6 +66,19 @@ Result<RunOptions> ParseRunArgs(const Args& args) {
   opts.root = r["root"].as<std::string>();
   opts.agent = r["agent"].as<std::string>();
   opts.token_file = r["token-file"].as<std::string>();
+  opts.resume = r.count("resume") > 0;
+  opts.run_id = r["run"].as<std::string>();
+  if (opts.resume) {
+    for (const char* o : {"events", "reps", "warmup", "timeout", "cpu", "cpu-model", "multiplex",
+                          "record", "period", "freq", "callchain"}) {
+      if (r.count(o)) {
+        return InvalidArgument(std::string("--resume measures the run as it was asked; --") + o +
+                               " cannot change it");
+      }
+    }
+    return opts;
+  }
+  if (!opts.run_id.empty()) return InvalidArgument("--run goes with --resume");
   const std::string events = r["events"].as<std::string>();
   if (events.empty()) {
     opts.events = {"default"};
@@ -157,8 +149,71 @@ wire::RunRequest MakeRunRequest(const RunOptions& options, const KernelDir& dir,
   return req;
 }
 
+namespace {
+
+// How khost run ends, for a new run and a resumed one: the seed's perf_stats.csv (configs.json's
+// perf_files.stat) and the table, from the run's file.
+Status Conclude(const KernelDir& dir, const std::string& kernel, const std::string& results_path,
+                bool sampled) {
+  KT_ASSIGN_OR_RETURN(const LoadedRun run, LoadRun(dir.run_dir, results_path));
+  const RunReport report = BuildReport(run.rows, run.metrics);
+  if (!dir.perf_stat_path.empty()) {
+    const std::string path = dir.perf_stat_path.starts_with("/")
+                                 ? dir.perf_stat_path
+                                 : dir.root + "/" + dir.perf_stat_path;
+    KT_RETURN_IF_ERROR(MakeDirs(std::filesystem::path(path).parent_path().string()));
+    KT_ASSIGN_OR_RETURN(const std::vector<VariantSamples> symbolized,
+                        LoadRunSamples(run.path, run.rows, dir.root, kernel + "_kernel"));
+    KT_RETURN_IF_ERROR(WriteFileAtomic(
+        path, RenderPerfStats(report, KernelPeriodColumns(symbolized, kernel + "_kernel"))));
+    std::cerr << "khost run: wrote " << path << "\n";
+  }
+  std::cout << RenderTable(report);
+  if (sampled) {
+    std::cerr << "khost run: samples in " << SamplesPath(run.path)
+              << " (khost report --samples, --annotate VARIANT)\n";
+  }
+  return Status::Ok();
+}
+
+// khost run --resume: the run's rows from the agent, which measures only what its journal lacks.
+Status ExecuteResume(const RunOptions& opts, const KernelDir& dir) {
+  ReceiveSetup setup;
+  setup.command = "khost run";
+  KT_ASSIGN_OR_RETURN(setup.results_path, FindRunFile(dir.run_dir, opts.run_id));
+  const std::string run_id = std::filesystem::path(setup.results_path).stem().string();
+  if (auto meta = ReadRunMeta(RunMetaPath(setup.results_path)); meta.ok()) {
+    setup.meta = std::move(meta).value();
+  } else {
+    setup.meta.run_id = run_id;
+    setup.meta.kernel = opts.kernel;
+  }
+  if (setup.meta.complete) {
+    return InvalidArgument("run " + run_id + " is complete; nothing to resume");
+  }
+  const std::string measured_on = setup.meta.agent;
+  KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(opts.agent, opts.token_file));
+  if (setup.meta.agent.empty()) setup.meta.agent = session.conn->address().ToString();
+  setup.show_progress = ::isatty(2);
+  wire::Envelope ask;
+  ask.mutable_fetch_run()->set_run_id(run_id);
+  ask.mutable_fetch_run()->set_resume(true);
+  auto got = ReceiveRun(*session.conn, ask, std::move(setup));
+  if (!got.ok()) {
+    if (got.status().code() != ErrorCode::kNotFound || measured_on.empty()) return got.status();
+    return got.status().WithContext("run " + run_id + " was measured on " + measured_on);
+  }
+  std::cerr << "khost run: resumed run " << run_id << ": " << got->rows_new << " new rows, "
+            << got->rows.size() << " of " << got->rows_planned << " in " << dir.run_dir
+            << "/results/" << run_id << ".csv\n";
+  return Conclude(dir, opts.kernel, ResultsDir(dir.run_dir) + "/" + run_id + ".csv", got->sampled);
+}
+
+}  // namespace
+
 Status ExecuteRun(const RunOptions& opts) {
   KT_ASSIGN_OR_RETURN(KernelDir dir, LoadKernelDir(opts.root, opts.kernel));
+  if (opts.resume) return ExecuteResume(opts, dir);
   KT_ASSIGN_OR_RETURN(Manifest manifest, BuildManifest(dir));
   KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(opts.agent, opts.token_file));
   const uint32_t cpus = session.conn->hello().capabilities().cpu_count();
@@ -188,114 +243,31 @@ Status ExecuteRun(const RunOptions& opts) {
   const std::string run_id = NewRunId();
   RunOptions measured = opts;
   measured.events = selection.events;
-  const wire::RunRequest request = MakeRunRequest(measured, dir, pushed.bundle_id, run_id);
-  KT_ASSIGN_OR_RETURN(ResultsWriter writer,
-                      ResultsWriter::Create(ResultsDir(dir.run_dir) + "/" + run_id + ".csv"));
-  RunMeta meta{run_id,
-               opts.kernel,
-               session.conn->address().ToString(),
-               DescribeCpu(cpu),
-               catalog.core(),
-               opts.events,
-               selection.events,
-               {},
-               {},
-               ""};
-  for (const MetricDef& m : selection.metrics) meta.metrics.push_back({m.name, m.formula, m.group});
-
-  // Each variant runs once per pass of the agent's plan (until it arrives, assume one), then
-  // once more, sampling, when events are recorded.
-  size_t passes = 1;
-  const size_t sampling = opts.record.empty() ? 0 : 1;
-  auto per_variant = [&] { return passes * opts.repetitions + sampling; };
-  auto total = [&] { return dir.variants.size() * per_variant(); };
-  Progress progress(total(), ::isatty(2));
-  auto describe = [&](size_t step) {
-    const size_t v = step / per_variant(), within = step % per_variant();
-    std::string what = "variant " + std::to_string(v + 1) + "/" +
-                       std::to_string(dir.variants.size()) + " " + dir.variants[v].name;
-    if (within >= passes * opts.repetitions) return what + " sampling";
-    if (passes > 1) {
-      what +=
-          " pass " + std::to_string(within / opts.repetitions + 1) + "/" + std::to_string(passes);
-    }
-    return what + " rep " + std::to_string(within % opts.repetitions + 1) + "/" +
-           std::to_string(opts.repetitions);
-  };
-  std::optional<SamplesWriter> samples;
-  if (sampling) {
-    KT_ASSIGN_OR_RETURN(SamplesWriter w, SamplesWriter::Create(SamplesPath(writer.path())));
-    samples.emplace(std::move(w));
+  ReceiveSetup setup;
+  setup.command = "khost run";
+  setup.results_path = ResultsDir(dir.run_dir) + "/" + run_id + ".csv";
+  setup.meta = RunMeta{run_id,
+                       opts.kernel,
+                       session.conn->address().ToString(),
+                       DescribeCpu(cpu),
+                       catalog.core(),
+                       opts.events,
+                       selection.events,
+                       {},
+                       {},
+                       "",
+                       false};
+  for (const MetricDef& m : selection.metrics) {
+    setup.meta.metrics.push_back({m.name, m.formula, m.group});
   }
-  std::set<std::string> unsampled;
-  auto on_profile = [&](const wire::SampleProfile& p) -> Status {
-    ProfileRecord record{p.variant_index(), p.pass(), p.repetition(), ProfileFromWire(p)};
-    for (const std::string& u : record.profile.unsupported) {
-      if (unsampled.insert(u).second) progress.Note("khost run: sampling " + NotSupported(u));
-    }
-    return samples->Append(record);
-  };
-  Status meta_written;
-  auto on_accepted = [&](const wire::RunAccepted& a) {
-    passes = std::max(1, a.passes_size());
-    progress.SetTotal(total());
-    meta.plan = a.plan();
-    for (const auto& p : a.passes()) meta.passes.emplace_back(p.events().begin(), p.events().end());
-    if (passes > 1 || opts.multiplex) progress.Note("khost run: " + DescribePlan(a));
-    progress.Update(0, describe(0));
-    meta_written = WriteRunMeta(RunMetaPath(writer.path()), meta);
-  };
-  std::vector<RepetitionRow> rows;
-  std::set<uint32_t> noted;
-  Status status = RunOnAgent(
-      *session.conn, request,
-      [&](const wire::RepetitionResult& r) -> Status {
-        KT_RETURN_IF_ERROR(meta_written);
-        if (r.variant_index() >= static_cast<uint32_t>(request.variants_size())) {
-          return ProtocolError("agent sent a row for an unknown variant");
-        }
-        RepetitionRow row = RowFromWire(r, request.variants(static_cast<int>(r.variant_index())));
-        KT_RETURN_IF_ERROR(writer.Append(row));
-        if (!row.valid && noted.insert(row.variant_index).second) {
-          const std::string why = LastLine(r.output_excerpt());
-          progress.Note("khost run: " + row.variant + " repetition " +
-                        std::to_string(row.repetition) + " failed: " + row.outcome.ToString() +
-                        (why.empty() ? "" : ": " + why));
-        }
-        rows.push_back(std::move(row));
-        if (rows.size() < total()) progress.Update(rows.size(), describe(rows.size()));
-        return Status::Ok();
-      },
-      on_accepted, on_profile);
-  progress.Finish();
-  if (Status synced = writer.Finish(); status.ok()) status = synced;
-  if (samples) {
-    if (Status synced = samples->Finish(); status.ok()) status = synced;
-  }
-  if (!status.ok()) {
-    return status.WithContext(std::to_string(rows.size()) + " of " + std::to_string(total()) +
-                              " rows saved in " + writer.path());
-  }
-  std::cerr << "khost run: " << rows.size() << " rows in " << writer.path() << "\n";
-
-  const RunReport report = BuildReport(rows, selection.metrics);
-  if (!dir.perf_stat_path.empty()) {
-    const std::string path = dir.perf_stat_path.starts_with("/")
-                                 ? dir.perf_stat_path
-                                 : dir.root + "/" + dir.perf_stat_path;
-    KT_RETURN_IF_ERROR(MakeDirs(std::filesystem::path(path).parent_path().string()));
-    KT_ASSIGN_OR_RETURN(const std::vector<VariantSamples> symbolized,
-                        LoadRunSamples(writer.path(), rows, dir.root, opts.kernel + "_kernel"));
-    KT_RETURN_IF_ERROR(WriteFileAtomic(
-        path, RenderPerfStats(report, KernelPeriodColumns(symbolized, opts.kernel + "_kernel"))));
-    std::cerr << "khost run: wrote " << path << "\n";
-  }
-  std::cout << RenderTable(report);
-  if (samples) {
-    std::cerr << "khost run: samples in " << SamplesPath(writer.path())
-              << " (khost report --samples, --annotate VARIANT)\n";
-  }
-  return Status::Ok();
+  setup.request = MakeRunRequest(measured, dir, pushed.bundle_id, run_id);
+  setup.show_progress = ::isatty(2);
+  wire::Envelope ask;
+  *ask.mutable_run_request() = *setup.request;
+  KT_ASSIGN_OR_RETURN(const ReceivedRun got, ReceiveRun(*session.conn, ask, std::move(setup)));
+  std::cerr << "khost run: " << got.rows.size() << " rows in " << ResultsDir(dir.run_dir) << "/"
+            << run_id << ".csv\n";
+  return Conclude(dir, opts.kernel, ResultsDir(dir.run_dir) + "/" + run_id + ".csv", got.sampled);
 }
 
 int RunMain(const Args& args) {

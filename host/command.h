@@ -76,6 +76,8 @@ struct RunOptions {
   uint64_t sample_period = 0;       // a sample every N events, or
   uint32_t sample_freq = 0;         // N samples per second (default 4001, as the seed)
   bool callchain = false;
+  bool resume = false;  // fetch an earlier run and measure what it lacks, as it was asked
+  std::string run_id;   // with resume: which run (empty: the newest)
 };
 // Pure: checks syntax; event names are resolved against the agent's catalog when it answers.
 Result<RunOptions> ParseRunArgs(const Args& args);
@@ -97,6 +99,8 @@ struct ReportRequest {
   std::string event;                 // which sampled event to annotate (default: the first)
   size_t top = 10;                   // symbols per event in the samples table
   std::vector<std::string> compare;  // two runs (ids or results files) to compare, or none
+  bool fetch = false;                // first fetch the run's rows from the agent
+  std::string agent, token_file;     // for fetch
 };
 Result<ReportRequest> ParseReportArgs(const Args& args);
 int ReportMain(const Args& args);

@@ -33,15 +33,25 @@ std::string ResultsDir(const std::string& kernel_run_dir) {
   return kernel_run_dir + "/results";
 }
 
-Result<ResultsWriter> ResultsWriter::Create(const std::string& path) {
+Result<ResultsWriter> ResultsWriter::Open(const std::string& path) {
   KT_RETURN_IF_ERROR(MakeDirs(fs::path(path).parent_path().string()));
-  KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND));
-  KT_RETURN_IF_ERROR(WriteAll(fd.get(), std::string(kResultsHeader) + "\n", path));
-  return ResultsWriter(path, std::move(fd));
+  KT_ASSIGN_OR_RETURN(ResultsAppend file, OpenResultsForAppend(path));
+  return ResultsWriter(path, std::move(file));
 }
 
-Status ResultsWriter::Append(const RepetitionRow& row) {
-  return WriteAll(fd_.get(), ToCsvLines(row), path_);
+ResultsWriter::ResultsWriter(std::string path, ResultsAppend file)
+    : path_(std::move(path)),
+      fd_(std::move(file.fd)),
+      rows_(std::move(file.rows)),
+      dropped_bytes_(file.dropped_bytes) {
+  for (const RepetitionRow& row : rows_) have_.insert(KeyOf(row));
+}
+
+Result<bool> ResultsWriter::Append(const RepetitionRow& row) {
+  if (!have_.insert(KeyOf(row)).second) return false;
+  KT_RETURN_IF_ERROR(WriteAll(fd_.get(), ToCsvLines(row), path_));
+  rows_.push_back(row);
+  return true;
 }
 
 Status ResultsWriter::Finish() {
@@ -69,6 +79,7 @@ Status WriteRunMeta(const std::string& path, const RunMeta& meta) {
   }
   j["passes"] = meta.passes;
   j["plan"] = meta.plan;
+  j["complete"] = meta.complete;
   return WriteFileAtomic(path, j.dump(2) + "\n");
 }
 
@@ -90,6 +101,7 @@ Result<RunMeta> ReadRunMeta(const std::string& path) {
     }
     meta.passes = j.at("passes").get<std::vector<std::vector<std::string>>>();
     meta.plan = j.at("plan").get<std::string>();
+    meta.complete = j.value("complete", true);  // files from before resume were whole runs
     return meta;
   } catch (const nlohmann::json::exception& e) {
     return InvalidArgument(path + ": " + e.what());

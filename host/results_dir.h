@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,19 +20,27 @@ std::string NewRunId();
 
 std::string ResultsDir(const std::string& kernel_run_dir);
 
-// Appends rows to one run's file, the header first. Each row is written as it arrives, so it
-// survives khost being killed; Finish() fsyncs. (The agent's own copy is fsynced row by row.)
+// Appends rows to one run's file (OpenResultsForAppend: created with its header, or, for a run
+// fetched or resumed, keeping its rows and losing a torn last line). Each row is written as it
+// arrives, so it survives khost being killed; a row of a repetition the file holds already is
+// not written again. Finish() fsyncs. (The agent's own copy is fsynced row by row.)
 class ResultsWriter {
  public:
-  static Result<ResultsWriter> Create(const std::string& path);
-  Status Append(const RepetitionRow& row);
+  static Result<ResultsWriter> Open(const std::string& path);
+  // False when the file holds this repetition already.
+  Result<bool> Append(const RepetitionRow& row);
   Status Finish();
   const std::string& path() const { return path_; }
+  const std::vector<RepetitionRow>& rows() const { return rows_; }  // all, in file order
+  uint64_t dropped_bytes() const { return dropped_bytes_; }         // of a torn last line
 
  private:
-  ResultsWriter(std::string path, ScopedFd fd) : path_(std::move(path)), fd_(std::move(fd)) {}
+  ResultsWriter(std::string path, ResultsAppend file);
   std::string path_;
   ScopedFd fd_;
+  std::vector<RepetitionRow> rows_;
+  std::set<RowKey> have_;
+  uint64_t dropped_bytes_ = 0;
 };
 
 // The file of run `run_id`, or of the newest run when run_id is empty.
@@ -53,6 +62,7 @@ struct RunMeta {
   std::vector<Metric> metrics;
   std::vector<std::vector<std::string>> passes;  // the agent's plan: events per pass
   std::string plan;                              // how: "probed", "remembered", ...
+  bool complete = false;                         // every row of the plan is in the results file
 };
 
 // <results file without .csv>.json

@@ -58,12 +58,16 @@ std::string SamplesPath(const std::string& results_path) {
   return fs::path(results_path).replace_extension(".samples.jsonl").string();
 }
 
-Result<SamplesWriter> SamplesWriter::Create(const std::string& path) {
-  KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND));
-  return SamplesWriter(path, std::move(fd));
+Result<SamplesWriter> SamplesWriter::Open(const std::string& path) {
+  KT_ASSIGN_OR_RETURN(LinesAppend file, OpenLinesForAppend(path));
+  KT_ASSIGN_OR_RETURN(std::vector<ProfileRecord> held, ParseSamples(file.text, path));
+  SamplesWriter w(path, std::move(file.fd));
+  for (const ProfileRecord& r : held) w.have_.insert({r.variant_index, r.pass, r.repetition});
+  return w;
 }
 
 Status SamplesWriter::Append(const ProfileRecord& r) {
+  if (!have_.insert({r.variant_index, r.pass, r.repetition}).second) return Status::Ok();
   json j;
   j["variant_index"] = r.variant_index;
   j["pass"] = r.pass;
@@ -93,6 +97,10 @@ Status SamplesWriter::Finish() {
 
 Result<std::vector<ProfileRecord>> ReadSamples(const std::string& path) {
   KT_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseSamples(text, path);
+}
+
+Result<std::vector<ProfileRecord>> ParseSamples(std::string_view text, const std::string& path) {
   std::vector<ProfileRecord> out;
   std::vector<std::string_view> lines = Split(text, '\n');
   if (!text.empty() && text.back() != '\n') lines.pop_back();  // a torn last line

@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/fs.h"
@@ -32,9 +34,12 @@ std::string SamplesPath(const std::string& results_path);  // <run_id>.samples.j
 // "cycles: not supported (No such file or directory)".
 std::string NotSupported(const std::string& unsupported);
 
+// Appends profiles to a run's samples file, created when missing. A resumed or fetched run's
+// file keeps what it holds (less a torn last line); a repetition's profile it holds already is
+// not written twice.
 class SamplesWriter {
  public:
-  static Result<SamplesWriter> Create(const std::string& path);
+  static Result<SamplesWriter> Open(const std::string& path);
   Status Append(const ProfileRecord& record);
   Status Finish();  // fsync
 
@@ -42,10 +47,12 @@ class SamplesWriter {
   SamplesWriter(std::string path, ScopedFd fd) : path_(std::move(path)), fd_(std::move(fd)) {}
   std::string path_;
   ScopedFd fd_;
+  std::set<RowKey> have_;
 };
 
-// Every profile of a samples file; a torn last line is ignored.
+// Every profile of a samples file; a torn last line is ignored. `path` names it in errors.
 Result<std::vector<ProfileRecord>> ReadSamples(const std::string& path);
+Result<std::vector<ProfileRecord>> ParseSamples(std::string_view text, const std::string& path);
 
 struct SymbolCount {
   std::string symbol;  // "[unknown]" for IPs outside the ELF's functions

@@ -55,6 +55,17 @@ Result<std::optional<wire::Envelope>> FrameCodec::Next() {
   return std::optional<wire::Envelope>(std::move(msg));
 }
 
+size_t WholeFramesBytes(std::string_view stream) {
+  size_t at = 0;
+  while (stream.size() - at >= kFrameHeaderBytes) {
+    const auto* p = reinterpret_cast<const unsigned char*>(stream.data() + at);
+    const size_t size = (size_t{p[0]} << 24) | (size_t{p[1]} << 16) | (size_t{p[2]} << 8) | p[3];
+    if (stream.size() - at - kFrameHeaderBytes < size) break;
+    at += kFrameHeaderBytes + size;
+  }
+  return at;
+}
+
 std::string CompressChunk(std::string_view raw) {
   std::string out(ZSTD_compressBound(raw.size()), '\0');
   const size_t n = ZSTD_compress(out.data(), out.size(), raw.data(), raw.size(), 3);

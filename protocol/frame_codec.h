@@ -54,6 +54,10 @@ class FrameCodec {
   std::optional<FrameSealer> out_, in_;
 };
 
+// How many leading bytes of `stream` are whole frames (a file of frames whose writer died
+// mid-frame ends in a partial one).
+size_t WholeFramesBytes(std::string_view stream);
+
 // One zstd frame for `raw`.
 std::string CompressChunk(std::string_view raw);
 // Decompresses one zstd frame that must hold exactly `expected_raw_bytes` (at most

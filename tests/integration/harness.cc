@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include <thread>
 
 #include "common/fs.h"
+#include "common/results.h"
 
 namespace ktune::test {
 namespace fs = std::filesystem;
@@ -90,6 +92,12 @@ AgentProcess::~AgentProcess() {
   }
 }
 
+void AgentProcess::Kill() {
+  ::kill(pid_, SIGKILL);
+  ::waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
 std::vector<std::string> CommandResult::ErrLines() const {
   std::vector<std::string> lines;
   std::string cur;
@@ -105,9 +113,9 @@ std::vector<std::string> CommandResult::ErrLines() const {
   return lines;
 }
 
-CommandResult RunProgram(const std::string& exe, const std::vector<std::string>& args,
-                         const std::string& scratch_dir,
-                         const std::map<std::string, std::string>& extra_env) {
+Program::Program(const std::string& exe, const std::vector<std::string>& args,
+                 const std::string& scratch_dir,
+                 const std::map<std::string, std::string>& extra_env) {
   // The environment by hand: Boost 1.74's environment lookup reads past the end of entries
   // shorter than the name looked up (an ASan report).
   std::vector<std::string> env;
@@ -126,29 +134,50 @@ CommandResult RunProgram(const std::string& exe, const std::vector<std::string>&
     return p;
   };
   std::vector<char*> argv_p = pointers(argv), env_p = pointers(env);
-  const std::string out_path = scratch_dir + "/run.out", err_path = scratch_dir + "/run.err";
+  out_path_ = scratch_dir + "/run.out";
+  err_path_ = scratch_dir + "/run.err";
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+  posix_spawn_file_actions_addopen(&actions, 1, out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                    0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+  posix_spawn_file_actions_addopen(&actions, 2, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                    0644);
-  pid_t pid = -1;
   const int rc =
       exe.find('/') == std::string::npos
-          ? posix_spawnp(&pid, exe.c_str(), &actions, nullptr, argv_p.data(), env_p.data())
-          : posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv_p.data(), env_p.data());
+          ? posix_spawnp(&pid_, exe.c_str(), &actions, nullptr, argv_p.data(), env_p.data())
+          : posix_spawn(&pid_, exe.c_str(), &actions, nullptr, argv_p.data(), env_p.data());
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw std::runtime_error("cannot start " + exe + ": " + std::strerror(rc));
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+}
+
+Program::~Program() {
+  if (pid_ > 0) {
+    Kill(SIGKILL);
+    Wait();
   }
+}
+
+void Program::Kill(int signal) {
+  if (pid_ > 0) ::kill(pid_, signal);
+}
+
+CommandResult Program::Wait() {
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
   CommandResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = ReadFile(out_path).value();
-  r.err = ReadFile(err_path).value();
+  r.out = ReadFile(out_path_).value();
+  r.err = ReadFile(err_path_).value();
   return r;
+}
+
+CommandResult RunProgram(const std::string& exe, const std::vector<std::string>& args,
+                         const std::string& scratch_dir,
+                         const std::map<std::string, std::string>& extra_env) {
+  return Program(exe, args, scratch_dir, extra_env).Wait();
 }
 
 CommandResult RunKhost(const std::vector<std::string>& args, const std::string& home,
@@ -157,6 +186,31 @@ CommandResult RunKhost(const std::vector<std::string>& args, const std::string& 
                                             {"XDG_CACHE_HOME", home + "/cache"}};
   for (const auto& [k, v] : extra_env) env[k] = v;
   return RunProgram(BinDir() + "/khost", args, home, env);
+}
+
+std::unique_ptr<Program> StartKhost(const std::vector<std::string>& args, const std::string& home,
+                                    const std::string& scratch_dir) {
+  fs::create_directories(scratch_dir);
+  return std::make_unique<Program>(
+      BinDir() + "/khost", args, scratch_dir,
+      std::map<std::string, std::string>{{"XDG_CONFIG_HOME", home + "/config"},
+                                         {"XDG_CACHE_HOME", home + "/cache"}});
+}
+
+bool WaitFor(const std::function<bool()>& done, double limit_s) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+size_t RowsIn(const std::string& results_path) {
+  auto text = ReadFile(results_path);
+  if (!text.ok()) return 0;
+  auto file = ParseResultsCsv(*text);
+  return file.ok() ? file->rows.size() : 0;
 }
 
 void MakeKernelDir(const std::string& root, const std::string& kernel,

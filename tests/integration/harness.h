@@ -3,6 +3,7 @@
 // seed's layout from the test ELFs.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,6 +37,8 @@ class AgentProcess {
   ~AgentProcess();
   const HostPort& address() const { return address_; }
   int pid() const { return pid_; }
+  // SIGKILL, as a power cut or the OOM killer would, and reaped.
+  void Kill();
 
  private:
   int pid_ = -1;
@@ -49,8 +52,26 @@ struct CommandResult {
   std::vector<std::string> ErrLines() const;
 };
 
-// Runs `exe` with `args` to completion, its output kept in files under `scratch_dir`; the
-// environment is the test's, with KTUNE_AGENT removed and `extra_env` added.
+// A program started in the background, its output kept in files under a scratch directory;
+// killed (SIGKILL) on destruction unless waited for.
+class Program {
+ public:
+  // The environment is the test's, with KTUNE_AGENT removed and `extra_env` added.
+  Program(const std::string& exe, const std::vector<std::string>& args,
+          const std::string& scratch_dir, const std::map<std::string, std::string>& extra_env = {});
+  ~Program();
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+  // Waits for it to end (exit_code -1 when a signal ended it).
+  CommandResult Wait();
+  void Kill(int signal);
+
+ private:
+  int pid_ = -1;
+  std::string out_path_, err_path_;
+};
+
+// Runs `exe` with `args` to completion (Program, waited for).
 CommandResult RunProgram(const std::string& exe, const std::vector<std::string>& args,
                          const std::string& scratch_dir,
                          const std::map<std::string, std::string>& extra_env = {});
@@ -59,6 +80,15 @@ CommandResult RunProgram(const std::string& exe, const std::vector<std::string>&
 // XDG_CONFIG_HOME/XDG_CACHE_HOME pointed at `home` so no user configuration leaks in.
 CommandResult RunKhost(const std::vector<std::string>& args, const std::string& home,
                        const std::map<std::string, std::string>& extra_env = {});
+// The same, in the background; its output goes to files in `scratch_dir` (one per program).
+std::unique_ptr<Program> StartKhost(const std::vector<std::string>& args, const std::string& home,
+                                    const std::string& scratch_dir);
+
+// Polls (every 20 ms, up to `limit_s` seconds) until `done` holds; false when it never did.
+bool WaitFor(const std::function<bool()>& done, double limit_s = 120);
+
+// The rows of a results file (ParseResultsCsv), 0 when it is missing or unreadable.
+size_t RowsIn(const std::string& results_path);
 
 struct TestVariant {
   std::string elf;  // file name in ElvesDir(), e.g. "ok.elf"

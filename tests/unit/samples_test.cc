@@ -106,7 +106,7 @@ TEST_CASE("the samples file round-trips; a torn last line is ignored") {
   const std::string path = SamplesPath(dir + "/run.csv");
   CHECK(path == dir + "/run.samples.jsonl");
   {
-    auto w = SamplesWriter::Create(path);
+    auto w = SamplesWriter::Open(path);
     REQUIRE(w.ok());
     REQUIRE(w->Append(Record(0x401234)).ok());
     REQUIRE(w->Finish().ok());

@@ -1,0 +1,169 @@
+// Never losing a result: khost killed mid-run, agentd killed mid-run and restarted, two hosts
+// on one agent. Real khost and agentd processes; the runs are spin.elf variants long enough
+// (tens of ms a repetition) to be interrupted midway.
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <set>
+
+#include "common/fs.h"
+#include "common/results.h"
+#include "tests/integration/harness.h"
+
+namespace ktune {
+namespace {
+namespace fs = std::filesystem;
+
+constexpr size_t kVariants = 4, kReps = 3, kRows = kVariants * kReps;
+
+struct Sweep {
+  test::TempDir tmp;
+  std::string root = tmp.path() + "/work";
+  std::string store = tmp.path() + "/store";
+  std::unique_ptr<test::AgentProcess> agent = std::make_unique<test::AgentProcess>(store);
+  Sweep() {
+    std::vector<test::TestVariant> v;
+    for (size_t i = 0; i < kVariants; ++i) v.push_back({"spin.elf", {{"BLOCK", int(i)}}, {"60"}});
+    test::MakeKernelDir(root, "k", v);
+  }
+  std::vector<std::string> RunArgs() const {
+    return {"run",      "k",
+            "--root",   root,
+            "--reps",   std::to_string(kReps),
+            "--warmup", "0",
+            "--agent",  agent->address().ToString()};
+  }
+  std::string Results() const {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(root + "/k/run/results", ec)) {
+      if (e.path().extension() == ".csv") return e.path().string();
+    }
+    return "";
+  }
+  std::string RunId() const { return fs::path(Results()).stem().string(); }
+  std::string Journal() const { return store + "/runs/" + RunId() + "/results.csv"; }
+  test::CommandResult Khost(std::vector<std::string> args) const {
+    args.push_back("--agent");
+    args.push_back(agent->address().ToString());
+    return test::RunKhost(args, tmp.path());
+  }
+};
+
+std::vector<RepetitionRow> Rows(const std::string& path) {
+  auto file = ParseResultsCsv(ReadFile(path).value());
+  REQUIRE(file.ok());
+  return std::move(file->rows);
+}
+
+// Every repetition of the sweep exactly once.
+void CheckWhole(const std::string& path) {
+  auto file = ParseResultsCsv(ReadFile(path).value());
+  REQUIRE(file.ok());
+  CHECK(file->torn_lines == 0);
+  std::set<RowKey> keys;
+  for (const RepetitionRow& row : file->rows) {
+    CHECK(row.valid);
+    CHECK_MESSAGE(keys.insert(KeyOf(row)).second, "a repetition twice in " << path);
+  }
+  CHECK(keys.size() == kRows);
+}
+
+TEST_CASE("khost killed mid-run: the run goes on; report --fetch and run --resume get every row") {
+  Sweep s;
+  auto khost = test::StartKhost(s.RunArgs(), s.tmp.path(), s.tmp.path() + "/first");
+  REQUIRE(test::WaitFor([&] { return test::RowsIn(s.Results()) >= 2; }));
+  khost->Kill(SIGKILL);
+  khost->Wait();
+  const size_t kept = test::RowsIn(s.Results());
+  CHECK(kept < kRows);
+
+  // A snapshot while the agent measures on: what is there, told incomplete.
+  auto snapshot = s.Khost({"report", "k", "--root", s.root, "--fetch"});
+  REQUIRE_MESSAGE(snapshot.exit_code == 0, snapshot.err);
+  CHECK(test::RowsIn(s.Results()) >= kept);
+
+  // --resume joins the run still measuring and ends with every row, each once.
+  auto resumed = s.Khost({"run", "k", "--root", s.root, "--resume"});
+  REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.err);
+  CHECK(resumed.err.find("resumed run " + s.RunId()) != std::string::npos);
+  CHECK(resumed.out.find("best:") != std::string::npos);
+  CheckWhole(s.Results());
+  CHECK(fs::exists(s.root + "/k/run/perf_stats.csv"));
+  CHECK(ReadFile(s.root + "/k/run/results/" + s.RunId() + ".json")->find("\"complete\": true") !=
+        std::string::npos);
+
+  auto again = s.Khost({"run", "k", "--root", s.root, "--resume"});
+  CHECK(again.exit_code != 0);
+  CHECK(again.err.find("is complete; nothing to resume") != std::string::npos);
+  auto report = s.Khost({"report", "k", "--root", s.root, "--fetch"});
+  REQUIRE_MESSAGE(report.exit_code == 0, report.err);
+  CHECK(report.err.find("0 new rows, 12 of 12 (complete)") != std::string::npos);
+  CheckWhole(s.Results());
+}
+
+TEST_CASE("agentd killed mid-run and restarted: torn line dropped, resume measures only the rest") {
+  Sweep s;
+  auto khost = test::StartKhost(s.RunArgs(), s.tmp.path(), s.tmp.path() + "/first");
+  REQUIRE(test::WaitFor([&] { return test::RowsIn(s.Journal()) >= 3; }));
+  s.agent->Kill();
+  auto lost = khost->Wait();
+  CHECK(lost.exit_code != 0);
+  CHECK(lost.err.find("rows saved in " + s.Results()) != std::string::npos);
+  // The agent died writing a row: its journal ends in a torn line, and so may khost's copy.
+  const auto journal = ParseResultsCsv(ReadFile(s.Journal()).value());
+  REQUIRE(journal.ok());
+  const size_t measured = journal->rows.size();
+  REQUIRE(measured < kRows);
+  {
+    auto fd = OpenFile(s.Journal(), O_WRONLY | O_APPEND);
+    REQUIRE(fd.ok());
+    REQUIRE(WriteAll(fd->get(), "1,1763900000000000000,9,torn", s.Journal()).ok());
+    auto host = OpenFile(s.Results(), O_WRONLY | O_APPEND);
+    REQUIRE(host.ok());
+    REQUIRE(WriteAll(host->get(), "1,17639", s.Results()).ok());
+  }
+
+  s.agent = std::make_unique<test::AgentProcess>(s.store);
+  auto resumed = s.Khost({"run", "k", "--root", s.root, "--resume"});
+  REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.err);
+  CHECK(resumed.err.find("dropped an unterminated last line") != std::string::npos);
+  CheckWhole(s.Results());
+  // The agent measured only what its journal lacked: each repetition once there, too, and the
+  // rows from before the kill untouched.
+  CheckWhole(s.Journal());
+  const auto after = ParseResultsCsv(ReadFile(s.Journal()).value());
+  REQUIRE(after.ok());
+  for (size_t i = 0; i < measured; ++i) {
+    CHECK(after->rows[i].timestamp_ns == journal->rows[i].timestamp_ns);
+  }
+}
+
+TEST_CASE("a second host's run is queued behind the first, told its position, never concurrent") {
+  Sweep s;
+  test::MakeKernelDir(s.root, "k2", {{"spin.elf", {{"BLOCK", 0}}, {"20"}}});
+  auto first = test::StartKhost(s.RunArgs(), s.tmp.path(), s.tmp.path() + "/first");
+  REQUIRE(test::WaitFor([&] { return test::RowsIn(s.Results()) >= 1; }));
+  auto second = s.Khost({"run", "k2", "--root", s.root, "--reps", "2", "--warmup", "0"});
+  REQUIRE_MESSAGE(second.exit_code == 0, second.err);
+  CHECK(second.err.find("queued, 1 ahead of it") != std::string::npos);
+  auto done = first->Wait();
+  REQUIRE_MESSAGE(done.exit_code == 0, done.err);
+  // Queued, k2 started after k's last repetition began.
+  int64_t last_first = 0;
+  for (const auto& row : Rows(s.Results())) {
+    last_first = std::max(last_first, row.timestamp_ns);
+  }
+  std::string k2;
+  for (const auto& e : fs::directory_iterator(s.root + "/k2/run/results")) {
+    if (e.path().extension() == ".csv") k2 = e.path().string();
+  }
+  const auto rows2 = Rows(k2);
+  REQUIRE(rows2.size() == 2);
+  for (const auto& row : rows2) CHECK(row.timestamp_ns > last_first);
+  CheckWhole(s.Results());
+}
+
+}  // namespace
+}  // namespace ktune
