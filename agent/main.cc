@@ -74,6 +74,12 @@ bool FinishDaemon(const std::string& log_path) {
   return true;
 }
 
+uint64_t PhysicalMemoryMiB() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page_bytes = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_bytes <= 0) return 0;
+  return (static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_bytes)) >> 20;
+}
+
 int Main(int argc, char** argv) {
   cxxopts::Options options("agentd", "ktune agent: runs kernel variants under perf counters");
   options.add_options()("listen", "address to listen on (HOST:PORT; port 0 picks a free one)",
@@ -95,6 +101,24 @@ int Main(int argc, char** argv) {
       "a file holding the pre-shared token (64 hex digits, mode 600): hosts must prove they "
       "hold it; needed to serve anything but loopback, and then the sessions are sealed",
       cxxopts::value<std::string>()->default_value(""))(
+      "run-as",
+      "when agentd runs as root, kernels run as this user (a name or uid), in a working "
+      "directory of their own",
+      cxxopts::value<std::string>()->default_value("nobody"))(
+      "limit-as-mb", "a kernel's address space limit, MiB (RLIMIT_AS; 0: none)",
+      cxxopts::value<uint64_t>()->default_value(std::to_string(PhysicalMemoryMiB())))(
+      "limit-fsize-mb", "the largest file a kernel may write, MiB (RLIMIT_FSIZE; 0: none)",
+      cxxopts::value<uint64_t>()->default_value("1024"))(
+      "limit-nproc",
+      "processes of the kernels' user (RLIMIT_NPROC; 0: none); default 1024 when kernels run as "
+      "--run-as, else none (the agent's own user runs other programs too)",
+      cxxopts::value<int64_t>()->default_value("-1"))(
+      "max-bundle-mb", "the largest bundle a host may push, MiB",
+      cxxopts::value<uint64_t>()->default_value("2048"))(
+      "store-quota-mb",
+      "the bundles kept (blobs and trees; results do not count), MiB: beyond it the least "
+      "recently used bundles no run holds are evicted",
+      cxxopts::value<uint64_t>()->default_value("8192"))(
       "make-token", "write a new random token to this file (mode 600) and exit",
       cxxopts::value<std::string>()->default_value(""))("version", "print the version and exit")(
       "h,help", "print this help");
@@ -174,6 +198,13 @@ int Main(int argc, char** argv) {
     }
     opts.exec_wrapper[0] = path;
   }
+  opts.run_as = args["run-as"].as<std::string>();
+  opts.max_bundle_bytes = args["max-bundle-mb"].as<uint64_t>() << 20;
+  opts.store_quota_bytes = args["store-quota-mb"].as<uint64_t>() << 20;
+  opts.limits.address_space_bytes = args["limit-as-mb"].as<uint64_t>() << 20;
+  opts.limits.file_size_bytes = args["limit-fsize-mb"].as<uint64_t>() << 20;
+  const int64_t nproc = args["limit-nproc"].as<int64_t>();
+  opts.limits.processes = nproc >= 0 ? static_cast<uint64_t>(nproc) : ::geteuid() == 0 ? 1024 : 0;
   auto server = ktune::AgentServer::Create(io, opts);
   if (!server.ok()) {
     Error(server.status().message());

@@ -25,7 +25,9 @@ WorkloadOptions OptionsFor(const MeasurePlan& plan, const PlanVariant& v,
     o.args.push_back(v.elf);
     o.args.insert(o.args.end(), v.args.begin(), v.args.end());
   }
-  o.cwd = plan.tree_dir;
+  o.cwd = plan.work_dir.empty() ? plan.tree_dir : plan.work_dir;
+  o.limits = plan.limits;
+  o.user = plan.user;
   o.cpu = plan.cpu;
   o.timeout_ns = plan.timeout_ns;
   return o;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,7 +30,10 @@ struct PlanVariant {
 
 struct MeasurePlan {
   std::string run_id;
-  std::string tree_dir;  // working directory: holds <kernel>/run/...
+  std::string tree_dir;  // the bundle's tree: holds <kernel>/run/...
+  std::string work_dir;  // the kernels' working directory (agent/sandbox.h), or the tree's
+  WorkloadLimits limits;
+  std::optional<WorkloadUser> user;  // kernels run as this user
   std::vector<PlanVariant> variants;
   // The requested events, in passes; task-clock is measured in every pass as well.
   std::vector<std::vector<EventSpec>> passes = {{}};

@@ -8,11 +8,13 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "agent/log.h"
 #include "agent/measure.h"
 #include "agent/passes.h"
+#include "agent/sandbox.h"
 #include "agent/sysinfo.h"
 #include "common/version.h"
 #include "protocol/convert.h"
@@ -31,6 +33,7 @@ class Measurer {
     bool planned = false;  // a resumed run: plan.passes are the stored ones
     std::vector<EventSpec> events;
     std::string run_dir;
+    std::string bundle_id;
     std::function<void(const PassPlan&)> on_planned;
     Journal::OnDurable on_row;
     std::function<void(const Status&)> on_done;
@@ -39,13 +42,15 @@ class Measurer {
   // `model` names this machine's CPU in the budget memory kept at `budgets_path`;
   // `fake_budget` > 0 replaces the PMU probe (for machines without a PMU, in tests).
   // `exec_wrapper` (may be empty) runs every variant (AgentOptions).
+  // `sandbox` says as whom and within which limits kernels run (agent/sandbox.h).
   static Result<std::unique_ptr<Measurer>> Create(std::string model, std::string budgets_path,
                                                   int fake_budget,
-                                                  std::vector<std::string> exec_wrapper) {
+                                                  std::vector<std::string> exec_wrapper,
+                                                  Sandbox sandbox) {
     KT_ASSIGN_OR_RETURN(Canceller c, Canceller::Create());
     return std::unique_ptr<Measurer>(new Measurer(std::move(c), std::move(model),
                                                   BudgetMemory(budgets_path), fake_budget,
-                                                  std::move(exec_wrapper)));
+                                                  std::move(exec_wrapper), std::move(sandbox)));
   }
   ~Measurer() { Stop(); }
 
@@ -71,12 +76,13 @@ class Measurer {
 
  private:
   Measurer(Canceller c, std::string model, BudgetMemory memory, int fake_budget,
-           std::vector<std::string> exec_wrapper)
+           std::vector<std::string> exec_wrapper, Sandbox sandbox)
       : canceller_(std::move(c)),
         model_(std::move(model)),
         memory_(std::move(memory)),
         fake_budget_(fake_budget),
         exec_wrapper_(std::move(exec_wrapper)),
+        sandbox_(std::move(sandbox)),
         thread_([this] { Loop(); }) {}
 
   void Loop() {
@@ -119,7 +125,13 @@ class Measurer {
   Status Measure(Job& job) {
     KT_ASSIGN_OR_RETURN(std::unique_ptr<Journal> journal, Journal::Open(job.run_dir, job.on_row));
     for (const RepetitionRow& row : journal->rows_before()) job.plan.skip.insert(KeyOf(row));
-    Status measured = MeasurePlanRows(job.plan, *journal, canceller_);
+    MeasurePlan& plan = job.plan;
+    plan.limits = sandbox_.limits;
+    plan.user = sandbox_.user;
+    if (plan.user) KT_RETURN_IF_ERROR(CheckReachable(*plan.user, plan.tree_dir));
+    KT_RETURN_IF_ERROR(MakeWorkDir(plan.work_dir, plan.tree_dir, plan.user));
+    Status measured = MeasurePlanRows(plan, *journal, canceller_);
+    RemoveTree(plan.work_dir);
     Status written = journal->Close();
     return written.ok() ? measured : written;
   }
@@ -129,6 +141,7 @@ class Measurer {
   BudgetMemory memory_;  // used by the measurement thread only
   const int fake_budget_;
   const std::vector<std::string> exec_wrapper_;
+  const Sandbox sandbox_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Job> jobs_;
@@ -147,6 +160,31 @@ struct RunState {
 };
 using RunRegistry = std::map<std::string, std::shared_ptr<RunState>>;
 
+// The bundles runs and pushes hold, which eviction must leave (io thread only).
+class Pins {
+ public:
+  explicit Pins(std::map<std::string, int>& counts) : counts_(counts) {}
+  void Add(const std::string& bundle) { ++counts_[bundle]; }
+  void Drop(const std::string& bundle) {
+    auto it = counts_.find(bundle);
+    if (it != counts_.end() && --it->second == 0) counts_.erase(it);
+  }
+  std::set<std::string> held() const {
+    std::set<std::string> out;
+    for (const auto& [bundle, n] : counts_) out.insert(bundle);
+    return out;
+  }
+
+ private:
+  std::map<std::string, int>& counts_;
+};
+
+// What a session may push (AgentOptions).
+struct StoreLimits {
+  uint64_t max_bundle_bytes = 0;
+  uint64_t quota_bytes = 0;
+};
+
 // The files of a run beside its journal (runs/<run_id>/): what was asked, how it was planned,
 // and that it finished.
 constexpr const char* kRequestFile = "request.pb";
@@ -157,19 +195,26 @@ constexpr const char* kDoneFile = "done";
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(asio::io_context& io, tcp::socket socket, const CpuId& cpu, Store& store,
-          Measurer& measurer, RunRegistry& runs, const std::optional<Token>& token, bool seal)
+          StoreLimits limits, Measurer& measurer, RunRegistry& runs, Pins pins,
+          const std::optional<Token>& token, bool seal)
       : io_(io),
         socket_(std::move(socket)),
         cpu_(cpu),
         store_(store),
+        limits_(limits),
         measurer_(measurer),
         runs_(runs),
+        pins_(pins),
         token_(token),
         seal_(seal),
         delay_(io) {
     boost::system::error_code ec;
     auto remote = socket_.remote_endpoint(ec);
     peer_ = ec ? "?" : remote.address().to_string() + ":" + std::to_string(remote.port());
+  }
+
+  ~Session() {
+    if (!pushing_.empty()) pins_.Drop(pushing_);
   }
 
   void Start() {
@@ -309,7 +354,28 @@ class Session : public std::enable_shared_from_this<Session> {
   Status OnManifest(const wire::PushManifest& pm) {
     Manifest m = ManifestFromWire(pm);
     KT_RETURN_IF_ERROR(NormalizeManifest(m));
-    KT_ASSIGN_OR_RETURN(std::string id, store_.SaveManifest(m));
+    // Limits first: nothing of a bundle that cannot fit is stored.
+    uint64_t bundle_bytes = 0, incoming_bytes = 0;
+    std::set<std::string> counted;
+    for (const FileEntry& f : m.files) {
+      bundle_bytes += f.size_bytes;
+      if (!store_.HasBlob(f.hash) && counted.insert(f.hash).second) incoming_bytes += f.size_bytes;
+    }
+    if (bundle_bytes > limits_.max_bundle_bytes) {
+      return ResourceExhausted("bundle " + m.kernel + " is " + std::to_string(bundle_bytes) +
+                               " bytes; this agent takes at most " +
+                               std::to_string(limits_.max_bundle_bytes) +
+                               " (agentd --max-bundle-mb)");
+    }
+    const std::string id = BundleId(m);
+    std::set<std::string> in_use = pins_.held();
+    in_use.insert(id);
+    KT_RETURN_IF_ERROR(store_.MakeRoom(incoming_bytes + bundle_bytes, limits_.quota_bytes, in_use));
+    KT_RETURN_IF_ERROR(store_.SaveManifest(m).status());
+    store_.Touch(id);
+    if (!pushing_.empty()) pins_.Drop(pushing_);
+    pushing_ = id;
+    pins_.Add(id);
     pending_.clear();
     blob_.reset();
     wire::Envelope reply;
@@ -331,6 +397,17 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   Status OnChunk(const wire::BlobChunk& chunk) {
+    // The rest of a blob that failed (its error went out with its first failing chunk).
+    if (!failed_blob_.empty() && chunk.hash() == failed_blob_) {
+      if (chunk.last()) failed_blob_.clear();
+      return Status::Ok();
+    }
+    Status s = ReceiveChunk(chunk);
+    if (!s.ok() && !chunk.last() && s.code() != ErrorCode::kProtocol) failed_blob_ = chunk.hash();
+    return s;
+  }
+
+  Status ReceiveChunk(const wire::BlobChunk& chunk) {
     auto it = pending_.find(chunk.hash());
     if (it == pending_.end()) return ProtocolError("blob chunk for a blob that was not requested");
     if (blob_ && blob_->hash() != chunk.hash()) {
@@ -359,6 +436,8 @@ class Session : public std::enable_shared_from_this<Session> {
   Status OnCommit(const wire::PushCommit& commit) {
     KT_ASSIGN_OR_RETURN(std::string tree, store_.Materialize(commit.bundle_id()));
     (void)tree;
+    if (!pushing_.empty()) pins_.Drop(pushing_);
+    pushing_.clear();
     wire::Envelope reply;
     reply.mutable_push_done()->set_bundle_id(commit.bundle_id());
     Send(reply);
@@ -380,6 +459,7 @@ class Session : public std::enable_shared_from_this<Session> {
                              std::to_string(cpus - 1) + ")");
     }
     Measurer::Job job;
+    job.bundle_id = req.bundle_id();
     MeasurePlan& plan = job.plan;
     plan.run_id = req.run_id();
     plan.tree_dir = tree;
@@ -415,6 +495,7 @@ class Session : public std::enable_shared_from_this<Session> {
                                ParamsFromWire(v)});
     }
     KT_ASSIGN_OR_RETURN(job.run_dir, store_.RunDir(req.run_id()));
+    plan.work_dir = store_.WorkDir(req.run_id());
     // The stored plan of a run that already started (being resumed): the same passes again.
     if (auto accepted = ReadFile(job.run_dir + "/" + kAcceptedFile); accepted.ok()) {
       wire::RunAccepted a;
@@ -545,6 +626,10 @@ class Session : public std::enable_shared_from_this<Session> {
     runs_[run_id] = state;
     run_active_ = true;
     rows_sent_ = static_cast<uint32_t>(sent);
+    const std::string bundle = job.bundle_id;
+    pins_.Add(bundle);  // not evicted while the run waits or measures
+    store_.Touch(bundle);
+    Pins pins = pins_;
     asio::io_context& io = io_;
     RunRegistry& runs = runs_;
     const std::string run_dir = job.run_dir;
@@ -594,13 +679,14 @@ class Session : public std::enable_shared_from_this<Session> {
         });
       });
     };
-    job.on_done = [each, &io, &runs, run_id, run_dir](const Status& status) {
+    job.on_done = [each, &io, &runs, pins, bundle, run_id, run_dir](const Status& status) {
       if (status.ok()) {
         const Status marked = WriteFileAtomic(run_dir + "/" + kDoneFile, "");
         if (!marked.ok()) Log(LogLevel::kError, "run " + run_id + ": " + marked.message());
       }
-      asio::post(io, [each, &runs, status, run_id] {
+      asio::post(io, [each, &runs, pins, bundle, status, run_id]() mutable {
         runs.erase(run_id);
+        pins.Drop(bundle);
         each([&](Session& s) {
           s.run_active_ = false;
           if (!status.ok()) {
@@ -663,8 +749,11 @@ class Session : public std::enable_shared_from_this<Session> {
   tcp::socket socket_;
   const CpuId& cpu_;
   Store& store_;
+  const StoreLimits limits_;
   Measurer& measurer_;
   RunRegistry& runs_;
+  Pins pins_;
+  std::string pushing_;  // the bundle this session's last manifest named, until committed
   std::string peer_;
   FrameCodec codec_;
   std::array<char, 1 << 16> read_buf_;
@@ -680,6 +769,7 @@ class Session : public std::enable_shared_from_this<Session> {
   asio::steady_timer delay_;
   std::map<std::string, uint64_t> pending_;  // blobs the last manifest lacks: hash -> size
   std::optional<BlobWriter> blob_;
+  std::string failed_blob_;  // a blob whose remaining chunks are dropped
   bool run_active_ = false;
   uint32_t rows_sent_ = 0;                           // of the run this session watches
   std::optional<wire::RunRequest> fetched_request_;  // of the run it fetched
@@ -709,10 +799,20 @@ Result<std::unique_ptr<AgentServer>> AgentServer::Create(asio::io_context& io,
   std::unique_ptr<AgentServer> server(new AgentServer(io, std::move(store)));
   server->token_ = options.token;
   server->seal_ = options.token.has_value() && options.seal;
+  server->max_bundle_bytes_ = options.max_bundle_bytes;
+  server->store_quota_bytes_ = options.store_quota_bytes;
+  Sandbox sandbox;
+  sandbox.limits = options.limits;
+  if (::geteuid() == 0) {  // kernels never run as root
+    auto user = LookupUser(options.run_as);
+    if (!user.ok()) return user.status().WithContext("--run-as");
+    KT_RETURN_IF_ERROR(CheckReachable(*user, server->store_.root()));
+    sandbox.user = *user;
+  }
   KT_ASSIGN_OR_RETURN(
       server->measurer_,
       Measurer::Create(CpuModelKey(server->cpu_), server->store_.root() + "/pmu-budgets",
-                       options.fake_counter_budget, options.exec_wrapper));
+                       options.fake_counter_budget, options.exec_wrapper, std::move(sandbox)));
   boost::system::error_code ec;
   auto addr = asio::ip::make_address(options.listen.host, ec);
   if (ec) return InvalidArgument("listen address '" + options.listen.host + "': " + ec.message());
@@ -745,8 +845,9 @@ void AgentServer::Accept() {
       return;
     }
     socket.set_option(tcp::no_delay(true), ec);
-    std::make_shared<Session>(io_, std::move(socket), cpu_, store_, *measurer_, runs_, token_,
-                              seal_)
+    std::make_shared<Session>(io_, std::move(socket), cpu_, store_,
+                              StoreLimits{max_bundle_bytes_, store_quota_bytes_}, *measurer_, runs_,
+                              Pins(pins_), token_, seal_)
         ->Start();
     Accept();
   });

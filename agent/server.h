@@ -14,6 +14,7 @@
 #include <string>
 
 #include "agent/store.h"
+#include "agent/workload.h"
 #include "common/address.h"
 #include "common/cpu.h"
 #include "common/status.h"
@@ -37,6 +38,11 @@ struct AgentOptions {
   // also seals the session's frames (agentd seals off loopback).
   std::optional<Token> token;
   bool seal = false;
+  // When agentd runs as root, kernels run as this user (agent/sandbox.h).
+  std::string run_as = "nobody";
+  WorkloadLimits limits;                       // for every kernel
+  uint64_t max_bundle_bytes = 2048ull << 20;   // a bigger bundle is refused
+  uint64_t store_quota_bytes = 8192ull << 20;  // bundles beyond it evict the least recently used
 };
 
 class AgentServer {
@@ -64,6 +70,9 @@ class AgentServer {
   bool seal_ = false;
   // Runs measuring or queued, by id: a session resuming one joins it.
   std::map<std::string, std::shared_ptr<RunState>> runs_;
+  // Bundles that may not be evicted, with how many runs and pushes hold each.
+  std::map<std::string, int> pins_;
+  uint64_t max_bundle_bytes_ = 0, store_quota_bytes_ = 0;
   std::unique_ptr<Measurer> measurer_;
 };
 

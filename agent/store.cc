@@ -10,6 +10,7 @@
 #include <csignal>
 #include <filesystem>
 
+#include "agent/log.h"
 #include "common/strings.h"
 
 namespace ktune {
@@ -18,18 +19,6 @@ namespace fs = std::filesystem;
 namespace {
 
 std::atomic<uint64_t> g_tmp_counter{0};
-
-// remove_all that also removes read-only trees (ours are made read-only).
-void RemoveTree(const std::string& path) {
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(path, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->is_directory(ec))
-      fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
-  }
-  fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
-  fs::remove_all(path, ec);
-}
 
 std::string UniqueSuffix() {
   return std::to_string(::getpid()) + "." + std::to_string(g_tmp_counter.fetch_add(1));
@@ -75,7 +64,7 @@ Status BlobWriter::Finish() {
 }
 
 Result<Store> Store::Open(const std::string& root) {
-  for (const char* sub : {"blobs", "tmp", "bundles", "runs"}) {
+  for (const char* sub : {"blobs", "tmp", "bundles", "runs", "work"}) {
     KT_RETURN_IF_ERROR(MakeDirs(root + "/" + sub));
   }
   const std::string abs = fs::absolute(root).lexically_normal().string();
@@ -185,6 +174,77 @@ Status Store::BuildTree(const Manifest& m, const std::string& tmp) const {
     if (ec) return IoError("chmod " + d.string() + ": " + ec.message());
   }
   return Status::Ok();
+}
+
+namespace {
+
+uint64_t TreeBytes(const std::string& dir) {
+  uint64_t total = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_regular_file(ec)) total += it->file_size(ec);
+  }
+  return total;
+}
+
+std::string MiB(uint64_t bytes) {
+  return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
+}
+
+}  // namespace
+
+uint64_t Store::BundleBytes() const {
+  return TreeBytes(root_ + "/blobs") + TreeBytes(root_ + "/bundles");
+}
+
+void Store::Touch(const std::string& bundle_id) {
+  ::utimensat(AT_FDCWD, (root_ + "/bundles/" + bundle_id + "/manifest").c_str(), nullptr, 0);
+}
+
+Status Store::MakeRoom(uint64_t incoming_bytes, uint64_t quota_bytes,
+                       const std::set<std::string>& in_use) {
+  uint64_t used = BundleBytes();
+  if (used + incoming_bytes <= quota_bytes) return Status::Ok();
+  // Oldest use first.
+  std::vector<std::pair<fs::file_time_type, std::string>> bundles;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root_ + "/bundles", ec)) {
+    const std::string id = e.path().filename().string();
+    auto when = fs::last_write_time(e.path() / "manifest", ec);
+    if (!ec) bundles.emplace_back(when, id);
+  }
+  std::sort(bundles.begin(), bundles.end());
+  std::vector<std::string> evicted;
+  for (const auto& [when, id] : bundles) {
+    if (used + incoming_bytes <= quota_bytes) break;
+    if (in_use.count(id)) continue;
+    RemoveTree(root_ + "/bundles/" + id);
+    evicted.push_back(id);
+    // The blobs no remaining bundle holds go with it.
+    std::set<std::string> held;
+    for (const auto& b : fs::directory_iterator(root_ + "/bundles", ec)) {
+      if (auto text = ReadFile((b.path() / "manifest").string()); text.ok()) {
+        if (auto m = ManifestFromText(*text); m.ok()) {
+          for (const FileEntry& f : m->files) held.insert(f.hash);
+        }
+      }
+    }
+    for (auto it = fs::recursive_directory_iterator(root_ + "/blobs", ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->is_regular_file(ec) && !held.count(it->path().filename().string())) {
+        fs::remove(it->path(), ec);
+      }
+    }
+    used = BundleBytes();
+  }
+  for (const std::string& id : evicted) {
+    Log(LogLevel::kInfo, "store quota: evicted bundle " + id.substr(0, 12));
+  }
+  if (used + incoming_bytes <= quota_bytes) return Status::Ok();
+  return ResourceExhausted("the agent's store quota (" + MiB(quota_bytes) + ") cannot take " +
+                           MiB(incoming_bytes) + " more: " + MiB(used) +
+                           " are bundles in use or just pushed (agentd --store-quota-mb)");
 }
 
 Result<std::string> Store::RunDir(const std::string& run_id) {

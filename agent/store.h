@@ -2,15 +2,18 @@
 //   blobs/<2 hex>/<hash>      file contents, named by their hash, read-only
 //   tmp/<pid>/                blobs being received by agent <pid>; never visible under blobs/
 //                             until verified (each agent sharing the store has its own)
-//   bundles/<id>/manifest     a bundle's manifest (common/manifest.h canonical text)
+//   bundles/<id>/manifest     a bundle's manifest (common/manifest.h canonical text); its mtime
+//                             is when the bundle was last pushed or run (eviction is LRU)
 //   bundles/<id>/tree/        the bundle materialized: the seed's layout, <kernel>/run/...,
 //                             fsynced before it appears, read-only (runs share it)
 //   runs/<run_id>/results.csv every result row, appended and fsynced before it is sent
+//   work/<run_id>/            the kernels' working directory while the run measures
 // A blob is written to tmp/, fsynced, its hash verified, then renamed into blobs/; a blob that
 // is present is never requested again.
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include "common/fs.h"
@@ -66,8 +69,21 @@ class Store {
   // of the manifest must be present.
   Result<std::string> Materialize(const std::string& bundle_id);
 
+  // Bytes the bundles take: their blobs and materialized trees (runs are not counted: results
+  // are never evicted).
+  uint64_t BundleBytes() const;
+  // Makes room for `incoming_bytes` more under `quota_bytes` by evicting the least recently used
+  // bundles (manifest, tree, and blobs no other bundle holds) that are not in `in_use`; fails,
+  // saying so, when that is not enough.
+  Status MakeRoom(uint64_t incoming_bytes, uint64_t quota_bytes,
+                  const std::set<std::string>& in_use);
+  // Marks a bundle used now (pushed or run): the last to be evicted.
+  void Touch(const std::string& bundle_id);
+
   // runs/<run_id>/, created on demand.
   Result<std::string> RunDir(const std::string& run_id);
+  // work/<run_id>: the run's working directory while it measures (agent/sandbox.h).
+  std::string WorkDir(const std::string& run_id) const { return root_ + "/work/" + run_id; }
 
  private:
   Status BuildTree(const Manifest& m, const std::string& tmp) const;

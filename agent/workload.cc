@@ -1,6 +1,7 @@
 #include "agent/workload.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/close_range.h>
 #include <poll.h>
 #include <sched.h>
@@ -45,8 +46,8 @@ struct ChildFailure {
   int stage;  // index into kStages
   int error;
 };
-constexpr const char* kStages[] = {"setpgid", "dup2", "sched_setaffinity",
-                                   "chdir",   "exec", "close_range"};
+constexpr const char* kStages[] = {"setpgid", "dup2",        "sched_setaffinity", "chdir",
+                                   "exec",    "close_range", "setrlimit",         "setuid"};
 
 // In the child, before exec (async-signal-safe calls only): every fd above stderr becomes
 // close-on-exec, so the workload inherits none of the agent's sockets or files.
@@ -145,6 +146,15 @@ Result<Workload> Workload::Prepare(const WorkloadOptions& options) {
   CPU_ZERO(&cpus);
   if (options.cpu >= 0) CPU_SET(options.cpu, &cpus);
 
+  std::vector<std::pair<int, rlim_t>> limits;
+  if (options.limits.address_space_bytes) {
+    limits.emplace_back(RLIMIT_AS, options.limits.address_space_bytes);
+  }
+  if (options.limits.processes) limits.emplace_back(RLIMIT_NPROC, options.limits.processes);
+  if (options.limits.file_size_bytes) {
+    limits.emplace_back(RLIMIT_FSIZE, options.limits.file_size_bytes);
+  }
+
   KT_ASSIGN_OR_RETURN(auto start, MakePipe());
   KT_ASSIGN_OR_RETURN(auto error, MakePipe());
   KT_ASSIGN_OR_RETURN(auto output, MakePipe());
@@ -162,6 +172,14 @@ Result<Workload> Workload::Prepare(const WorkloadOptions& options) {
     if (options.cpu >= 0 && ::sched_setaffinity(0, sizeof cpus, &cpus) != 0) ChildFail(err, 2);
     if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) ChildFail(err, 3);
     if (!CloseOnExecAbove2()) ChildFail(err, 5);
+    for (const auto& [resource, value] : limits) {
+      const rlimit lim = {value, value};
+      if (::setrlimit(resource, &lim) != 0) ChildFail(err, 6);
+    }
+    if (options.user && (::setgroups(0, nullptr) != 0 || ::setgid(options.user->gid) != 0 ||
+                         ::setuid(options.user->uid) != 0)) {
+      ChildFail(err, 7);
+    }
     ResetSignals();
     char go = 0;
     ssize_t n;

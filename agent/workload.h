@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,10 +42,25 @@ class Canceller {
 // How long output is still read after the child exited (from descendants still holding the pipe).
 constexpr uint64_t kDrainAfterExitNs = 200'000'000;
 
+// What a workload may use (setrlimit in the child, soft and hard); 0 leaves a limit as it is.
+struct WorkloadLimits {
+  uint64_t address_space_bytes = 0;  // RLIMIT_AS: a memory hog gets ENOMEM, not the OOM killer
+  uint64_t processes = 0;            // RLIMIT_NPROC: of its user (a fork bomb's fork fails)
+  uint64_t file_size_bytes = 0;      // RLIMIT_FSIZE: a bigger write gets SIGXFSZ
+};
+
+// The unprivileged user a workload runs as (agentd as root, --run-as).
+struct WorkloadUser {
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+
 struct WorkloadOptions {
   std::string path;  // executable; relative paths are relative to cwd
   std::vector<std::string> args;
   std::string cwd;
+  WorkloadLimits limits;
+  std::optional<WorkloadUser> user;      // switch to it (no supplementary groups) before exec
   int cpu = -1;                          // pin to this CPU when >= 0
   uint64_t timeout_ns = 0;               // 0: no timeout
   size_t output_head_bytes = 1u << 20;   // the first bytes kept of stdout+stderr

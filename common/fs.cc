@@ -78,6 +78,20 @@ Status FsyncDirectory(const std::string& dir) {
   return Status::Ok();
 }
 
+void RemoveTree(const std::string& path) {
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(path, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_directory(ec)) {
+      std::filesystem::permissions(it->path(), std::filesystem::perms::owner_all,
+                                   std::filesystem::perm_options::add, ec);
+    }
+  }
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all,
+                               std::filesystem::perm_options::add, ec);
+  std::filesystem::remove_all(path, ec);
+}
+
 Result<LinesAppend> OpenLinesForAppend(const std::string& path) {
   LinesAppend out;
   KT_ASSIGN_OR_RETURN(out.fd, OpenFile(path, O_RDWR | O_CREAT | O_APPEND));

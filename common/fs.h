@@ -70,4 +70,8 @@ std::string FindInPath(const std::string& tool);
 // mkdir -p.
 Status MakeDirs(const std::string& path);
 
+// rm -rf that also removes read-only directories (the agent's trees are made read-only); links
+// are removed, never followed.
+void RemoveTree(const std::string& path);
+
 }  // namespace ktune

@@ -24,6 +24,8 @@ const char* ErrorCodeName(ErrorCode code) {
       return "unsupported";
     case ErrorCode::kInternal:
       return "internal error";
+    case ErrorCode::kResourceExhausted:
+      return "resource exhausted";
     case ErrorCode::kUnauthenticated:
       return "unauthenticated";
   }

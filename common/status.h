@@ -13,15 +13,16 @@ namespace ktune {
 // Numbering is shared with the wire's ErrorCode enum (protocol/ktune.proto); keep them in step.
 enum class ErrorCode {
   kOk = 0,
-  kInvalidArgument = 1,  // bad input from a user or a peer
-  kNotFound = 2,         // a file, blob, bundle or event that does not exist
-  kIo = 3,               // a system call on a file or socket failed
-  kProtocol = 4,         // malformed or unexpected message
-  kVersionMismatch = 5,  // peers speak different protocol versions
-  kUnavailable = 6,      // the peer cannot be reached or went away
-  kUnsupported = 7,      // the host or agent cannot do this here
-  kInternal = 8,         // a bug: an invariant did not hold
-  kUnauthenticated = 9,  // the peer did not prove it holds the token
+  kInvalidArgument = 1,     // bad input from a user or a peer
+  kNotFound = 2,            // a file, blob, bundle or event that does not exist
+  kIo = 3,                  // a system call on a file or socket failed
+  kProtocol = 4,            // malformed or unexpected message
+  kVersionMismatch = 5,     // peers speak different protocol versions
+  kUnavailable = 6,         // the peer cannot be reached or went away
+  kUnsupported = 7,         // the host or agent cannot do this here
+  kInternal = 8,            // a bug: an invariant did not hold
+  kUnauthenticated = 9,     // the peer did not prove it holds the token
+  kResourceExhausted = 10,  // a limit of the agent's (store quota, bundle size) is reached
 };
 
 const char* ErrorCodeName(ErrorCode code);
@@ -65,6 +66,9 @@ inline Status Unsupported(std::string m) {
 }
 inline Status Unauthenticated(std::string m) {
   return Status(ErrorCode::kUnauthenticated, std::move(m));
+}
+inline Status ResourceExhausted(std::string m) {
+  return Status(ErrorCode::kResourceExhausted, std::move(m));
 }
 inline Status InternalError(std::string m) {
   return {ErrorCode::kInternal, std::move(m)};

@@ -12,7 +12,7 @@ wire::Envelope ErrorMessage(const Status& status) {
 
 Status StatusFromWire(const wire::Error& error) {
   ErrorCode code = ErrorCode::kInternal;
-  if (error.code() > 0 && error.code() <= static_cast<int>(ErrorCode::kUnauthenticated)) {
+  if (error.code() > 0 && error.code() <= static_cast<int>(ErrorCode::kResourceExhausted)) {
     code = static_cast<ErrorCode>(error.code());
   }
   return Status(code, error.message());

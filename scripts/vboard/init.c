@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
     }
   }
 
-  // agentd --listen 10.0.2.15:7178 --store /tmp/store --token-file /tmp/token [args...]
+  // agentd --listen 10.0.2.15:7178 --store /tmp/store --token-file /tmp/token --run-as 65534
+  // [args...]
   char* agent_argv[64];
   int n = 0;
   agent_argv[n++] = "/agentd";
@@ -94,6 +95,8 @@ int main(int argc, char** argv) {
   agent_argv[n++] = "/tmp/store";
   agent_argv[n++] = "--token-file";
   agent_argv[n++] = "/tmp/token";
+  agent_argv[n++] = "--run-as";  // the board has no passwd: nobody's uid
+  agent_argv[n++] = "65534";
   for (int i = 1; i < argc && n < 63; ++i) agent_argv[n++] = argv[i];
   agent_argv[n] = NULL;
 

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,6 +38,9 @@ std::string ElvesDir() {
 TempDir::TempDir() {
   std::string tmpl = (fs::temp_directory_path() / "ktune-test-XXXXXX").string();
   if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+  // Searchable by others (not listable): an agentd running as root runs kernels as nobody, who
+  // must reach the store inside.
+  ::chmod(tmpl.c_str(), 0711);
   path_ = tmpl;
 }
 
