@@ -342,6 +342,13 @@ TEST_CASE("runs are refused for unknown bundles, absent ELFs and unknown events"
   expect_error(bad_event, ErrorCode::kInvalidArgument, "unknown event");
   wire::RunRequest bad_id = MakeRunRequest(*opts, *dir, pushed->bundle_id, "../escape");
   expect_error(bad_id, ErrorCode::kInvalidArgument, "invalid run id");
+  // Path traversal: an ELF outside the bundle is refused before anything runs.
+  for (const char* escape : {"../../../bin/true", "/bin/true", "demo/../../x", "demo/./run"}) {
+    wire::RunRequest outside = MakeRunRequest(*opts, *dir, pushed->bundle_id, "r");
+    outside.mutable_variants(0)->set_elf_path(escape);
+    CAPTURE(escape);
+    expect_error(outside, ErrorCode::kInvalidArgument, "");
+  }
   // The connection still serves after the refusals.
   auto again = PushBundle(**conn, BuildManifest(*dir).value(), f.root);
   CHECK(again.ok());
@@ -456,14 +463,56 @@ TEST_CASE("a blob whose bytes do not match its hash is refused and never stored"
   CHECK(reply->error().message().find("arrived with hash") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(f.tmp.path() + "/store/blobs/" + claimed.substr(0, 2) + "/" +
                                       claimed));
-  // A manifest whose path leaves the bundle is refused.
-  m.files[0].path = "../../etc/passwd";
-  *env.mutable_push_manifest() = ManifestToWire(m);
-  peer.Send(env);
-  auto refused = peer.Receive();
-  REQUIRE(refused.has_value());
-  REQUIRE(refused->has_error());
-  CHECK(refused->error().code() == wire::ERROR_INVALID_ARGUMENT);
+  // A manifest whose path leaves the bundle is refused, nothing of it stored.
+  for (const char* escape : {"../../etc/passwd", "/etc/passwd", "demo/../../x", "a//b", ""}) {
+    CAPTURE(escape);
+    m.files[0].path = escape;
+    *env.mutable_push_manifest() = ManifestToWire(m);
+    peer.Send(env);
+    auto refused = peer.Receive();
+    REQUIRE(refused.has_value());
+    REQUIRE(refused->has_error());
+    CHECK(refused->error().code() == wire::ERROR_INVALID_ARGUMENT);
+  }
+  size_t bundles = 0;  // the first manifest's, no other
+  for (const auto& e : std::filesystem::directory_iterator(f.tmp.path() + "/store/bundles")) {
+    bundles += e.is_directory();
+  }
+  CHECK(bundles == 1);
+}
+
+TEST_CASE("a zstd bomb is refused before it is inflated; the agent goes on") {
+  Fixture f;
+  Manifest m;
+  m.kernel = "demo";
+  const std::string zeros(kBlobChunkBytes, '\0');
+  m.files = {{"demo/run/zeros.bin", HashBytes(zeros), zeros.size(), 0644}};
+  // A frame that inflates to 64 chunks' worth, announced as one chunk, then as what it is: more
+  // than a chunk may hold. Either closes its session (a protocol error).
+  const std::string bomb = CompressChunk(std::string(64 * kBlobChunkBytes, '\0'));
+  CHECK(bomb.size() < 64 * 1024);
+  for (uint64_t announced : {uint64_t{kBlobChunkBytes}, uint64_t{64} * kBlobChunkBytes}) {
+    CAPTURE(announced);
+    RawPeer peer(f.agent.address());
+    peer.Send(HelloMsg(kProtocolVersion));
+    REQUIRE(peer.Receive()->has_hello_reply());
+    wire::Envelope env;
+    *env.mutable_push_manifest() = ManifestToWire(m);
+    peer.Send(env);
+    REQUIRE(peer.Receive()->has_push_need());
+    wire::Envelope chunk;
+    chunk.mutable_blob_chunk()->set_hash(m.files[0].hash);
+    chunk.mutable_blob_chunk()->set_raw_size(announced);
+    chunk.mutable_blob_chunk()->set_data(bomb);
+    chunk.mutable_blob_chunk()->set_last(true);
+    peer.Send(chunk);
+    auto reply = peer.Receive();
+    REQUIRE(reply.has_value());
+    REQUIRE(reply->has_error());
+    CHECK(reply->error().code() == wire::ERROR_PROTOCOL);
+    CHECK_FALSE(peer.Receive().has_value());
+  }
+  CHECK(AgentConnection::Connect(f.agent.address()).ok());
 }
 
 }  // namespace
