@@ -19,8 +19,8 @@ struct Sandbox {
   WorkloadLimits limits;
 };
 
-// The user named `name`, with its primary group; a number not in the passwd database is taken
-// as uid and gid.
+// The user named `name` in /etc/passwd, with its primary group; a number not there is taken as
+// uid and gid.
 Result<WorkloadUser> LookupUser(const std::string& name);
 
 // Fails, naming the first directory at fault, unless `user` may search every directory from
