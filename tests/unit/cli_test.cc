@@ -53,6 +53,35 @@ TEST_CASE("run options: defaults, conversions and refusals") {
   CHECK_FALSE(ParseRunArgs({"k", "extra"}).ok());
 }
 
+TEST_CASE("run --resume measures the run as it was asked: measurement options are refused") {
+  auto newest = ParseRunArgs({"k", "--resume"});
+  REQUIRE(newest.ok());
+  CHECK(newest->resume);
+  CHECK(newest->run_id.empty());
+  auto named = ParseRunArgs({"k", "--resume", "--run", "r1", "--agent", "h:1", "--root", "/x"});
+  REQUIRE(named.ok());
+  CHECK(named->resume);
+  CHECK(named->run_id == "r1");
+  CHECK(named->agent == "h:1");
+  CHECK(named->root == "/x");
+  CHECK_FALSE(ParseRunArgs({"k"})->resume);
+  const std::vector<Args> changes = {
+      {"--events", "cycles"}, {"--reps", "3"},      {"--warmup", "0"}, {"--timeout", "1"},
+      {"--cpu", "0"},         {"--cpu-model", "x"}, {"--multiplex"},   {"--record", "cycles"},
+      {"--period", "100"},    {"--freq", "10"},     {"--callchain"}};
+  for (const Args& change : changes) {
+    Args args = {"k", "--resume"};
+    args.insert(args.end(), change.begin(), change.end());
+    auto r = ParseRunArgs(args);
+    CAPTURE(change[0]);
+    CHECK(r.status().code() == ErrorCode::kInvalidArgument);
+    CHECK(r.status().message().find(change[0] + " cannot change it") != std::string::npos);
+  }
+  auto alone = ParseRunArgs({"k", "--run", "r1"});
+  CHECK(alone.status().code() == ErrorCode::kInvalidArgument);
+  CHECK(alone.status().message() == "--run goes with --resume");
+}
+
 TEST_CASE("the run request carries every variant and the measurement settings") {
   auto opts = ParseRunArgs({"k", "--events", "task-clock", "--reps", "2", "--cpu", "0"});
   REQUIRE(opts.ok());
@@ -85,6 +114,20 @@ TEST_CASE("report and push options") {
   CHECK(ParsePushArgs({"k", "--agent", "h:1"})->agent == "h:1");
   CHECK(ParseAgentArgs({"status"}).ok());
   CHECK_FALSE(ParseAgentArgs({"reboot"}).ok());
+}
+
+TEST_CASE("report --fetch, with the agent to fetch from; not with --compare") {
+  auto f = ParseReportArgs({"k", "--fetch", "--run", "r1", "--agent", "h:1", "--token-file", "t"});
+  REQUIRE(f.ok());
+  CHECK(f->fetch);
+  CHECK(f->run_id == "r1");
+  CHECK(f->agent == "h:1");
+  CHECK(f->token_file == "t");
+  CHECK(ParseReportArgs({"k", "--fetch"})->fetch);
+  CHECK_FALSE(ParseReportArgs({"k"})->fetch);
+  auto both = ParseReportArgs({"k", "--compare", "r1,r2", "--fetch"});
+  CHECK(both.status().code() == ErrorCode::kInvalidArgument);
+  CHECK(both.status().message().find("--fetch") != std::string::npos);
 }
 
 TEST_CASE("report --compare, markdown; analyze and tune --apply-best options") {
