@@ -82,7 +82,7 @@ void RemoveTree(const std::string& path) {
   std::error_code ec;
   for (auto it = std::filesystem::recursive_directory_iterator(path, ec);
        !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->is_directory(ec)) {
+    if (it->symlink_status(ec).type() == std::filesystem::file_type::directory) {
       std::filesystem::permissions(it->path(), std::filesystem::perms::owner_all,
                                    std::filesystem::perm_options::add, ec);
     }

@@ -6,8 +6,11 @@
 #include "host/kernel_dir.h"
 #include "host/results_dir.h"
 
+#include <stdlib.h>
+
 #include <chrono>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <thread>
 
@@ -53,6 +56,35 @@ TEST_CASE("run options: defaults, conversions and refusals") {
   CHECK_FALSE(ParseRunArgs({"k", "extra"}).ok());
 }
 
+TEST_CASE("run --resume measures the run as it was asked: measurement options are refused") {
+  auto newest = ParseRunArgs({"k", "--resume"});
+  REQUIRE(newest.ok());
+  CHECK(newest->resume);
+  CHECK(newest->run_id.empty());
+  auto named = ParseRunArgs({"k", "--resume", "--run", "r1", "--agent", "h:1", "--root", "/x"});
+  REQUIRE(named.ok());
+  CHECK(named->resume);
+  CHECK(named->run_id == "r1");
+  CHECK(named->agent == "h:1");
+  CHECK(named->root == "/x");
+  CHECK_FALSE(ParseRunArgs({"k"})->resume);
+  const std::vector<Args> changes = {
+      {"--events", "cycles"}, {"--reps", "3"},      {"--warmup", "0"}, {"--timeout", "1"},
+      {"--cpu", "0"},         {"--cpu-model", "x"}, {"--multiplex"},   {"--record", "cycles"},
+      {"--period", "100"},    {"--freq", "10"},     {"--callchain"}};
+  for (const Args& change : changes) {
+    Args args = {"k", "--resume"};
+    args.insert(args.end(), change.begin(), change.end());
+    auto r = ParseRunArgs(args);
+    CAPTURE(change[0]);
+    CHECK(r.status().code() == ErrorCode::kInvalidArgument);
+    CHECK(r.status().message().find(change[0] + " cannot change it") != std::string::npos);
+  }
+  auto alone = ParseRunArgs({"k", "--run", "r1"});
+  CHECK(alone.status().code() == ErrorCode::kInvalidArgument);
+  CHECK(alone.status().message() == "--run goes with --resume");
+}
+
 TEST_CASE("the run request carries every variant and the measurement settings") {
   auto opts = ParseRunArgs({"k", "--events", "task-clock", "--reps", "2", "--cpu", "0"});
   REQUIRE(opts.ok());
@@ -85,6 +117,20 @@ TEST_CASE("report and push options") {
   CHECK(ParsePushArgs({"k", "--agent", "h:1"})->agent == "h:1");
   CHECK(ParseAgentArgs({"status"}).ok());
   CHECK_FALSE(ParseAgentArgs({"reboot"}).ok());
+}
+
+TEST_CASE("report --fetch, with the agent to fetch from; not with --compare") {
+  auto f = ParseReportArgs({"k", "--fetch", "--run", "r1", "--agent", "h:1", "--token-file", "t"});
+  REQUIRE(f.ok());
+  CHECK(f->fetch);
+  CHECK(f->run_id == "r1");
+  CHECK(f->agent == "h:1");
+  CHECK(f->token_file == "t");
+  CHECK(ParseReportArgs({"k", "--fetch"})->fetch);
+  CHECK_FALSE(ParseReportArgs({"k"})->fetch);
+  auto both = ParseReportArgs({"k", "--compare", "r1,r2", "--fetch"});
+  CHECK(both.status().code() == ErrorCode::kInvalidArgument);
+  CHECK(both.status().message().find("--fetch") != std::string::npos);
 }
 
 TEST_CASE("report --compare, markdown; analyze and tune --apply-best options") {
@@ -165,10 +211,90 @@ TEST_CASE("run metadata round-trips") {
   CHECK(back->metrics[0].formula == "l2_miss:u / l2_access:u");
   CHECK(back->passes == meta.passes);
   CHECK(back->plan == "probed");
+  CHECK_FALSE(back->complete);
   CHECK(RunMetaPath("/x/results/r1.csv") == "/x/results/r1.json");
   REQUIRE(WriteFileAtomic(path, "{\"run_id\": 3}").ok());
   CHECK_FALSE(ReadRunMeta(path).ok());
   std::filesystem::remove(path);
+}
+
+TEST_CASE("run metadata says whether the run is complete; files from before say nothing") {
+  const std::string path = std::filesystem::temp_directory_path() / "ktune_meta_complete.json";
+  RunMeta meta;
+  meta.run_id = "r1";
+  meta.kernel = "matmul";
+  for (bool complete : {true, false}) {
+    meta.complete = complete;
+    REQUIRE(WriteRunMeta(path, meta).ok());
+    auto back = ReadRunMeta(path);
+    REQUIRE(back.ok());
+    CHECK(back->complete == complete);
+  }
+  // A file written before runs could be resumed has no "complete": its run was whole.
+  auto j = nlohmann::json::parse(ReadFile(path).value());
+  REQUIRE(j.at("complete") == false);
+  j.erase("complete");
+  REQUIRE(WriteFileAtomic(path, j.dump()).ok());
+  auto old = ReadRunMeta(path);
+  REQUIRE(old.ok());
+  CHECK(old->run_id == "r1");
+  CHECK(old->complete);
+  std::filesystem::remove(path);
+}
+
+RepetitionRow Row(uint32_t variant, uint32_t rep, double wall_ns) {
+  RepetitionRow r;
+  r.run_id = "r1";
+  r.variant_index = variant;
+  r.variant = "v" + std::to_string(variant) + ".elf";
+  r.elf = "k/run/bin/" + r.variant;
+  r.repetition = rep;
+  r.valid = true;
+  r.values = {{kWallTime, wall_ns, "ns", 0, 0, ValueStatus::kOk}};
+  return r;
+}
+
+TEST_CASE("the results writer writes each repetition once and keeps every row in file order") {
+  std::string dir = (std::filesystem::temp_directory_path() / "ktune-writer-XXXXXX").string();
+  REQUIRE(::mkdtemp(dir.data()) != nullptr);
+  const std::string path = dir + "/results/r1.csv";  // Open makes the directory
+  {
+    auto w = ResultsWriter::Open(path);
+    REQUIRE(w.ok());
+    CHECK(w->path() == path);
+    CHECK(w->rows().empty());
+    CHECK(w->Append(Row(1, 0, 100)).value());
+    CHECK(w->Append(Row(0, 0, 200)).value());
+    CHECK_FALSE(w->Append(Row(1, 0, 999)).value());  // that repetition is in the file
+    REQUIRE(w->Finish().ok());
+    CHECK(w->rows().size() == 2);
+  }
+  // Reopened (a fetched or resumed run), with the row being written when khost died torn.
+  const std::string whole = ReadFile(path).value();
+  REQUIRE(WriteFileAtomic(path, whole + ToCsvLines(Row(2, 0, 300)).substr(0, 10)).ok());
+  auto w = ResultsWriter::Open(path);
+  REQUIRE(w.ok());
+  CHECK(w->dropped_bytes() == 10);
+  REQUIRE(w->rows().size() == 2);
+  CHECK_FALSE(w->Append(Row(0, 0, 999)).value());
+  CHECK(w->Append(Row(2, 0, 300)).value());
+  CHECK(w->Append(Row(0, 1, 400)).value());
+  REQUIRE(w->Finish().ok());
+  std::vector<std::pair<uint32_t, double>> order;
+  for (const RepetitionRow& r : w->rows()) order.emplace_back(r.variant_index, r.values[0].value);
+  const std::vector<std::pair<uint32_t, double>> expected = {
+      {1, 100}, {0, 200}, {2, 300}, {0, 400}};
+  CHECK(order == expected);
+  // The file holds the same rows, once each, in the same order.
+  auto file = ParseResultsCsv(ReadFile(path).value());
+  REQUIRE(file.ok());
+  CHECK(file->torn_lines == 0);
+  REQUIRE(file->rows.size() == 4);
+  for (size_t i = 0; i < 4; ++i) {
+    CHECK(KeyOf(file->rows[i]) == KeyOf(w->rows()[i]));
+    CHECK(file->rows[i].values[0].value == expected[i].second);
+  }
+  RemoveTree(dir);
 }
 
 TEST_CASE("the agent address comes from --agent, then KTUNE_AGENT, then the config file") {

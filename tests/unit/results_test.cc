@@ -1,7 +1,11 @@
 #include <doctest/doctest.h>
 
-#include <algorithm>
+#include <stdlib.h>
 
+#include <algorithm>
+#include <filesystem>
+
+#include "common/fs.h"
 #include "common/results.h"
 
 namespace ktune {
@@ -111,6 +115,106 @@ TEST_CASE("outcomes and parameters have text forms that parse back") {
   CHECK(ParseParams("A=1;B=2")->size() == 2);
   CHECK(ParseParams("")->empty());
   CHECK_FALSE(ParseParams("A").ok());
+}
+
+// A results file in a fresh directory, removed afterwards.
+struct TempResults {
+  std::filesystem::path dir;
+  std::string path;
+  TempResults() {
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "ktune-results-test-XXXXXX").string();
+    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    dir = tmpl;
+    path = (dir / "run.csv").string();
+  }
+  ~TempResults() { RemoveTree(dir.string()); }
+};
+
+TEST_CASE("a results file opened for append: a new one gets the header, an old one its rows") {
+  TempResults t;
+  const std::string header = std::string(kResultsHeader) + "\n";
+  {
+    auto f = OpenResultsForAppend(t.path);
+    REQUIRE(f.ok());
+    CHECK(f->rows.empty());
+    CHECK(f->dropped_bytes == 0);
+    CHECK(ReadFile(t.path).value() == header);
+    REQUIRE(WriteAll(f->fd.get(), ToCsvLines(SampleRow(0, 0)) + ToCsvLines(SampleRow(1, 0)), t.path)
+                .ok());
+  }
+  const std::string before = ReadFile(t.path).value();
+  auto f = OpenResultsForAppend(t.path);
+  REQUIRE(f.ok());
+  REQUIRE(f->rows.size() == 2);
+  CHECK(f->rows[0].variant_index == 0);
+  CHECK(f->rows[1].variant_index == 1);
+  CHECK(f->rows[1].values.size() == 5);
+  CHECK(f->dropped_bytes == 0);
+  CHECK(ReadFile(t.path).value() == before);  // the header is not written twice
+}
+
+TEST_CASE("a torn last row is cut from the results file; the next row starts its own line") {
+  TempResults t;
+  const std::string whole = std::string(kResultsHeader) + "\n" + ToCsvLines(SampleRow(0, 0));
+  REQUIRE(WriteFileAtomic(t.path, whole + ToCsvLines(SampleRow(0, 1)).substr(0, 40)).ok());
+  auto f = OpenResultsForAppend(t.path);
+  REQUIRE(f.ok());
+  CHECK(f->rows.size() == 1);
+  CHECK(f->dropped_bytes == 40);
+  CHECK(ReadFile(t.path).value() == whole);
+  REQUIRE(WriteAll(f->fd.get(), ToCsvLines(SampleRow(0, 1)), t.path).ok());
+  auto back = ParseResultsCsv(ReadFile(t.path).value());
+  REQUIRE(back.ok());
+  CHECK(back->torn_lines == 0);
+  REQUIRE(back->rows.size() == 2);
+  CHECK(back->rows[1].repetition == 1);
+  CHECK(back->rows[1].values.size() == 5);
+}
+
+TEST_CASE("a results file torn inside its header starts again with the header") {
+  TempResults t;
+  REQUIRE(WriteFileAtomic(t.path, std::string(kResultsHeader).substr(0, 20)).ok());
+  auto f = OpenResultsForAppend(t.path);
+  REQUIRE(f.ok());
+  CHECK(f->rows.empty());
+  CHECK(f->dropped_bytes == 20);
+  CHECK(ReadFile(t.path).value() == std::string(kResultsHeader) + "\n");
+  // Something else than a results file is an error naming it, and is left as it was.
+  REQUIRE(WriteFileAtomic(t.path, "not,results\n").ok());
+  auto bad = OpenResultsForAppend(t.path);
+  CHECK_FALSE(bad.ok());
+  CHECK(bad.status().message().find(t.path) != std::string::npos);
+  CHECK(ReadFile(t.path).value() == "not,results\n");
+}
+
+TEST_CASE("a row's key is its variant, pass and repetition") {
+  RepetitionRow a = SampleRow(3, 2);
+  a.pass = 1;
+  CHECK(KeyOf(a) == RowKey{3, 1, 2});
+  RepetitionRow same = a;  // another measurement of the same repetition
+  same.timestamp_ns += 1000;
+  same.values.clear();
+  CHECK(KeyOf(same) == KeyOf(a));
+  RepetitionRow other_pass = a;
+  other_pass.pass = 2;
+  CHECK(KeyOf(other_pass) != KeyOf(a));
+  CHECK(KeyOf(SampleRow(3, 3)) != KeyOf(SampleRow(3, 2)));
+  CHECK(KeyOf(SampleRow(4, 2)) != KeyOf(SampleRow(3, 2)));
+}
+
+TEST_CASE("run ids are safe directory and file names") {
+  CHECK(ValidateRunId("20261122T031500Z-3fa2c1").ok());
+  CHECK(ValidateRunId("20261122T031500.123Z-3fa2c1").ok());
+  CHECK(ValidateRunId("a_B-9.x").ok());
+  CHECK(ValidateRunId(std::string(64, 'r')).ok());
+  CHECK_FALSE(ValidateRunId(std::string(65, 'r')).ok());
+  for (const char* bad : {"", "../x", "a/b", ".x", "..", "a b", "a\nb", "r\xc3\xa9", "a:b"}) {
+    CAPTURE(bad);
+    const Status s = ValidateRunId(bad);
+    CHECK(s.code() == ErrorCode::kInvalidArgument);
+  }
+  CHECK(ValidateRunId("a/b").message() == "invalid run id 'a/b'");
 }
 
 }  // namespace

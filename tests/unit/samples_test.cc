@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 #include <elf.h>
 
+#include <stdlib.h>
+
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -128,6 +131,80 @@ TEST_CASE("the samples file round-trips; a torn last line is ignored") {
   REQUIRE(WriteFileAtomic(path, text + "{\"variant_index\": 1}\n").ok());
   CHECK(ReadSamples(path).status().message().find("line 2") != std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a resumed samples file loses its torn line and takes each repetition once") {
+  std::string dir = (std::filesystem::temp_directory_path() / "ktune-samples-XXXXXX").string();
+  REQUIRE(::mkdtemp(dir.data()) != nullptr);
+  const std::string path = dir + "/run.samples.jsonl";
+  ProfileRecord first = Record(0x401234);
+  first.repetition = 0;
+  {
+    auto w = SamplesWriter::Open(path);
+    REQUIRE(w.ok());
+    REQUIRE(w->Append(first).ok());
+    REQUIRE(w->Finish().ok());
+  }
+  const std::string whole = ReadFile(path).value();
+  REQUIRE(WriteFileAtomic(path, whole + whole.substr(0, 25)).ok());  // khost died mid-record
+  {
+    auto w = SamplesWriter::Open(path);
+    REQUIRE(w.ok());
+    CHECK(ReadFile(path).value() == whole);  // the torn line is cut before anything is appended
+    ProfileRecord again = first;
+    again.profile.lost = 99;
+    REQUIRE(w->Append(again).ok());  // that repetition's profile is in the file: skipped
+    ProfileRecord next = Record(0x401240);
+    next.repetition = 1;
+    REQUIRE(w->Append(next).ok());
+    REQUIRE(w->Finish().ok());
+  }
+  const std::string text = ReadFile(path).value();
+  CHECK(text.starts_with(whole));
+  CHECK(std::count(text.begin(), text.end(), '\n') == 2);
+  auto back = ParseSamples(text, path);
+  REQUIRE(back.ok());
+  REQUIRE(back->size() == 2);
+  CHECK((*back)[0].repetition == 0);
+  CHECK((*back)[0].profile.lost == 2);
+  CHECK((*back)[1].repetition == 1);
+  CHECK((*back)[1].profile.hits[0].ip == 0x401240);
+  RemoveTree(dir);
+}
+
+TEST_CASE("samples text: records, blank lines skipped, a torn end ignored, errors name the line") {
+  const std::string line =
+      R"({"variant_index":2,"pass":1,"repetition":3,"events":["cycles"],"unsupported":[],)"
+      R"("samples":5,"lost":1,"hits":[[0,4096,5,500]],"chains":[[0,2,200,[4096,4100]]],)"
+      R"("mappings":[[4096,8192,0,"/k/run/bin/a.elf"]]})";
+  auto r = ParseSamples(line + "\n\n" + line + "\n" + line.substr(0, 30), "s.jsonl");
+  REQUIRE(r.ok());
+  REQUIRE(r->size() == 2);
+  const ProfileRecord& p = (*r)[0];
+  CHECK(p.variant_index == 2);
+  CHECK(p.pass == 1);
+  CHECK(p.repetition == 3);
+  CHECK(p.profile.events == std::vector<std::string>{"cycles"});
+  CHECK(p.profile.samples == 5);
+  CHECK(p.profile.lost == 1);
+  CHECK(p.profile.truncated == 0);  // absent from older files
+  REQUIRE(p.profile.hits.size() == 1);
+  CHECK(p.profile.hits[0].ip == 4096);
+  CHECK(p.profile.hits[0].count == 5);
+  CHECK(p.profile.hits[0].period == 500);
+  REQUIRE(p.profile.chains.size() == 1);
+  CHECK(p.profile.chains[0].ips == std::vector<uint64_t>{4096, 4100});
+  CHECK(p.profile.chains[0].count == 2);
+  CHECK(p.profile.chains[0].period == 200);
+  REQUIRE(p.profile.mappings.size() == 1);
+  CHECK(p.profile.mappings[0].len == 8192);
+  CHECK(p.profile.mappings[0].file == "/k/run/bin/a.elf");
+  CHECK(ParseSamples("", "s.jsonl")->empty());
+  CHECK(ParseSamples(line.substr(0, 10), "s.jsonl")->empty());
+  const std::string missing =
+      ParseSamples(line + "\n{\"pass\": 1}\n", "s.jsonl").status().message();
+  CHECK(missing.find("s.jsonl line 2") != std::string::npos);
+  CHECK(ParseSamples("not json\n", "s.jsonl").status().code() == ErrorCode::kInvalidArgument);
 }
 
 TEST_CASE("samples are attributed to functions; events that could not sample are not counted") {

@@ -1,9 +1,14 @@
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
+#include <optional>
+#include <vector>
 
 #include "agent/store.h"
 #include "common/fs.h"
@@ -120,9 +125,128 @@ TEST_CASE("temp directories of dead agents are removed; those of live agents are
   CHECK(fs::is_directory(t.own_tmp()));
 }
 
-TEST_CASE("run ids are safe directory names") {
-  CHECK(ValidateRunId("20261122T031500Z-3fa2c1").ok());
-  for (const char* bad : {"", "../x", "a/b", ".x", "a b"}) CHECK_FALSE(ValidateRunId(bad).ok());
+TEST_CASE("run directories are made only for safe run ids") {
+  TempStore t;
+  auto store = Store::Open(t.root.string());
+  REQUIRE(store.ok());
+  auto dir = store->RunDir("r1");
+  REQUIRE(dir.ok());
+  CHECK(fs::is_directory(*dir));
+  CHECK(store->RunDir("../r1").status().code() == ErrorCode::kInvalidArgument);
+  CHECK_FALSE(fs::exists(t.root / "r1"));
+}
+
+// Pushes a bundle of `files` (path -> content) through the store's own API, materializes it and
+// sets its manifest's mtime to `used_at` (seconds since the epoch).
+std::string AddBundle(Store& store, const std::string& kernel,
+                      const std::map<std::string, std::string>& files, time_t used_at) {
+  Manifest m;
+  m.kernel = kernel;
+  for (const auto& [path, content] : files) {
+    m.files.push_back({kernel + "/run/" + path, HashBytes(content), content.size(), 0644});
+    if (store.HasBlob(HashBytes(content))) continue;
+    auto w = store.BeginBlob(HashBytes(content), content.size());
+    REQUIRE(w.ok());
+    REQUIRE(w->Append(0, content).ok());
+    REQUIRE(w->Finish().ok());
+  }
+  REQUIRE(NormalizeManifest(m).ok());
+  auto id = store.SaveManifest(m);
+  REQUIRE(id.ok());
+  REQUIRE(store.Materialize(*id).ok());
+  const timespec times[2] = {{used_at, 0}, {used_at, 0}};
+  const std::string manifest = store.root() + "/bundles/" + *id + "/manifest";
+  REQUIRE(::utimensat(AT_FDCWD, manifest.c_str(), times, 0) == 0);
+  return *id;
+}
+
+// Three bundles used in the order a, b, c; a and b share one blob.
+struct ThreeBundles {
+  TempStore t;
+  std::optional<Store> store;
+  std::string a, b, c;
+  const std::string shared = std::string(4000, 's'), only_a = std::string(3000, 'a'),
+                    only_b = std::string(3000, 'b'), only_c = std::string(3000, 'c');
+  ThreeBundles() {
+    auto s = Store::Open(t.root.string());
+    REQUIRE(s.ok());
+    store.emplace(std::move(s).value());
+    a = AddBundle(*store, "ka", {{"shared", shared}, {"a", only_a}}, 1000);
+    b = AddBundle(*store, "kb", {{"shared", shared}, {"b", only_b}}, 2000);
+    c = AddBundle(*store, "kc", {{"c", only_c}}, 3000);
+  }
+  bool Has(const std::string& id) const { return fs::exists(t.root / "bundles" / id); }
+  bool HasBlob(const std::string& content) const { return store->HasBlob(HashBytes(content)); }
+};
+
+uint64_t FileBytes(const fs::path& p) {
+  return fs::file_size(p);
+}
+
+TEST_CASE("bundle bytes count the blobs, the manifests and the materialized trees") {
+  TempStore t;
+  auto store = Store::Open(t.root.string());
+  REQUIRE(store.ok());
+  CHECK(store->BundleBytes() == 0);
+  const std::string id = AddBundle(*store, "k", {{"x", "12345"}, {"y", "1234567"}}, 1000);
+  const uint64_t manifest = FileBytes(t.root / "bundles" / id / "manifest");
+  CHECK(store->BundleBytes() == (5 + 7) * 2 + manifest);  // blob and tree copy of each file
+  REQUIRE(store->RunDir("r1").ok());
+  REQUIRE(WriteFileAtomic(store->RunDir("r1").value() + "/results.csv", "rows").ok());
+  CHECK(store->BundleBytes() == (5 + 7) * 2 + manifest);  // results are never evicted
+}
+
+TEST_CASE("room is made by evicting the least recently used bundle with its own blobs") {
+  ThreeBundles s;
+  const uint64_t used = s.store->BundleBytes();
+  REQUIRE(s.store->MakeRoom(0, used, {}).ok());  // it fits: nothing goes
+  CHECK((s.Has(s.a) && s.Has(s.b) && s.Has(s.c)));
+  REQUIRE(s.store->MakeRoom(1, used, {}).ok());
+  CHECK_FALSE(s.Has(s.a));
+  CHECK_FALSE(s.HasBlob(s.only_a));
+  CHECK(s.HasBlob(s.shared));  // b holds it still
+  CHECK((s.Has(s.b) && s.Has(s.c)));
+  CHECK((s.HasBlob(s.only_b) && s.HasBlob(s.only_c)));
+  CHECK(s.store->BundleBytes() + 1 <= used);
+  CHECK(s.store->LoadManifest(s.a).status().code() == ErrorCode::kNotFound);
+  CHECK(s.store->Materialize(s.b).ok());
+}
+
+TEST_CASE("a bundle in use is never evicted; a touched one goes last") {
+  SUBCASE("in use") {
+    ThreeBundles s;
+    REQUIRE(s.store->MakeRoom(1, s.store->BundleBytes(), {s.a}).ok());
+    CHECK(s.Has(s.a));
+    CHECK_FALSE(s.Has(s.b));
+    CHECK_FALSE(s.HasBlob(s.only_b));
+    CHECK(s.HasBlob(s.shared));  // a holds it
+    CHECK(s.Has(s.c));
+  }
+  SUBCASE("touched") {
+    ThreeBundles s;
+    s.store->Touch(s.a);  // now: after b's and c's uses
+    REQUIRE(s.store->MakeRoom(1, s.store->BundleBytes(), {}).ok());
+    CHECK(s.Has(s.a));
+    CHECK_FALSE(s.Has(s.b));
+    CHECK(s.Has(s.c));
+  }
+}
+
+TEST_CASE("a quota that bundles in use fill is a ResourceExhausted error naming the flag") {
+  ThreeBundles s;
+  const uint64_t c_bytes = s.only_c.size() * 2 + FileBytes(s.t.root / "bundles" / s.c / "manifest");
+  const Status st = s.store->MakeRoom(c_bytes, c_bytes, {s.c});
+  CHECK(st.code() == ErrorCode::kResourceExhausted);
+  CHECK(st.message().find("--store-quota-mb") != std::string::npos);
+  // Everything not in use went trying; what is in use stayed.
+  CHECK_FALSE(s.Has(s.a));
+  CHECK_FALSE(s.Has(s.b));
+  CHECK_FALSE(s.HasBlob(s.shared));
+  CHECK(s.Has(s.c));
+  CHECK(s.HasBlob(s.only_c));
+  CHECK(s.store->BundleBytes() == c_bytes);
+  // With room for what comes, the same call succeeds.
+  CHECK(s.store->MakeRoom(c_bytes, 2 * c_bytes, {s.c}).ok());
 }
 
 }  // namespace
