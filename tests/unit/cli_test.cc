@@ -257,6 +257,10 @@ RepetitionRow Row(uint32_t variant, uint32_t rep, double wall_ns) {
 TEST_CASE("the results writer writes each repetition once and keeps every row in file order") {
   std::string dir = (std::filesystem::temp_directory_path() / "ktune-writer-XXXXXX").string();
   REQUIRE(::mkdtemp(dir.data()) != nullptr);
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() { RemoveTree(dir); }
+  } cleanup{dir};                                    // also when an assertion ends the test early
   const std::string path = dir + "/results/r1.csv";  // Open makes the directory
   {
     auto w = ResultsWriter::Open(path);
@@ -294,7 +298,6 @@ TEST_CASE("the results writer writes each repetition once and keeps every row in
     CHECK(KeyOf(file->rows[i]) == KeyOf(w->rows()[i]));
     CHECK(file->rows[i].values[0].value == expected[i].second);
   }
-  RemoveTree(dir);
 }
 
 TEST_CASE("the agent address comes from --agent, then KTUNE_AGENT, then the config file") {

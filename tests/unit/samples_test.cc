@@ -136,6 +136,10 @@ TEST_CASE("the samples file round-trips; a torn last line is ignored") {
 TEST_CASE("a resumed samples file loses its torn line and takes each repetition once") {
   std::string dir = (std::filesystem::temp_directory_path() / "ktune-samples-XXXXXX").string();
   REQUIRE(::mkdtemp(dir.data()) != nullptr);
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() { RemoveTree(dir); }
+  } cleanup{dir};  // also when an assertion ends the test early
   const std::string path = dir + "/run.samples.jsonl";
   ProfileRecord first = Record(0x401234);
   first.repetition = 0;
@@ -169,7 +173,6 @@ TEST_CASE("a resumed samples file loses its torn line and takes each repetition 
   CHECK((*back)[0].profile.lost == 2);
   CHECK((*back)[1].repetition == 1);
   CHECK((*back)[1].profile.hits[0].ip == 0x401240);
-  RemoveTree(dir);
 }
 
 TEST_CASE("samples text: records, blank lines skipped, a torn end ignored, errors name the line") {
