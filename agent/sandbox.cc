@@ -18,8 +18,8 @@ Result<WorkloadUser> LookupUser(const std::string& name) {
   // need the shared libraries of its own build at run time (and add 100 KB to the binary).
   if (auto passwd = ReadFile("/etc/passwd"); passwd.ok()) {
     for (std::string_view line : Split(*passwd, '\n')) {
-      const std::vector<std::string_view> f = Split(line, ':');  // name:x:uid:gid:...
-      if (f.size() < 4 || f[0] != name) continue;
+      const std::vector<std::string_view> f = Split(line, ':');      // name:x:uid:gid:...
+      if (f.size() < 4 || (f[0] != name && f[2] != name)) continue;  // a name, or a uid
       auto uid = ParseInt(f[2]), gid = ParseInt(f[3]);
       if (!uid.ok() || !gid.ok() || *uid < 0 || *gid < 0) {
         return InvalidArgument("/etc/passwd: bad entry for " + name);

@@ -356,10 +356,10 @@ class Session : public std::enable_shared_from_this<Session> {
     KT_RETURN_IF_ERROR(NormalizeManifest(m));
     // Limits first: nothing of a bundle that cannot fit is stored.
     uint64_t bundle_bytes = 0, incoming_bytes = 0;
-    std::set<std::string> counted;
+    std::set<std::string> blobs;  // its own, which eviction must leave
     for (const FileEntry& f : m.files) {
       bundle_bytes += f.size_bytes;
-      if (!store_.HasBlob(f.hash) && counted.insert(f.hash).second) incoming_bytes += f.size_bytes;
+      if (blobs.insert(f.hash).second && !store_.HasBlob(f.hash)) incoming_bytes += f.size_bytes;
     }
     if (bundle_bytes > limits_.max_bundle_bytes) {
       return ResourceExhausted("bundle " + m.kernel + " is " + std::to_string(bundle_bytes) +
@@ -370,7 +370,8 @@ class Session : public std::enable_shared_from_this<Session> {
     const std::string id = BundleId(m);
     std::set<std::string> in_use = pins_.held();
     in_use.insert(id);
-    KT_RETURN_IF_ERROR(store_.MakeRoom(incoming_bytes + bundle_bytes, limits_.quota_bytes, in_use));
+    KT_RETURN_IF_ERROR(
+        store_.MakeRoom(incoming_bytes + bundle_bytes, limits_.quota_bytes, in_use, blobs));
     KT_RETURN_IF_ERROR(store_.SaveManifest(m).status());
     store_.Touch(id);
     if (!pushing_.empty()) pins_.Drop(pushing_);

@@ -203,7 +203,8 @@ void Store::Touch(const std::string& bundle_id) {
 }
 
 Status Store::MakeRoom(uint64_t incoming_bytes, uint64_t quota_bytes,
-                       const std::set<std::string>& in_use) {
+                       const std::set<std::string>& in_use,
+                       const std::set<std::string>& keep_blobs) {
   uint64_t used = BundleBytes();
   if (used + incoming_bytes <= quota_bytes) return Status::Ok();
   // Oldest use first.
@@ -222,7 +223,7 @@ Status Store::MakeRoom(uint64_t incoming_bytes, uint64_t quota_bytes,
     RemoveTree(root_ + "/bundles/" + id);
     evicted.push_back(id);
     // The blobs no remaining bundle holds go with it.
-    std::set<std::string> held;
+    std::set<std::string> held = keep_blobs;
     for (const auto& b : fs::directory_iterator(root_ + "/bundles", ec)) {
       if (auto text = ReadFile((b.path() / "manifest").string()); text.ok()) {
         if (auto m = ManifestFromText(*text); m.ok()) {

@@ -73,10 +73,11 @@ class Store {
   // are never evicted).
   uint64_t BundleBytes() const;
   // Makes room for `incoming_bytes` more under `quota_bytes` by evicting the least recently used
-  // bundles (manifest, tree, and blobs no other bundle holds) that are not in `in_use`; fails,
-  // saying so, when that is not enough.
+  // bundles (manifest, tree, and blobs no other bundle holds) that are not in `in_use`; blobs in
+  // `keep_blobs` (the incoming bundle's) stay. Fails, saying so, when that is not enough.
   Status MakeRoom(uint64_t incoming_bytes, uint64_t quota_bytes,
-                  const std::set<std::string>& in_use);
+                  const std::set<std::string>& in_use,
+                  const std::set<std::string>& keep_blobs = {});
   // Marks a bundle used now (pushed or run): the last to be evicted.
   void Touch(const std::string& bundle_id);
 

@@ -100,7 +100,8 @@ Result<LinesAppend> OpenLinesForAppend(const std::string& path) {
   if (keep < out.text.size()) {
     out.dropped_bytes = out.text.size() - keep;
     out.text.resize(keep);
-    if (::ftruncate(out.fd.get(), static_cast<off_t>(keep)) != 0) {
+    if (::ftruncate(out.fd.get(), static_cast<off_t>(keep)) != 0 ||
+        ::fdatasync(out.fd.get()) != 0) {
       return ErrnoError("truncate " + path, errno);
     }
   }

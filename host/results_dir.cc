@@ -48,8 +48,9 @@ ResultsWriter::ResultsWriter(std::string path, ResultsAppend file)
 }
 
 Result<bool> ResultsWriter::Append(const RepetitionRow& row) {
-  if (!have_.insert(KeyOf(row)).second) return false;
+  if (have_.count(KeyOf(row))) return false;
   KT_RETURN_IF_ERROR(WriteAll(fd_.get(), ToCsvLines(row), path_));
+  have_.insert(KeyOf(row));
   rows_.push_back(row);
   return true;
 }

@@ -67,7 +67,8 @@ Result<SamplesWriter> SamplesWriter::Open(const std::string& path) {
 }
 
 Status SamplesWriter::Append(const ProfileRecord& r) {
-  if (!have_.insert({r.variant_index, r.pass, r.repetition}).second) return Status::Ok();
+  const RowKey key{r.variant_index, r.pass, r.repetition};
+  if (have_.count(key)) return Status::Ok();
   json j;
   j["variant_index"] = r.variant_index;
   j["pass"] = r.pass;
@@ -87,7 +88,10 @@ Status SamplesWriter::Append(const ProfileRecord& r) {
   for (const Mapping& m : r.profile.mappings) {
     j["mappings"].push_back({m.start, m.len, m.pgoff, m.file});
   }
-  return WriteAll(fd_.get(), j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n", path_);
+  KT_RETURN_IF_ERROR(
+      WriteAll(fd_.get(), j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n", path_));
+  have_.insert(key);
+  return Status::Ok();
 }
 
 Status SamplesWriter::Finish() {
