@@ -47,7 +47,7 @@ Result<KernelDir> ParseConfigsJson(const std::string& text, const std::string& k
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
     return InvalidArgument("configs.json of " + kernel + " is not valid JSON: " + e.what());
   }
   if (!doc.is_object() || !doc.contains("variants") || !doc["variants"].is_array()) {

@@ -58,6 +58,14 @@ TEST_CASE("parameter names and values must survive the results file") {
   CHECK(ParseParams(FormatParams(p)).value() == p);
 }
 
+// Found by tests/fuzz/configs_json: a number beyond double's range made the JSON parser throw
+// out_of_range, which escaped ParseConfigsJson.
+TEST_CASE("a number too large for a double is an error, not an exception") {
+  auto dir = ParseConfigsJson(R"({"variants":[{"elf_path":"k/run/bin/a.elf","B":1e400}]})", "k");
+  CHECK_FALSE(dir.ok());
+  CHECK(dir.status().message().find("not valid JSON") != std::string::npos);
+}
+
 TEST_CASE("loading checks the directory and every ELF; the manifest holds data and ELFs") {
   namespace fs = std::filesystem;
   const fs::path root = fs::temp_directory_path() / "ktune_kernel_dir_test";
