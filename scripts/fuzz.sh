@@ -95,9 +95,10 @@ for t in "${targets[@]}"; do
   fi
   printf '%-18s %12s %10s %8s files %4s KiB  %s\n' "$t" "${execs:-?}" "${rate:-?}" "$files" \
     "$kib" "$result"
-  for f in $found; do
-    grep -m1 -E '^SUMMARY|invariant failed' "$dir/log" | sed 's/^/    /' || true
-    echo "    input kept: $f (reproduce: $build/fuzz/$t $f)"
-  done
+  # What went wrong, in the report's own words: the failed invariant, the sanitizer's verdict,
+  # the escaping exception, or libFuzzer's (timeout, out of memory).
+  grep -m2 -E 'invariant failed|runtime error|ERROR: (Address|Leak)Sanitizer|what\(\)|ERROR: libFuzzer: (timeout|out-of-memory)' \
+    "$dir/log" | sed 's/^/    /' || true
+  for f in $found; do echo "    input kept: $f (reproduce: $build/fuzz/$t $f)"; done
 done
 exit $failed

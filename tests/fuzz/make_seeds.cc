@@ -5,7 +5,10 @@
 //   build-fuzz/fuzz/make_seeds tests/fuzz/corpus
 //
 // Rewrites corpus/<target>/gen-* and nothing else.
+#include <elf.h>
+
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -275,6 +278,91 @@ void KernelOutputSeeds() {
         "\x0fRunning C Kernel Time: 500 us\nRunning C Kernel Time: 1 ms\nout NOT OK\n");
 }
 
+// Appends the bytes of `value` to `out`.
+template <typename T>
+void Put(std::string& out, const T& value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+// A minimal ELF64 executable as a linker lays one out: the ELF header, one executable PT_LOAD
+// covering the file, 32 bytes of code, a symbol table (two functions, a data symbol, an
+// undefined function) with its string table, and the section headers. `pie`: ET_DYN at 0.
+std::string TinyElf(bool pie) {
+  const std::string strtab = "\0fz_kernel\0main\0table\0printf\0"s;
+  const uint64_t base = pie ? 0 : 0x400000;
+  const uint64_t text_off = sizeof(Elf64_Ehdr) + sizeof(Elf64_Phdr);
+  const uint64_t text_size = 32;
+  const uint64_t symtab_off = text_off + text_size;
+  const uint64_t symtab_size = 5 * sizeof(Elf64_Sym);
+  const uint64_t strtab_off = symtab_off + symtab_size;
+  const uint64_t shoff = strtab_off + strtab.size();
+  const uint64_t file_size = shoff + 4 * sizeof(Elf64_Shdr);
+
+  Elf64_Ehdr eh{};
+  std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
+  eh.e_ident[EI_CLASS] = ELFCLASS64;
+  eh.e_ident[EI_DATA] = ELFDATA2LSB;
+  eh.e_ident[EI_VERSION] = EV_CURRENT;
+  eh.e_type = pie ? ET_DYN : ET_EXEC;
+  eh.e_machine = EM_X86_64;
+  eh.e_version = EV_CURRENT;
+  eh.e_entry = base + text_off + 16;
+  eh.e_phoff = sizeof(Elf64_Ehdr);
+  eh.e_shoff = shoff;
+  eh.e_ehsize = sizeof(Elf64_Ehdr);
+  eh.e_phentsize = sizeof(Elf64_Phdr);
+  eh.e_phnum = 1;
+  eh.e_shentsize = sizeof(Elf64_Shdr);
+  eh.e_shnum = 4;
+  Elf64_Phdr ph{};
+  ph.p_type = PT_LOAD;
+  ph.p_flags = PF_R | PF_X;
+  ph.p_vaddr = ph.p_paddr = base;
+  ph.p_filesz = ph.p_memsz = file_size;
+  ph.p_align = 0x1000;
+
+  std::string out;
+  Put(out, eh);
+  Put(out, ph);
+  out.append(text_size, '\x90');  // nop
+  auto sym = [&](uint32_t name, unsigned type, uint16_t shndx, uint64_t value, uint64_t size) {
+    Elf64_Sym s{};
+    s.st_name = name;
+    s.st_info = ELF64_ST_INFO(STB_GLOBAL, type);
+    s.st_shndx = shndx;
+    s.st_value = value;
+    s.st_size = size;
+    Put(out, s);
+  };
+  sym(0, STT_NOTYPE, SHN_UNDEF, 0, 0);
+  sym(1, STT_FUNC, 1, base + text_off, 16);         // fz_kernel
+  sym(11, STT_FUNC, 1, base + text_off + 16, 0);    // main, no size
+  sym(16, STT_OBJECT, 1, base + text_off + 24, 8);  // table
+  sym(22, STT_FUNC, SHN_UNDEF, 0, 0);               // printf
+  out += strtab;
+  auto section = [&](uint32_t type, uint64_t offset, uint64_t size, uint32_t link,
+                     uint64_t entsize) {
+    Elf64_Shdr sh{};
+    sh.sh_type = type;
+    sh.sh_addr = type == SHT_PROGBITS ? base + offset : 0;
+    sh.sh_offset = offset;
+    sh.sh_size = size;
+    sh.sh_link = link;
+    sh.sh_entsize = entsize;
+    Put(out, sh);
+  };
+  section(SHT_NULL, 0, 0, 0, 0);
+  section(SHT_PROGBITS, text_off, text_size, 0, 0);
+  section(SHT_SYMTAB, symtab_off, symtab_size, 3, sizeof(Elf64_Sym));
+  section(SHT_STRTAB, strtab_off, strtab.size(), 0, 0);
+  return out;
+}
+
+void ElfSeeds() {
+  Write("elf_symbols", "tiny-exec", TinyElf(false));
+  Write("elf_symbols", "tiny-pie", TinyElf(true));
+}
+
 void AgentSessionSeeds() {
   const Bundle b = MakeBundle();
   std::string push = Frame(PushOf(b));
@@ -288,6 +376,65 @@ void AgentSessionSeeds() {
   wire::Envelope stray;
   stray.mutable_run_done()->set_run_id("r1");
   Write("agent_session", "unexpected", Frame(PushOf(b)) + Frame(stray));
+}
+
+// What an agent sends for run "r1" of host_receive.cc's request (variants a.elf and b.elf,
+// 2 repetitions, cycles recorded), after its HelloReply.
+void HostReceiveSeeds() {
+  wire::Envelope accepted;
+  auto* a = accepted.mutable_run_accepted();
+  a->set_run_id("r1");
+  a->add_passes()->add_events("cycles");
+  a->set_counter_budget(4);
+  a->set_plan("probed");
+  std::string rows;
+  uint32_t count = 0;
+  for (uint32_t variant = 0; variant < 2; ++variant) {
+    for (uint32_t rep = 0; rep < 3; ++rep) {
+      RepetitionRow row = Row(variant, rep == 2 ? 0 : rep, rep != 1, {});
+      row.run_id = "r1";
+      row.sampling = rep == 2;
+      row.pass = rep == 2 ? 1 : 0;
+      wire::Envelope env;
+      RowToWire(row, env.mutable_repetition_result());
+      rows += Frame(env);
+      ++count;
+      if (row.sampling) {
+        wire::Envelope profile;
+        auto* p = profile.mutable_sample_profile();
+        p->set_run_id("r1");
+        p->set_variant_index(variant);
+        p->set_pass(1);
+        ProfileToWire(SampleProfileOf(), p);
+        rows += Frame(profile);
+      }
+    }
+  }
+  wire::Envelope done;
+  done.mutable_run_done()->set_run_id("r1");
+  done.mutable_run_done()->set_rows(count);
+  done.mutable_run_done()->set_complete(true);
+  wire::Envelope queued;
+  queued.mutable_run_queued()->set_run_id("r1");
+  queued.mutable_run_queued()->set_position(1);
+  Write("host_receive", "run", "\x00"s + Frame(queued) + Frame(accepted) + rows + Frame(done));
+
+  // A fetch: the plan carries the request; the journal held the rows.
+  wire::RunRequest request;
+  request.set_run_id("r1");
+  for (const char* name : {"a.elf", "b.elf"}) {
+    auto* v = request.add_variants();
+    v->set_name(name);
+    v->set_elf_path(std::string("k/run/bin/") + name);
+  }
+  request.add_events("cycles");
+  request.add_record("cycles");
+  request.set_repetitions(2);
+  *a->mutable_request() = request;
+  a->set_rows_stored(count);
+  Write("host_receive", "fetch", "\x01"s + Frame(accepted) + rows + Frame(done));
+  wire::Envelope error = ErrorMessage(NotFound("no run r1 on this agent"));
+  Write("host_receive", "error", "\x01"s + Frame(error));
 }
 
 }  // namespace
@@ -307,6 +454,8 @@ int main(int argc, char** argv) {
   ktune::RunMetaSeeds();
   ktune::NumberSeeds();
   ktune::KernelOutputSeeds();
+  ktune::ElfSeeds();
+  ktune::HostReceiveSeeds();
   ktune::AgentSessionSeeds();
   return 0;
 }
