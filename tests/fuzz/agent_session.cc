@@ -139,7 +139,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   {
     boost::asio::io_context io;
     auto server = AgentServer::Create(io, options);
-    FUZZ_CHECK(server.ok());
+    FUZZ_CHECK_OK(server);
     CheckAnswer(Converse(io, (*server)->endpoint(), bytes));
     // The measurement thread stops (a run it measures is cancelled); what it posted runs while
     // the server is still there.

@@ -114,7 +114,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bool received = false;
   {
     auto conn = AgentConnection::Connect({"127.0.0.1", port});
-    FUZZ_CHECK(conn.ok());
+    FUZZ_CHECK_OK(conn);
     ReceiveSetup setup;
     setup.command = "fuzz";
     setup.results_path = results;

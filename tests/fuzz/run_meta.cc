@@ -45,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!meta.ok()) return 0;
   for (const RunMeta::Metric& m : meta->metrics) (void)MakeMetric(m.name, m.formula, m.group);
   const std::string again_path = FuzzScratchDir() + "/again.json";
-  FUZZ_CHECK(WriteRunMeta(again_path, *meta).ok());
+  FUZZ_CHECK_OK(WriteRunMeta(again_path, *meta));
   auto again = ReadRunMeta(again_path);
   FUZZ_CHECK(again.ok() && SameMeta(*again, *meta));
   return 0;

@@ -68,8 +68,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path = FuzzScratchDir() + "/run.samples.jsonl";
   ::unlink(path.c_str());
   auto writer = SamplesWriter::Open(path);
-  FUZZ_CHECK(writer.ok());
-  for (const ProfileRecord& r : *records) FUZZ_CHECK(writer->Append(r).ok());
+  FUZZ_CHECK_OK(writer);
+  for (const ProfileRecord& r : *records) FUZZ_CHECK_OK(writer->Append(r));
   auto back = ReadSamples(path);
   FUZZ_CHECK(back.ok() && back->size() == kept.size());
   for (size_t i = 0; i < kept.size(); ++i) {
