@@ -1,4 +1,4 @@
-// The scratch directory and tree removal of fuzz_util.h.
+// The scratch directory, tree removal and manifest equality of fuzz_util.h.
 #include "tests/fuzz/fuzz_util.h"
 
 #include <sys/stat.h>
@@ -36,6 +36,17 @@ const std::string& FuzzScratchDir() {
     return path;
   }();
   return *dir;
+}
+
+bool SameManifest(const Manifest& a, const Manifest& b) {
+  if (a.kernel != b.kernel || a.files.size() != b.files.size()) return false;
+  for (size_t i = 0; i < a.files.size(); ++i) {
+    const FileEntry &x = a.files[i], &y = b.files[i];
+    if (x.path != y.path || x.hash != y.hash || x.size_bytes != y.size_bytes || x.mode != y.mode) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace ktune

@@ -1,12 +1,13 @@
 // What the fuzz targets of tests/fuzz share: FUZZ_CHECK, an invariant that aborts when it fails
 // (so libFuzzer keeps the input as a crash), FUZZ_CHECK_OK for a Status or Result that must be
-// ok, and a scratch directory for the targets whose parsers read files.
+// ok, a scratch directory for the targets whose parsers read files, and manifest equality.
 #pragma once
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "common/manifest.h"
 #include "common/status.h"
 
 #define FUZZ_CHECK(cond)                                                                \
@@ -44,5 +45,8 @@ const std::string& FuzzScratchDir();
 
 // rm -rf `path`, read-only directories included (the agent's bundle trees are read-only).
 void RemoveTree(const std::string& path);
+
+// The same kernel and the same files (path, hash, size, mode), in the same order.
+bool SameManifest(const Manifest& a, const Manifest& b);
 
 }  // namespace ktune

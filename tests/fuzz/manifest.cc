@@ -24,17 +24,6 @@
 namespace ktune {
 namespace {
 
-bool SameManifest(const Manifest& a, const Manifest& b) {
-  if (a.kernel != b.kernel || a.files.size() != b.files.size()) return false;
-  for (size_t i = 0; i < a.files.size(); ++i) {
-    const FileEntry &x = a.files[i], &y = b.files[i];
-    if (x.path != y.path || x.hash != y.hash || x.size_bytes != y.size_bytes || x.mode != y.mode) {
-      return false;
-    }
-  }
-  return true;
-}
-
 void CheckPath(std::string_view path) {
   if (!ValidateBundlePath(path).ok()) return;
   const std::string inside = "/bundle/" + std::string(path);

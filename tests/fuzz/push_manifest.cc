@@ -18,23 +18,6 @@
 #include "protocol/convert.h"
 #include "tests/fuzz/fuzz_util.h"
 
-namespace ktune {
-namespace {
-
-bool SameManifest(const Manifest& a, const Manifest& b) {
-  if (a.kernel != b.kernel || a.files.size() != b.files.size()) return false;
-  for (size_t i = 0; i < a.files.size(); ++i) {
-    const FileEntry &x = a.files[i], &y = b.files[i];
-    if (x.path != y.path || x.hash != y.hash || x.size_bytes != y.size_bytes || x.mode != y.mode) {
-      return false;
-    }
-  }
-  return true;
-}
-
-}  // namespace
-}  // namespace ktune
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ktune;
   wire::PushManifest pm;
