@@ -13,6 +13,9 @@
 // - the agent answers in whole frames of Envelopes an agent sends, HelloReply first;
 // - every blob in the store holds the content its name is the hash of;
 // - nothing is written outside the store.
+#include <pthread.h>
+#include <signal.h>
+
 #include <boost/asio.hpp>
 
 #include <array>
@@ -57,7 +60,9 @@ bool SentByAgent(const wire::Envelope& msg) {
 // Sends `bytes` to the agent at `at`, then reads its answer until it closes the connection.
 std::string Converse(asio::io_context& io, const HostPort& at, const std::string& bytes) {
   tcp::socket socket(io);
-  socket.connect(tcp::endpoint(asio::ip::make_address(at.host), at.port));
+  boost::system::error_code connected;
+  socket.connect(tcp::endpoint(asio::ip::make_address(at.host), at.port), connected);
+  FUZZ_CHECK(!connected);
   asio::async_write(socket, asio::buffer(bytes), [&](boost::system::error_code, size_t) {
     boost::system::error_code ignored;
     socket.shutdown(tcp::socket::shutdown_send, ignored);
@@ -138,7 +143,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.exec_wrapper = {agent_dir + "/no-such-wrapper"};
   {
     boost::asio::io_context io;
+    // The server's threads (measurement, journal) inherit this thread's signal mask: started
+    // with libFuzzer's watchdog signal (SIGALRM, for -timeout) blocked, they leave it to this
+    // thread, so it never interrupts their blocking calls, as nothing does in agentd.
+    sigset_t alarm, before;
+    sigemptyset(&alarm);
+    sigaddset(&alarm, SIGALRM);
+    FUZZ_CHECK(::pthread_sigmask(SIG_BLOCK, &alarm, &before) == 0);
     auto server = AgentServer::Create(io, options);
+    FUZZ_CHECK(::pthread_sigmask(SIG_SETMASK, &before, nullptr) == 0);
     FUZZ_CHECK_OK(server);
     CheckAnswer(Converse(io, (*server)->endpoint(), bytes));
     // The measurement thread stops (a run it measures is cancelled); what it posted runs while

@@ -77,7 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ktune;
   if (size < 3) return 0;
   const uint8_t options = data[0];
-  const size_t flip_at = (size_t{data[1]} << 8) | data[2];
+  const size_t flip_bit_index = (size_t{data[1]} << 8) | data[2];
   const std::string_view stream(reinterpret_cast<const char*>(data) + 3, size - 3);
   const size_t max_bytes = (options & 1) ? kSmallMaxFrameBytes : kMaxFrameBytes;
   const size_t piece_bytes = (options >> 1) + 1;
@@ -125,7 +125,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(opened.consumed_bytes == sealed.size());
 
   std::string tampered = sealed;
-  const size_t bit = flip_at % (tampered.size() * 8);
+  const size_t bit = flip_bit_index % (tampered.size() * 8);
   tampered[bit / 8] = static_cast<char>(tampered[bit / 8] ^ (1 << (bit % 8)));
   FrameCodec victim;
   victim.StartSealing(KeyOf('g'), KeyOf('h'));

@@ -6,13 +6,17 @@
 // Input: one options byte (bit 0: a FetchRun, so the request comes from the agent; else a
 // RunRequest of two variants that records events), then the bytes the agent sends after its
 // HelloReply. A thread plays the agent on loopback: it reads the Hello, answers it, sends the
-// input, and reads until khost closes the connection.
+// input, and reads until khost closes the connection. khost runs on a thread of its own too: both
+// block libFuzzer's watchdog signal (SIGALRM, for -timeout), which would interrupt their blocking
+// socket calls, as nothing interrupts khost's (it has no signal handlers).
 //
 // Asserts, beyond no crash, no sanitizer report, no leak, no hang, and no exception escaping:
 // - whatever the agent sent, the files khost wrote read back: the results file parses and holds
 //   the rows ReceiveRun returned, the metadata reads, and so does the samples file when there is
 //   one.
 #include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -33,27 +37,32 @@ namespace {
 
 constexpr const char* kRunId = "r1";
 
-// A listening loopback socket, opened once; its port.
-int Listener(uint16_t* port) {
-  static int fd = -1;
-  static uint16_t bound = 0;
-  if (fd < 0) {
-    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    FUZZ_CHECK(fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), len) == 0);
-    FUZZ_CHECK(::listen(fd, 4) == 0);
-    FUZZ_CHECK(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-    bound = ntohs(addr.sin_port);
-  }
-  *port = bound;
+// A listening loopback socket on a port of its own: a new one per input, as connections to one
+// port would meet the agent side's TIME_WAITs of earlier inputs.
+ScopedFd Listener(uint16_t* port) {
+  ScopedFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  FUZZ_CHECK(fd.valid() && ::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), len) == 0);
+  FUZZ_CHECK(::listen(fd.get(), 1) == 0);
+  FUZZ_CHECK(::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  *port = ntohs(addr.sin_port);
   return fd;
+}
+
+// Leaves libFuzzer's watchdog signal to the fuzzing thread.
+void BlockWatchdogSignal() {
+  sigset_t alarm;
+  sigemptyset(&alarm);
+  sigaddset(&alarm, SIGALRM);
+  FUZZ_CHECK(::pthread_sigmask(SIG_BLOCK, &alarm, nullptr) == 0);
 }
 
 // The agent: answers the Hello, sends `bytes`, then reads until khost closes.
 void PlayAgent(int listener, const std::string& bytes) {
+  BlockWatchdogSignal();
   ScopedFd conn(::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC));
   FUZZ_CHECK(conn.valid());
   FrameCodec codec;
@@ -107,12 +116,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   uint16_t port = 0;
-  const int listener = Listener(&port);
-  std::thread agent(PlayAgent, listener,
+  const ScopedFd listener = Listener(&port);
+  std::thread agent(PlayAgent, listener.get(),
                     std::string(reinterpret_cast<const char*>(data) + 1, size - 1));
   size_t rows = 0;
   bool received = false;
-  {
+  std::thread host([&] {
+    BlockWatchdogSignal();
     auto conn = AgentConnection::Connect({"127.0.0.1", port});
     FUZZ_CHECK_OK(conn);
     ReceiveSetup setup;
@@ -130,7 +140,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto run = ReceiveRun(**conn, ask, setup);
     received = run.ok();
     if (run.ok()) rows = run->rows.size();
-  }
+  });
+  host.join();
   agent.join();
 
   auto text = ReadFile(results);
