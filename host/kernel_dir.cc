@@ -47,7 +47,7 @@ Result<KernelDir> ParseConfigsJson(const std::string& text, const std::string& k
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
     return InvalidArgument("configs.json of " + kernel + " is not valid JSON: " + e.what());
   }
   if (!doc.is_object() || !doc.contains("variants") || !doc["variants"].is_array()) {
@@ -76,7 +76,16 @@ Result<KernelDir> ParseConfigsJson(const std::string& text, const std::string& k
       if (!value.is_primitive() || value.is_null()) {
         return InvalidArgument(where + ": parameter " + key + " must be a number or a string");
       }
-      var.params.emplace_back(key, ScalarText(value));
+      // Results files keep a row's parameters as "NAME=VALUE;..." (FormatParams): any other name
+      // or value would read back as other parameters, or make the file unreadable.
+      const std::string value_text = ScalarText(value);
+      if (key.empty() || key.find_first_of("=;") != std::string::npos ||
+          value_text.find(';') != std::string::npos) {
+        return InvalidArgument(
+            where + ": parameter '" + key + "' = '" + value_text +
+            "': a name must be non-empty without '=' or ';', a value without ';'");
+      }
+      var.params.emplace_back(key, value_text);
     }
     dir.variants.push_back(std::move(var));
   }

@@ -81,7 +81,10 @@ Status WriteRunMeta(const std::string& path, const RunMeta& meta) {
   j["passes"] = meta.passes;
   j["plan"] = meta.plan;
   j["complete"] = meta.complete;
-  return WriteFileAtomic(path, j.dump(2) + "\n");
+  // Text from the agent (its plan, the events it echoes, a fetched run's request) need not be
+  // UTF-8, which JSON text must be: such bytes become U+FFFD, as in the samples file.
+  return WriteFileAtomic(
+      path, j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
 }
 
 Result<RunMeta> ReadRunMeta(const std::string& path) {

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -44,6 +45,24 @@ std::string OutsideName(uint64_t ip, const std::vector<Mapping>& mappings) {
     }
   }
   return "[unknown]";
+}
+
+// A field that must be an integer from 0 to T's maximum. nlohmann's get<T>() converts a JSON
+// float with a cast, undefined beyond T's range ("1e300"), and cuts a larger integer short.
+template <typename T>
+T Unsigned(const json& j) {
+  if (!j.is_number_unsigned() || j.get<uint64_t>() > std::numeric_limits<T>::max()) {
+    throw json::type_error::create(
+        302, "expected an integer from 0 to " + std::to_string(std::numeric_limits<T>::max()), &j);
+  }
+  return static_cast<T>(j.get<uint64_t>());
+}
+
+std::vector<uint64_t> UnsignedList(const json& j) {
+  if (!j.is_array()) throw json::type_error::create(302, "expected a list of integers", &j);
+  std::vector<uint64_t> out;
+  for (const json& v : j) out.push_back(Unsigned<uint64_t>(v));
+  return out;
 }
 
 }  // namespace
@@ -115,25 +134,25 @@ Result<std::vector<ProfileRecord>> ParseSamples(std::string_view text, const std
     try {
       const json j = json::parse(line);
       ProfileRecord r;
-      r.variant_index = j.at("variant_index").get<uint32_t>();
-      r.pass = j.at("pass").get<uint32_t>();
-      r.repetition = j.at("repetition").get<uint32_t>();
+      r.variant_index = Unsigned<uint32_t>(j.at("variant_index"));
+      r.pass = Unsigned<uint32_t>(j.at("pass"));
+      r.repetition = Unsigned<uint32_t>(j.at("repetition"));
       r.profile.events = j.at("events").get<std::vector<std::string>>();
       r.profile.unsupported = j.at("unsupported").get<std::vector<std::string>>();
-      r.profile.samples = j.at("samples").get<uint64_t>();
-      r.profile.lost = j.at("lost").get<uint64_t>();
-      r.profile.truncated = j.value("truncated", uint64_t{0});
+      r.profile.samples = Unsigned<uint64_t>(j.at("samples"));
+      r.profile.lost = Unsigned<uint64_t>(j.at("lost"));
+      r.profile.truncated = j.contains("truncated") ? Unsigned<uint64_t>(j.at("truncated")) : 0;
       for (const json& h : j.at("hits")) {
-        r.profile.hits.push_back({h.at(0).get<uint32_t>(), h.at(1).get<uint64_t>(),
-                                  h.at(2).get<uint64_t>(), h.at(3).get<uint64_t>()});
+        r.profile.hits.push_back({Unsigned<uint32_t>(h.at(0)), Unsigned<uint64_t>(h.at(1)),
+                                  Unsigned<uint64_t>(h.at(2)), Unsigned<uint64_t>(h.at(3))});
       }
       for (const json& c : j.at("chains")) {
-        r.profile.chains.push_back({c.at(0).get<uint32_t>(), c.at(3).get<std::vector<uint64_t>>(),
-                                    c.at(1).get<uint64_t>(), c.at(2).get<uint64_t>()});
+        r.profile.chains.push_back({Unsigned<uint32_t>(c.at(0)), UnsignedList(c.at(3)),
+                                    Unsigned<uint64_t>(c.at(1)), Unsigned<uint64_t>(c.at(2))});
       }
       for (const json& m : j.at("mappings")) {
-        r.profile.mappings.push_back({m.at(0).get<uint64_t>(), m.at(1).get<uint64_t>(),
-                                      m.at(2).get<uint64_t>(), m.at(3).get<std::string>()});
+        r.profile.mappings.push_back({Unsigned<uint64_t>(m.at(0)), Unsigned<uint64_t>(m.at(1)),
+                                      Unsigned<uint64_t>(m.at(2)), m.at(3).get<std::string>()});
       }
       out.push_back(std::move(r));
     } catch (const json::exception& e) {

@@ -34,6 +34,9 @@ packages=(
   clang-19 lld-19 llvm-19 gcc-riscv64-linux-gnu g++-riscv64-linux-gnu
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
 
+  # scripts/fuzz.sh: libFuzzer and clang's sanitizer runtimes.
+  libclang-rt-19-dev
+
   # The static agentd's libraries, built from Debian source packages (scripts/target_deps.sh).
   dpkg-dev autoconf automake libtool
 

@@ -300,6 +300,22 @@ TEST_CASE("the results writer writes each repetition once and keeps every row in
   }
 }
 
+// Found by tests/fuzz/host_receive: an agent's plan that was not UTF-8 made WriteRunMeta throw
+// nlohmann's type_error out of khost run.
+TEST_CASE("run metadata with text that is not UTF-8 is written, the bytes replaced") {
+  const std::string path = std::filesystem::temp_directory_path() / "ktune_meta_utf8_test.json";
+  RunMeta meta;
+  meta.run_id = "r1";
+  meta.plan = "probed \xff";
+  meta.passes = {{"cycles\xc3"}};
+  REQUIRE(WriteRunMeta(path, meta).ok());
+  auto back = ReadRunMeta(path);
+  REQUIRE(back.ok());
+  CHECK(back->plan == "probed \xef\xbf\xbd");  // U+FFFD
+  CHECK(back->passes == std::vector<std::vector<std::string>>{{"cycles\xef\xbf\xbd"}});
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("the agent address comes from --agent, then KTUNE_AGENT, then the config file") {
   const std::string config = R"({"agent": "cfg:3"})";
   CHECK(ChooseAgent("flag:1", "env:2", config, "c.json")->address->host == "flag");

@@ -41,6 +41,31 @@ TEST_CASE("args are read; malformed configs are errors that say what is wrong") 
   CHECK_FALSE(ParseConfigsJson(R"({"variants":[{"elf_path":"a","P":[1]}]})", "k").ok());
 }
 
+// Found by tests/fuzz/configs_json: such parameters went into results rows that read back as
+// other parameters ("A=B": 1 became A = "B=1") or not at all (';').
+TEST_CASE("parameter names and values must survive the results file") {
+  for (const char* bad : {R"("A=B": 1)", R"("A;B": 1)", R"("": 1)", R"("A": "x;y")"}) {
+    const std::string text =
+        std::string(R"({"variants":[{"elf_path":"k/run/bin/a.elf",)") + bad + "}]}";
+    auto dir = ParseConfigsJson(text, "k");
+    CHECK_FALSE(dir.ok());
+    CHECK(dir.status().message().find("variant 0: parameter") != std::string::npos);
+  }
+  auto fine = ParseConfigsJson(
+      R"({"variants":[{"elf_path":"k/run/bin/a.elf","A":"x=y","B":"","C":-1.5}]})", "k");
+  REQUIRE(fine.ok());
+  const Params& p = fine->variants[0].params;
+  CHECK(ParseParams(FormatParams(p)).value() == p);
+}
+
+// Found by tests/fuzz/configs_json: a number beyond double's range made the JSON parser throw
+// out_of_range, which escaped ParseConfigsJson.
+TEST_CASE("a number too large for a double is an error, not an exception") {
+  auto dir = ParseConfigsJson(R"({"variants":[{"elf_path":"k/run/bin/a.elf","B":1e400}]})", "k");
+  CHECK_FALSE(dir.ok());
+  CHECK(dir.status().message().find("not valid JSON") != std::string::npos);
+}
+
 TEST_CASE("loading checks the directory and every ELF; the manifest holds data and ELFs") {
   namespace fs = std::filesystem;
   const fs::path root = fs::temp_directory_path() / "ktune_kernel_dir_test";

@@ -210,6 +210,31 @@ TEST_CASE("samples text: records, blank lines skipped, a torn end ignored, error
   CHECK(ParseSamples("not json\n", "s.jsonl").status().code() == ErrorCode::kInvalidArgument);
 }
 
+// Found by tests/fuzz/samples_jsonl: a number out of a field's range was converted with a cast
+// whose result is undefined (a float) or cut short (a larger integer).
+TEST_CASE("numbers in a samples file must fit their fields") {
+  const std::string good =
+      R"({"variant_index":0,"pass":1,"repetition":2,"events":["cycles"],"unsupported":[],)"
+      R"("samples":1,"lost":0,"hits":[[0,4096,1,100]],"chains":[[0,1,100,[4096]]],)"
+      R"("mappings":[[4096,8192,0,"a.elf"]]})";
+  REQUIRE(ParseSamples(good + "\n", "s.jsonl").ok());
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string line = good;
+    REQUIRE(line.find(from) != std::string::npos);
+    return line.replace(line.find(from), from.size(), to) + "\n";
+  };
+  for (const std::string& bad :
+       {with("\"pass\":1", "\"pass\":1e300"), with("\"pass\":1", "\"pass\":4294967296"),
+        with("\"pass\":1", "\"pass\":-1"),
+        with("\"samples\":1", "\"samples\":18446744073709551616"),
+        with("[[0,4096,1,100]]", "[[0,4096,1.5,100]]"), with("[4096]]]", "[1e30]]]"),
+        with("[4096]]]", "4096]]"), with("\"lost\":0", "\"lost\":0,\"truncated\":-5")}) {
+    auto parsed = ParseSamples(bad, "s.jsonl");
+    CHECK_FALSE(parsed.ok());
+    CHECK(parsed.status().message().find("s.jsonl line 1") != std::string::npos);
+  }
+}
+
 TEST_CASE("samples are attributed to functions; events that could not sample are not counted") {
   const ElfSymbol k = *ElfImage::Parse(Bytes("spin.elf"))->Find("spin_kernel");
   const auto out = Symbolize({Record(k.addr + 2)}, {{0, {"spin.elf", "spin.elf"}}}, KTUNE_ELVES_DIR,

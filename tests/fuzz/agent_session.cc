@@ -1,0 +1,165 @@
+// Fuzzes agentd's handling of what a host sends (agent/server.cc, Session): every Envelope after
+// the handshake reaches its handler -- PushManifest, BlobChunk, PushCommit, RunRequest, FetchRun,
+// and messages a host must not send -- through the agent's own framing, store and run registry.
+//
+// Each input runs against a new AgentServer on loopback with a new, empty store in a scratch
+// directory (no token, so no proof is needed; a fake counter budget, so no PMU is probed). The
+// target plays the host: it connects, sends a valid Hello and then the input (frames of
+// Envelopes, as tests/fuzz/make_seeds.cc writes them), closes its sending side and reads what
+// the agent answers until the agent closes the connection. No workload ever runs: the agent's
+// exec wrapper is a path that does not exist, so a run that gets that far fails to launch.
+//
+// Asserts, beyond no crash, no sanitizer report, no leak and no hang:
+// - the agent answers in whole frames of Envelopes an agent sends, HelloReply first;
+// - every blob in the store holds the content its name is the hash of;
+// - nothing is written outside the store.
+#include <pthread.h>
+#include <signal.h>
+
+#include <boost/asio.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "agent/log.h"
+#include "agent/server.h"
+#include "common/hash.h"
+#include "protocol/frame_codec.h"
+#include "tests/fuzz/fuzz_util.h"
+
+namespace ktune {
+namespace {
+
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+using asio::ip::tcp;
+
+bool SentByAgent(const wire::Envelope& msg) {
+  switch (msg.body_case()) {
+    case wire::Envelope::kError:
+    case wire::Envelope::kHelloReply:
+    case wire::Envelope::kPushNeed:
+    case wire::Envelope::kBlobStored:
+    case wire::Envelope::kPushDone:
+    case wire::Envelope::kRunAccepted:
+    case wire::Envelope::kRunQueued:
+    case wire::Envelope::kRepetitionResult:
+    case wire::Envelope::kSampleProfile:
+    case wire::Envelope::kRunDone:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Sends `bytes` to the agent at `at`, then reads its answer until it closes the connection.
+std::string Converse(asio::io_context& io, const HostPort& at, const std::string& bytes) {
+  tcp::socket socket(io);
+  boost::system::error_code connected;
+  socket.connect(tcp::endpoint(asio::ip::make_address(at.host), at.port), connected);
+  FUZZ_CHECK(!connected);
+  asio::async_write(socket, asio::buffer(bytes), [&](boost::system::error_code, size_t) {
+    boost::system::error_code ignored;
+    socket.shutdown(tcp::socket::shutdown_send, ignored);
+  });
+  std::string answer;
+  std::array<char, 1 << 16> buffer;
+  bool closed = false;
+  std::function<void()> read = [&] {
+    socket.async_read_some(asio::buffer(buffer), [&](boost::system::error_code ec, size_t n) {
+      if (ec) {
+        closed = true;
+        return;
+      }
+      answer.append(buffer.data(), n);
+      read();
+    });
+  };
+  read();
+  while (!closed) io.run_one();
+  return answer;
+}
+
+void CheckAnswer(const std::string& answer) {
+  FUZZ_CHECK(WholeFramesBytes(answer) == answer.size());
+  FrameCodec codec;
+  codec.Feed(answer);
+  bool first = true;
+  for (;;) {
+    auto next = codec.Next();
+    FUZZ_CHECK(next.ok());
+    if (!next->has_value()) break;
+    FUZZ_CHECK(SentByAgent(**next));
+    if (first) FUZZ_CHECK((*next)->has_hello_reply());
+    first = false;
+  }
+  FUZZ_CHECK(!first);
+}
+
+void CheckStore(const std::string& agent_dir, const std::string& store_dir) {
+  for (const auto& entry : fs::directory_iterator(agent_dir)) {
+    FUZZ_CHECK(entry.path() == fs::path(store_dir));
+  }
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(store_dir + "/blobs", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (!it->is_regular_file()) continue;
+    auto hash = HashFile(it->path().string());
+    FUZZ_CHECK(hash.ok() && *hash == it->path().filename().string());
+  }
+  FUZZ_CHECK(!ec);
+}
+
+}  // namespace
+}  // namespace ktune
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  ktune::SetLogLevel(ktune::LogLevel::kError);
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace ktune;
+  const std::string agent_dir = FuzzScratchDir() + "/agent";
+  const std::string store_dir = agent_dir + "/store";
+  RemoveTree(agent_dir);
+  FUZZ_CHECK(fs::create_directory(agent_dir));
+
+  wire::Envelope hello;
+  hello.mutable_hello()->set_protocol_version(kProtocolVersion);
+  hello.mutable_hello()->set_client_version("fuzz");
+  std::string bytes = FrameCodec().Encode(hello).value();
+  bytes.append(reinterpret_cast<const char*>(data), size);
+
+  AgentOptions options;
+  options.listen = {"127.0.0.1", 0};
+  options.store_dir = store_dir;
+  options.fake_counter_budget = 4;
+  options.exec_wrapper = {agent_dir + "/no-such-wrapper"};
+  {
+    boost::asio::io_context io;
+    // The server's threads (measurement, journal) inherit this thread's signal mask: started
+    // with libFuzzer's watchdog signal (SIGALRM, for -timeout) blocked, they leave it to this
+    // thread, so it never interrupts their blocking calls, as nothing does in agentd.
+    sigset_t alarm, before;
+    sigemptyset(&alarm);
+    sigaddset(&alarm, SIGALRM);
+    FUZZ_CHECK(::pthread_sigmask(SIG_BLOCK, &alarm, &before) == 0);
+    auto server = AgentServer::Create(io, options);
+    FUZZ_CHECK(::pthread_sigmask(SIG_SETMASK, &before, nullptr) == 0);
+    FUZZ_CHECK_OK(server);
+    CheckAnswer(Converse(io, (*server)->endpoint(), bytes));
+    // The measurement thread stops (a run it measures is cancelled); what it posted runs while
+    // the server is still there.
+    (*server)->Shutdown();
+    io.poll();
+  }
+  CheckStore(agent_dir, store_dir);
+  RemoveTree(agent_dir);
+  return 0;
+}

@@ -1,0 +1,52 @@
+// The scratch directory, tree removal and manifest equality of fuzz_util.h.
+#include "tests/fuzz/fuzz_util.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <system_error>
+
+namespace ktune {
+
+namespace fs = std::filesystem;
+
+void RemoveTree(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(fs::symlink_status(path, ec))) {
+    ::chmod(path.c_str(), 0700);
+    for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->is_directory(ec) && !it->is_symlink(ec)) ::chmod(it->path().c_str(), 0700);
+    }
+  }
+  fs::remove_all(path, ec);
+}
+
+const std::string& FuzzScratchDir() {
+  // Never destroyed: the exit handler that removes the directory reads it.
+  static const std::string* const dir = [] {
+    std::string base = "/dev/shm";
+    if (!fs::is_directory(base)) {
+      const char* tmp = std::getenv("TMPDIR");
+      base = tmp && *tmp ? tmp : "/tmp";
+    }
+    auto* path = new std::string(base + "/ktune-fuzz-XXXXXX");
+    FUZZ_CHECK(::mkdtemp(path->data()) != nullptr);
+    std::atexit([] { RemoveTree(FuzzScratchDir()); });
+    return path;
+  }();
+  return *dir;
+}
+
+bool SameManifest(const Manifest& a, const Manifest& b) {
+  if (a.kernel != b.kernel || a.files.size() != b.files.size()) return false;
+  for (size_t i = 0; i < a.files.size(); ++i) {
+    const FileEntry &x = a.files[i], &y = b.files[i];
+    if (x.path != y.path || x.hash != y.hash || x.size_bytes != y.size_bytes || x.mode != y.mode) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace ktune
