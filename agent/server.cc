@@ -491,6 +491,11 @@ class Session : public std::enable_shared_from_this<Session> {
       if (!present) {
         return NotFound("variant " + v.name() + ": " + v.elf_path() + " is not in the bundle");
       }
+      for (const wire::Param& p : v.params()) {
+        if (Status ok = ValidateParam(p.name(), p.value()); !ok.ok()) {
+          return InvalidArgument("variant " + v.name() + ": " + ok.message());
+        }
+      }
       plan.variants.push_back({v.name(), v.elf_path(),
                                std::vector<std::string>(v.args().begin(), v.args().end()),
                                ParamsFromWire(v)});

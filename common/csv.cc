@@ -1,26 +1,24 @@
 #include "common/csv.h"
 
+#include <algorithm>
+
 namespace ktune {
 
 std::string CsvField(std::string_view field) {
-  bool quote = !field.empty() && (field.front() == ' ' || field.back() == ' ');
-  for (char c : field) {
-    if (c == ',' || c == '"' || c == '\n' || c == '\r') quote = true;
+  // A line break would end the row: it is written as a space, and the quoting is decided on
+  // what is written, so a row read back writes the same text again.
+  std::string text(field);
+  std::replace_if(
+      text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  const bool quote = !text.empty() && (text.front() == ' ' || text.back() == ' ' ||
+                                       text.find_first_of(",\"") != std::string::npos);
+  if (!quote) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
   }
-  std::string out;
-  out.reserve(field.size() + 2);
-  if (quote) out += '"';
-  for (char c : field) {
-    if (c == '"') {
-      out += "\"\"";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  if (quote) out += '"';
-  return out;
+  return out + '"';
 }
 
 std::string CsvJoin(const std::vector<std::string>& fields) {

@@ -126,6 +126,15 @@ std::string FormatParams(const Params& p) {
   return out;
 }
 
+Status ValidateParam(std::string_view name, std::string_view value) {
+  if (name.empty() || name.find_first_of("=;") != std::string_view::npos ||
+      value.find(';') != std::string_view::npos) {
+    return InvalidArgument("parameter '" + std::string(name) + "' = '" + std::string(value) +
+                           "': a name must be non-empty without '=' or ';', a value without ';'");
+  }
+  return Status::Ok();
+}
+
 Result<Params> ParseParams(std::string_view s) {
   Params p;
   if (s.empty()) return p;

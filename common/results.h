@@ -69,6 +69,9 @@ struct Outcome {
 using Params = std::vector<std::pair<std::string, std::string>>;
 // "BLOCK_SIZE_M=4;BLOCK_SIZE_N=16" and back.
 std::string FormatParams(const Params& p);
+// A parameter FormatParams can keep: a non-empty name without '=' or ';', a value without ';'.
+// Any other reads back as other parameters or makes the results file unreadable.
+Status ValidateParam(std::string_view name, std::string_view value);
 Result<Params> ParseParams(std::string_view s);
 
 struct RepetitionRow {

@@ -34,6 +34,16 @@ std::string AgentdPath() {
   return ec ? "agentd" : (self.parent_path() / "agentd").string();
 }
 
+// The config file as JSON; every nlohmann exception (a syntax error, a number beyond a double's
+// range) becomes one error naming the file.
+Result<nlohmann::json> ParseConfig(const std::string& config_text, const std::string& config_path) {
+  try {
+    return nlohmann::json::parse(config_text);
+  } catch (const nlohmann::json::exception& e) {
+    return InvalidArgument(config_path + " is not valid JSON: " + e.what());
+  }
+}
+
 }  // namespace
 
 Result<AgentChoice> ChooseAgent(const std::string& flag, const std::string& env,
@@ -47,12 +57,7 @@ Result<AgentChoice> ChooseAgent(const std::string& flag, const std::string& env,
     text = env;
     choice.source = "KTUNE_AGENT";
   } else if (!config_text.empty()) {
-    nlohmann::json doc;
-    try {
-      doc = nlohmann::json::parse(config_text);
-    } catch (const nlohmann::json::parse_error& e) {
-      return InvalidArgument(config_path + " is not valid JSON: " + e.what());
-    }
+    KT_ASSIGN_OR_RETURN(const nlohmann::json doc, ParseConfig(config_text, config_path));
     if (doc.is_object() && doc.contains("agent")) {
       if (!doc["agent"].is_string()) {
         return InvalidArgument(config_path + ": \"agent\" must be a \"HOST:PORT\" string");
@@ -74,12 +79,7 @@ Result<std::string> ChooseTokenFile(const std::string& flag, const std::string& 
   if (!flag.empty()) return flag;
   if (!env.empty()) return env;
   if (config_text.empty()) return std::string();
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(config_text);
-  } catch (const nlohmann::json::parse_error& e) {
-    return InvalidArgument(config_path + " is not valid JSON: " + e.what());
-  }
+  KT_ASSIGN_OR_RETURN(const nlohmann::json doc, ParseConfig(config_text, config_path));
   if (!doc.is_object() || !doc.contains("token_file")) return std::string();
   if (!doc["token_file"].is_string()) {
     return InvalidArgument(config_path + ": \"token_file\" must be a path");

@@ -76,14 +76,9 @@ Result<KernelDir> ParseConfigsJson(const std::string& text, const std::string& k
       if (!value.is_primitive() || value.is_null()) {
         return InvalidArgument(where + ": parameter " + key + " must be a number or a string");
       }
-      // Results files keep a row's parameters as "NAME=VALUE;..." (FormatParams): any other name
-      // or value would read back as other parameters, or make the file unreadable.
       const std::string value_text = ScalarText(value);
-      if (key.empty() || key.find_first_of("=;") != std::string::npos ||
-          value_text.find(';') != std::string::npos) {
-        return InvalidArgument(
-            where + ": parameter '" + key + "' = '" + value_text +
-            "': a name must be non-empty without '=' or ';', a value without ';'");
+      if (Status ok = ValidateParam(key, value_text); !ok.ok()) {
+        return InvalidArgument(where + ": " + ok.message());
       }
       var.params.emplace_back(key, value_text);
     }

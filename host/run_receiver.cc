@@ -110,6 +110,9 @@ Result<ReceivedRun> ReceiveRun(AgentConnection& conn, const wire::Envelope& ask,
     if (r.variant_index() >= static_cast<uint32_t>(request->variants_size())) {
       return ProtocolError("agent sent a row for an unknown variant");
     }
+    if (r.run_id() != meta.run_id) {
+      return ProtocolError("the agent sent a row of run " + r.run_id() + " in run " + meta.run_id);
+    }
     RepetitionRow row = RowFromWire(r, request->variants(static_cast<int>(r.variant_index())));
     KT_ASSIGN_OR_RETURN(const bool added, writer.Append(row));
     if (!added) return Status::Ok();

@@ -318,7 +318,7 @@ TEST_CASE("off loopback agentd needs a token; hosts prove they hold it and the s
       loose.err);
 }
 
-TEST_CASE("runs are refused for unknown bundles, absent ELFs and unknown events") {
+TEST_CASE("runs are refused for unknown bundles, absent ELFs, unknown events and bad parameters") {
   Fixture f;
   auto dir = LoadKernelDir(f.root, "demo");
   REQUIRE(dir.ok());
@@ -342,6 +342,16 @@ TEST_CASE("runs are refused for unknown bundles, absent ELFs and unknown events"
   expect_error(bad_event, ErrorCode::kInvalidArgument, "unknown event");
   wire::RunRequest bad_id = MakeRunRequest(*opts, *dir, pushed->bundle_id, "../escape");
   expect_error(bad_id, ErrorCode::kInvalidArgument, "invalid run id");
+  // A parameter the journal could not keep (FetchRun and resume read it back).
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {"A=B", "1"}, {"A;B", "1"}, {"", "1"}, {"A", "1;B=2"}}) {
+    wire::RunRequest bad_param = MakeRunRequest(*opts, *dir, pushed->bundle_id, "r");
+    wire::Param* p = bad_param.mutable_variants(0)->add_params();
+    p->set_name(name);
+    p->set_value(value);
+    CAPTURE(name);
+    expect_error(bad_param, ErrorCode::kInvalidArgument, "a name must be non-empty");
+  }
   // Path traversal: an ELF outside the bundle is refused before anything runs.
   for (const char* escape : {"../../../bin/true", "/bin/true", "demo/../../x", "demo/./run"}) {
     wire::RunRequest outside = MakeRunRequest(*opts, *dir, pushed->bundle_id, "r");

@@ -330,6 +330,11 @@ TEST_CASE("the agent address comes from --agent, then KTUNE_AGENT, then the conf
   CHECK(ChooseAgent("nope", "", "", "c.json").status().message().find("--agent") !=
         std::string::npos);
   CHECK_FALSE(ChooseAgent("", "", R"({"agent": 5})", "c.json").ok());
+  // nlohmann throws out_of_range, not parse_error, for a number beyond a double's range.
+  CHECK(ChooseAgent("", "", R"({"agent": 1e400})", "c.json")
+            .status()
+            .message()
+            .find("c.json is not valid JSON") != std::string::npos);
 }
 
 TEST_CASE("the token file comes from --token-file, then KTUNE_TOKEN_FILE, then the config file") {
@@ -341,6 +346,10 @@ TEST_CASE("the token file comes from --token-file, then KTUNE_TOKEN_FILE, then t
   CHECK(ChooseTokenFile("", "", "", "c.json").value().empty());
   CHECK(ChooseTokenFile("", "", R"({"token_file": 1})", "c.json").status().message() ==
         "c.json: \"token_file\" must be a path");
+  CHECK(ChooseTokenFile("", "", R"([1e400])", "c.json")
+            .status()
+            .message()
+            .find("c.json is not valid JSON") != std::string::npos);
 }
 
 }  // namespace
