@@ -1,6 +1,8 @@
 #include "common/cpu.h"
 
-#include <regex.h>
+#include <array>
+#include <cctype>
+#include <vector>
 
 #include "common/event_tables.h"
 #include "common/strings.h"
@@ -39,19 +41,110 @@ void ParseCpuInfo(std::string_view cpuinfo, CpuId* cpu) {
   }
 }
 
+namespace {
+
+// One atom of a pattern: the characters it accepts, and whether it may repeat or be absent.
+struct IdAtom {
+  std::array<bool, 256> accepts{};
+  bool repeat = false;    // '+' or '*'
+  bool optional = false;  // '*'
+};
+
+bool IsClassChar(const std::string& cls, unsigned char c) {
+  if (cls == "xdigit") return std::isxdigit(c);
+  if (cls == "digit") return std::isdigit(c);
+  if (cls == "alpha") return std::isalpha(c);
+  if (cls == "alnum") return std::isalnum(c);
+  if (cls == "upper") return std::isupper(c);
+  if (cls == "lower") return std::islower(c);
+  return false;
+}
+
+// "[...]" from `pattern[i]` (just past '['), into `atom`; false for anything outside the subset
+// (negation, collating elements, unknown classes, no closing bracket).
+bool ParseBracket(std::string_view pattern, size_t* i, IdAtom* atom) {
+  bool first = true;
+  for (; *i < pattern.size(); first = false) {
+    const char c = pattern[*i];
+    if (c == ']' && !first) {
+      ++*i;
+      return true;
+    }
+    if (c == '^' && first) return false;
+    if (pattern.substr(*i, 2) == "[:") {
+      const size_t end = pattern.find(":]", *i + 2);
+      if (end == std::string_view::npos) return false;
+      const std::string cls(pattern.substr(*i + 2, end - *i - 2));
+      if (!IsClassChar(cls, '0') && !IsClassChar(cls, 'a') && !IsClassChar(cls, 'A')) {
+        return false;
+      }
+      for (int ch = 0; ch < 256; ++ch) {
+        atom->accepts[ch] = atom->accepts[ch] || IsClassChar(cls, static_cast<unsigned char>(ch));
+      }
+      *i = end + 2;
+    } else if (c == '[') {
+      return false;
+    } else if (*i + 2 < pattern.size() && pattern[*i + 1] == '-' && pattern[*i + 2] != ']') {
+      const auto lo = static_cast<unsigned char>(c);
+      const auto hi = static_cast<unsigned char>(pattern[*i + 2]);
+      if (lo > hi) return false;
+      for (int ch = lo; ch <= hi; ++ch) atom->accepts[ch] = true;
+      *i += 3;
+    } else {
+      atom->accepts[static_cast<unsigned char>(c)] = true;
+      ++*i;
+    }
+  }
+  return false;
+}
+
+bool ParseIdPattern(std::string_view pattern, std::vector<IdAtom>* atoms) {
+  for (size_t i = 0; i < pattern.size();) {
+    IdAtom atom;
+    const char c = pattern[i++];
+    if (c == '[') {
+      if (!ParseBracket(pattern, &i, &atom)) return false;
+    } else if (std::string_view(".()*+?{}|^$\\]").find(c) != std::string_view::npos) {
+      return false;
+    } else {
+      atom.accepts[static_cast<unsigned char>(c)] = true;
+    }
+    if (i < pattern.size() && (pattern[i] == '+' || pattern[i] == '*')) {
+      atom.repeat = true;
+      atom.optional = pattern[i] == '*';
+      ++i;
+    }
+    atoms->push_back(atom);
+  }
+  return true;
+}
+
+// Backtracking over the atoms; the patterns are a few dozen characters.
+bool MatchAtoms(const std::vector<IdAtom>& atoms, size_t a, std::string_view id) {
+  if (a == atoms.size()) return id.empty();
+  const IdAtom& atom = atoms[a];
+  size_t n = 0;
+  const size_t most = atom.repeat ? id.size() : std::min<size_t>(1, id.size());
+  while (n < most && atom.accepts[static_cast<unsigned char>(id[n])]) ++n;
+  const size_t least = atom.optional ? 0 : 1;
+  for (size_t taken = n + 1; taken-- > least;) {
+    if (MatchAtoms(atoms, a + 1, id.substr(taken))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool MatchIdPattern(std::string_view pattern, std::string_view id) {
+  std::vector<IdAtom> atoms;
+  return ParseIdPattern(pattern, &atoms) && MatchAtoms(atoms, 0, id);
+}
+
 std::string MatchCoreTable(const CpuId& cpu) {
   if (cpu.riscv_id.empty()) return "";
   for (const CpuMapping& m : CpuMappings()) {
-    // POSIX extended regexes, as perf reads its mapfile (regcomp), over the whole id.
-    regex_t re;
-    if (regcomp(&re, ("^(" + std::string(m.id_regex) + ")$").c_str(), REG_EXTENDED | REG_NOSUB) !=
-        0) {
-      continue;  // matches nothing (the unit tests compile every row of the catalog)
-    }
-    const bool match = regexec(&re, cpu.riscv_id.c_str(), 0, nullptr, 0) == 0;
-    regfree(&re);
     // A row whose table ktune lacks still matches first, as in perf: no table then.
-    if (match) return m.table;
+    if (MatchIdPattern(m.id_regex, cpu.riscv_id)) return m.table;
   }
   return "";
 }

@@ -14,19 +14,26 @@ SpacemiT vendor tree; see its README.md). The rules are perf's:
   - mapfile.csv rows map "mvendorid-marchid-mimpid" regexes to tables, first match wins; the
     vendor mapfile (mapfile-vendor-x60.csv) follows, its "ky/x60" being stored as
     "spacemit/x60". A row naming a table that is not here still matches first, as in perf, and
-    gives no table (generic events only).
+    gives no table (generic events only). A regex must stay in the subset agentd matches
+    without glibc's regex (MatchIdPattern, common/cpu.h): literals and bracket expressions, each
+    optionally followed by '+' or '*'.
 Anything else (an unknown key, a code that does not parse, a name defined twice with different
 codes) stops the build with the file and event named.
 """
 import csv
 import json
 import os
+import re
 import sys
 
 from gen_common import write_if_changed
 
 ARCH_STD = {"riscv-sbi-firmware.json": "riscv/sbi-firmware", "riscv-generic.json": "riscv/generic"}
 VENDOR_DIR_RENAMES = {"ky/x60": "spacemit/x60"}
+# The mapfile regexes MatchIdPattern (common/cpu.cc) matches.
+ID_PATTERN = re.compile(
+    r"(?:(?:[^.()*+?{}|^$\\\[\]]|\[(?:\[:(?:xdigit|digit|alpha|alnum|upper|lower):\]|[^\[\]^])+\])[+*]?)+"
+)
 
 
 def fail(msg):
@@ -113,6 +120,8 @@ def load_mappings(root, tables):
                 if len(row) < 4:
                     fail(f"{fname}: malformed row {row}")
                 regex, table = row[0].strip(), row[2].strip()
+                if not ID_PATTERN.fullmatch(regex):
+                    fail(f"{fname}: regex {regex} is outside what agentd matches (common/cpu.h)")
                 table = VENDOR_DIR_RENAMES.get(table, table)
                 if table not in tables:
                     skipped.append(f"{fname}: {regex} -> {table}")
