@@ -218,6 +218,12 @@ int Main(int argc, char** argv) {
     Error("cannot open " + opts.store_dir + "/agentd.log: " + std::strerror(errno));
     return 1;
   }
+  // A daemon says who it is, so that `khost agent deploy` can stop it for a new version.
+  const std::string pid_path = opts.store_dir + "/agentd.pid";
+  if (daemon && !ktune::WriteFileAtomic(pid_path, std::to_string(::getpid()) + "\n").ok()) {
+    Error("cannot write " + pid_path);
+    return 1;
+  }
 
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code&, int sig) {
@@ -226,6 +232,7 @@ int Main(int argc, char** argv) {
     io.stop();
   });
   io.run();
+  if (daemon) ::unlink(pid_path.c_str());
   return 0;
 }
 

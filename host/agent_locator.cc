@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/fs.h"
+#include "host/agent_registry.h"
 
 namespace ktune {
 namespace bp = boost::process;
@@ -34,39 +35,43 @@ std::string AgentdPath() {
   return ec ? "agentd" : (self.parent_path() / "agentd").string();
 }
 
-// The config file as JSON; every nlohmann exception (a syntax error, a number beyond a double's
-// range) becomes one error naming the file.
-Result<nlohmann::json> ParseConfig(const std::string& config_text, const std::string& config_path) {
-  try {
-    return nlohmann::json::parse(config_text);
-  } catch (const nlohmann::json::exception& e) {
-    return InvalidArgument(config_path + " is not valid JSON: " + e.what());
-  }
-}
-
 }  // namespace
 
 Result<AgentChoice> ChooseAgent(const std::string& flag, const std::string& env,
                                 const std::string& config_text, const std::string& config_path) {
   AgentChoice choice;
   std::string text;
+  // The file is read only when it decides: a broken one does not stop --agent HOST:PORT.
+  auto config = [&]() { return ParseConfigText(config_text, config_path); };
   if (!flag.empty()) {
     text = flag;
     choice.source = "--agent";
   } else if (!env.empty()) {
     text = env;
     choice.source = "KTUNE_AGENT";
-  } else if (!config_text.empty()) {
-    KT_ASSIGN_OR_RETURN(const nlohmann::json doc, ParseConfig(config_text, config_path));
-    if (doc.is_object() && doc.contains("agent")) {
+  } else {
+    KT_ASSIGN_OR_RETURN(const nlohmann::json doc, config());
+    if (doc.contains("agent")) {
       if (!doc["agent"].is_string()) {
-        return InvalidArgument(config_path + ": \"agent\" must be a \"HOST:PORT\" string");
+        return InvalidArgument(config_path +
+                               ": \"agent\" must be an agent's name or a \"HOST:PORT\" string");
       }
       text = doc["agent"].get<std::string>();
       choice.source = config_path;
     }
   }
   if (text.empty()) return choice;
+  if (text.find(':') == std::string::npos) {  // a name: names never hold ':'
+    KT_ASSIGN_OR_RETURN(const nlohmann::json doc, config());
+    KT_ASSIGN_OR_RETURN(const std::vector<RegisteredAgent> agents, ReadRegistry(doc, config_path));
+    choice.registered = FindAgent(agents, text);
+    if (!choice.registered) {
+      return NotFound(choice.source + ": no agent named '" + text +
+                      "' (khost agent list shows the registered ones; an address is HOST:PORT)");
+    }
+    choice.address = choice.registered->addr;
+    return choice;
+  }
   auto hp = ParseHostPort(text);
   if (!hp.ok()) return hp.status().WithContext(choice.source);
   choice.address = *hp;
@@ -74,13 +79,14 @@ Result<AgentChoice> ChooseAgent(const std::string& flag, const std::string& env,
 }
 
 Result<std::string> ChooseTokenFile(const std::string& flag, const std::string& env,
+                                    const std::string& agent_token_file,
                                     const std::string& config_text,
                                     const std::string& config_path) {
   if (!flag.empty()) return flag;
   if (!env.empty()) return env;
-  if (config_text.empty()) return std::string();
-  KT_ASSIGN_OR_RETURN(const nlohmann::json doc, ParseConfig(config_text, config_path));
-  if (!doc.is_object() || !doc.contains("token_file")) return std::string();
+  if (!agent_token_file.empty()) return agent_token_file;
+  KT_ASSIGN_OR_RETURN(const nlohmann::json doc, ParseConfigText(config_text, config_path));
+  if (!doc.contains("token_file")) return std::string();
   if (!doc["token_file"].is_string()) {
     return InvalidArgument(config_path + ": \"token_file\" must be a path");
   }
@@ -135,14 +141,30 @@ Result<AgentSession> OpenAgentSession(const std::string& agent_flag,
   const std::string config = config_text.ok() ? *config_text : "";
   KT_ASSIGN_OR_RETURN(AgentChoice choice,
                       ChooseAgent(agent_flag, EnvOr("KTUNE_AGENT", ""), config, config_path));
+  AgentSession session;
+  if (choice.registered && choice.registered->ssh) {
+    // Over ssh agentd stays on the board's loopback: no token.
+    const RegisteredAgent& a = *choice.registered;
+    KT_ASSIGN_OR_RETURN(session.ssh,
+                        SshLink::Open(a.name, {*a.ssh, a.ssh_options, SshControlDir()}));
+    KT_ASSIGN_OR_RETURN(session.forward, PortForward::Open(*session.ssh, a.agent_port));
+    auto conn = AgentConnection::Connect(session.forward->local(), std::nullopt);
+    if (!conn.ok()) {
+      return conn.status().WithContext("board " + a.name + ": no agentd answers on its port " +
+                                       std::to_string(a.agent_port) + " (khost agent deploy " +
+                                       a.name + " starts one)");
+    }
+    session.conn = std::move(conn).value();
+    return session;
+  }
   KT_ASSIGN_OR_RETURN(
       std::string token_file,
-      ChooseTokenFile(token_flag, EnvOr("KTUNE_TOKEN_FILE", ""), config, config_path));
+      ChooseTokenFile(token_flag, EnvOr("KTUNE_TOKEN_FILE", ""),
+                      choice.registered ? choice.registered->token_file : "", config, config_path));
   std::optional<Token> token;
   if (!token_file.empty()) {
     KT_ASSIGN_OR_RETURN(token, Token::Load(token_file));
   }
-  AgentSession session;
   HostPort address;
   if (choice.address) {
     address = *choice.address;

@@ -1,9 +1,12 @@
-// Where khost finds its agent: --agent HOST:PORT, else the KTUNE_AGENT environment variable,
-// else "agent" in the config file ($XDG_CONFIG_HOME/ktune/config.json, default
-// ~/.config/ktune/config.json). With none of these, khost starts a local agentd on a free
-// loopback port for the one command (store in $XDG_CACHE_HOME/ktune/local-agent), says so on
-// stderr, and stops it afterwards. The token for an agent that asks for one comes the same way:
-// --token-file, KTUNE_TOKEN_FILE, "token_file" in the config file.
+// Where khost finds its agent: --agent NAME|HOST:PORT, else the KTUNE_AGENT environment
+// variable, else "agent" in the config file ($XDG_CONFIG_HOME/ktune/config.json, default
+// ~/.config/ktune/config.json). A NAME is an agent registered there (host/agent_registry.h); one
+// reached over ssh gets a port forward (host/ssh.h) for the command's length. With none of these,
+// khost starts a local agentd on a free loopback port for the one command (store in
+// $XDG_CACHE_HOME/ktune/local-agent), says so on stderr, and stops it afterwards. The token for an
+// agent that asks for one comes the same way:
+// --token-file, KTUNE_TOKEN_FILE, the registered agent's "token_file", "token_file" in the
+// config file.
 #pragma once
 
 #include <boost/process.hpp>
@@ -15,21 +18,27 @@
 #include "common/address.h"
 #include "common/status.h"
 #include "host/agent_client.h"
+#include "host/agent_registry.h"
+#include "host/ssh.h"
 
 namespace ktune {
 
 struct AgentChoice {
-  std::optional<HostPort> address;  // empty: start a local agent
-  std::string source;               // "--agent", "KTUNE_AGENT", the config file's path
+  std::optional<HostPort> address;  // empty: start a local agent, or reach `registered` by ssh
+  std::optional<RegisteredAgent> registered;  // the agent was named
+  std::string source;                         // "--agent", "KTUNE_AGENT", the config file's path
 };
 
-// Pure: picks the address from the three sources in order of precedence. `config_text` is the
-// config file's content ("" when there is none).
+// Pure: picks the agent from the three sources in order of precedence; a name is looked up in
+// the registry, and one that is not there is an error. `config_text` is the config file's
+// content ("" when there is none).
 Result<AgentChoice> ChooseAgent(const std::string& flag, const std::string& env,
                                 const std::string& config_text, const std::string& config_path);
 
-// Pure: the token file from the same three sources; "" when none names one.
+// Pure: the token file from the flag, the environment, the chosen agent's registry entry, then
+// the config file; "" when none names one.
 Result<std::string> ChooseTokenFile(const std::string& flag, const std::string& env,
+                                    const std::string& agent_token_file,
                                     const std::string& config_text, const std::string& config_path);
 
 std::string ConfigFilePath();
@@ -49,9 +58,12 @@ class LocalAgent {
   HostPort address_;
 };
 
-// A connection to the chosen agent, owning the local agent when one was started.
+// A connection to the chosen agent, owning the local agent when one was started, or the ssh
+// link and port forward it goes through (members are destroyed bottom up: the connection first).
 struct AgentSession {
   std::unique_ptr<LocalAgent> local;
+  std::unique_ptr<SshLink> ssh;
+  std::unique_ptr<PortForward> forward;
   std::unique_ptr<AgentConnection> conn;
 };
 

@@ -5,7 +5,8 @@
 namespace ktune {
 
 Result<cxxopts::ParseResult> ParseOptions(cxxopts::Options& options, const Args& args,
-                                          const std::vector<std::string>& positionals) {
+                                          const std::vector<std::string>& positionals,
+                                          std::optional<size_t> required) {
   std::vector<std::string> storage = {"khost"};
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -16,8 +17,10 @@ Result<cxxopts::ParseResult> ParseOptions(cxxopts::Options& options, const Args&
     if (!result.unmatched().empty()) {
       return InvalidArgument("unexpected argument '" + result.unmatched().front() + "'");
     }
-    for (const std::string& p : positionals) {
-      if (!result.count(p)) return InvalidArgument("missing <" + p + "> argument");
+    for (size_t i = 0; i < required.value_or(positionals.size()); ++i) {
+      if (!result.count(positionals[i])) {
+        return InvalidArgument("missing <" + positionals[i] + "> argument");
+      }
     }
     return result;
   } catch (const cxxopts::exceptions::exception& e) {
@@ -32,8 +35,9 @@ void AddRootOption(cxxopts::Options& options) {
 
 void AddAgentOption(cxxopts::Options& options) {
   options.add_options()("agent",
-                        "agent address HOST:PORT (else KTUNE_AGENT, the config file, or a "
-                        "local agentd started for this command)",
+                        "the agent: a name from khost agent add, or HOST:PORT (else "
+                        "KTUNE_AGENT, the config file, or a local agentd started for this "
+                        "command)",
                         cxxopts::value<std::string>()->default_value(""))(
       "token-file",
       "the agent's token, for an agent that asks for one (else KTUNE_TOKEN_FILE or the config "

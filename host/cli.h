@@ -5,6 +5,7 @@
 
 #include <cxxopts.hpp>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "common/status.h"
@@ -12,9 +13,11 @@
 
 namespace ktune {
 
-// Parses `args` (without the command name). Unknown options and extra positionals are errors.
+// Parses `args` (without the command name). Unknown options and extra positionals are errors;
+// so is a missing positional among the first `required` (default: all of them).
 Result<cxxopts::ParseResult> ParseOptions(cxxopts::Options& options, const Args& args,
-                                          const std::vector<std::string>& positionals);
+                                          const std::vector<std::string>& positionals,
+                                          std::optional<size_t> required = std::nullopt);
 
 // Adds --root DIR, and --agent HOST:PORT with --token-file FILE.
 void AddRootOption(cxxopts::Options& options);

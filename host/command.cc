@@ -16,7 +16,7 @@ const std::vector<CommandInfo>& Commands() {
       {"analyze", "which variant wins, whether it is real, and which counters explain it",
        AnalyzeMain},
       {"events", "the events and groups of a CPU: list, groups", EventsMain},
-      {"agent", "talk to an agent: status", AgentMain},
+      {"agent", "the agents: add, list, status, remove, deploy", AgentMain},
   };
   return kCommands;
 }

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "common/status.h"
+#include "host/agent_registry.h"
+#include "host/deploy.h"
 #include "protocol/ktune.pb.h"
 
 namespace ktune {
@@ -131,10 +133,14 @@ Result<EventsRequest> ParseEventsArgs(const Args& args);
 int EventsMain(const Args& args);
 
 // --- khost agent status ---
+// --- khost agent add|list|status|remove|deploy ---
 struct AgentRequest {
-  std::string action;  // "status"
-  std::string agent;
+  std::string action;  // "status", "list", "add", "remove", "deploy"
+  std::string agent;   // status: --agent, or the NAME given
   std::string token_file;
+  RegisteredAgent entry;  // add: the new entry; remove, deploy: its name
+  bool replace = false;   // add: over an entry of the same name
+  DeployOptions deploy;
 };
 Result<AgentRequest> ParseAgentArgs(const Args& args);
 int AgentMain(const Args& args);

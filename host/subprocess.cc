@@ -33,18 +33,19 @@ Result<ToolRun> RunTool(const std::vector<std::string>& argv, const ToolOptions&
   // Boost.Process opens redirection files without O_TRUNC: a shorter new output would leave the
   // old one's tail behind.
   if (!options.stdout_path.empty()) std::filesystem::remove(options.stdout_path, ec);
+  const std::string in_path = options.stdin_path.empty() ? "/dev/null" : options.stdin_path;
   bp::ipstream out;
   bp::child child;
   if (options.stdout_path.empty()) {
     child = bp::child(exe, bp::args(args), bp::start_dir(cwd), (bp::std_out & bp::std_err) > out,
-                      bp::std_in < bp::null, ec);
+                      bp::std_in < in_path, ec);
   } else if (options.stderr_too) {
     child = bp::child(exe, bp::args(args), bp::start_dir(cwd),
-                      (bp::std_out & bp::std_err) > options.stdout_path, bp::std_in < bp::null,
+                      (bp::std_out & bp::std_err) > options.stdout_path, bp::std_in < in_path,
                       bp::limit_handles, ec);
   } else {
     child = bp::child(exe, bp::args(args), bp::start_dir(cwd), bp::std_out > options.stdout_path,
-                      bp::std_err > out, bp::std_in < bp::null, ec);
+                      bp::std_err > out, bp::std_in < in_path, ec);
   }
   if (ec) return IoError("cannot start " + exe + ": " + ec.message());
   // Boost 1.74's wait_for spins and is not thread-safe: a watchdog thread kills the tool instead.

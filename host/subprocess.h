@@ -19,6 +19,7 @@ struct ToolOptions {
   std::string cwd;             // "" = khost's
   std::string stdout_path;     // "" = captured with stderr into `output`
   bool stderr_too = false;     // stderr also goes to stdout_path, which is then read into `output`
+  std::string stdin_path{};    // "" = /dev/null
   double timeout_seconds = 0;  // > 0: SIGKILL the tool after this long
 };
 

@@ -46,6 +46,10 @@ packages=(
   # khost analyze: statistics (Boost.Math, in libboost-dev), plots; its tests load the HTML
   # report in headless Chromium and check the statistics against scipy.
   gnuplot-nox chromium python3-scipy
+
+  # Agents reached by ssh (khost agent add --ssh, deploy); its tests start their own sshd on a
+  # loopback port, and the side-by-side benchmark copies with scp and counts with perf.
+  openssh-client openssh-server
 )
 # qemu 7.2 (bookworm) aborts on RVV float->int conversions; qemu 10 from bookworm-backports does
 # not. qemu-system-riscv brings OpenSBI 1.5 (the SBI PMU extension the virtual board counts with).
@@ -86,8 +90,17 @@ install_missing() {
   as_root apt-get update -qq
   if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing ${missing[*]}"
+    local had_sshd=0
+    installed openssh-server && had_sshd=1
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       "${missing[@]}"
+    # Only the sshd binary is wanted (the ssh tests start their own on loopback): a machine that
+    # did not serve ssh before does not start serving it on every address now.
+    if [ $had_sshd = 0 ] && command -v systemctl >/dev/null &&
+      systemctl is-enabled ssh.service >/dev/null 2>&1; then
+      echo "setup: openssh-server was installed for its sshd binary; disabling the ssh service"
+      as_root systemctl disable --now ssh.service ssh.socket >/dev/null 2>&1 || true
+    fi
   fi
   if [ ${#missing_bp[@]} -gt 0 ]; then
     echo "setup: installing ${missing_bp[*]} from bookworm-backports"

@@ -339,14 +339,16 @@ TEST_CASE("the agent address comes from --agent, then KTUNE_AGENT, then the conf
 
 TEST_CASE("the token file comes from --token-file, then KTUNE_TOKEN_FILE, then the config file") {
   const std::string config = R"({"agent": "h:3", "token_file": "/etc/ktune/token"})";
-  CHECK(ChooseTokenFile("flag", "env", config, "c.json").value() == "flag");
-  CHECK(ChooseTokenFile("", "env", config, "c.json").value() == "env");
-  CHECK(ChooseTokenFile("", "", config, "c.json").value() == "/etc/ktune/token");
-  CHECK(ChooseTokenFile("", "", R"({"agent": "h:3"})", "c.json").value().empty());
-  CHECK(ChooseTokenFile("", "", "", "c.json").value().empty());
-  CHECK(ChooseTokenFile("", "", R"({"token_file": 1})", "c.json").status().message() ==
+  CHECK(ChooseTokenFile("flag", "env", "", config, "c.json").value() == "flag");
+  CHECK(ChooseTokenFile("", "env", "", config, "c.json").value() == "env");
+  CHECK(ChooseTokenFile("", "", "", config, "c.json").value() == "/etc/ktune/token");
+  CHECK(ChooseTokenFile("", "", "/k1.token", config, "c.json").value() == "/k1.token");
+  CHECK(ChooseTokenFile("", "env", "/k1.token", config, "c.json").value() == "env");
+  CHECK(ChooseTokenFile("", "", "", R"({"agent": "h:3"})", "c.json").value().empty());
+  CHECK(ChooseTokenFile("", "", "", "", "c.json").value().empty());
+  CHECK(ChooseTokenFile("", "", "", R"({"token_file": 1})", "c.json").status().message() ==
         "c.json: \"token_file\" must be a path");
-  CHECK(ChooseTokenFile("", "", R"([1e400])", "c.json")
+  CHECK(ChooseTokenFile("", "", "", R"([1e400])", "c.json")
             .status()
             .message()
             .find("c.json is not valid JSON") != std::string::npos);

@@ -1,0 +1,196 @@
+#include "host/deploy.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "common/fs.h"
+#include "common/hash.h"
+#include "common/strings.h"
+#include "common/version.h"
+#include "host/agent_client.h"
+#include "host/ssh.h"
+#include "host/subprocess.h"
+
+namespace ktune {
+
+namespace {
+
+std::string KhostDir() {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? "." : self.parent_path().string();
+}
+
+std::string HostArch() {
+  utsname u{};
+  return ::uname(&u) == 0 ? u.machine : "";
+}
+
+// The agent on the board, through a fresh forward: its version, or why it does not answer.
+Result<std::string> AgentVersion(const SshLink& link, uint16_t port) {
+  KT_ASSIGN_OR_RETURN(auto forward, PortForward::Open(link, port));
+  KT_ASSIGN_OR_RETURN(auto conn, AgentConnection::Connect(forward->local(), std::nullopt));
+  return conn->hello().agent_version();
+}
+
+}  // namespace
+
+std::string ElfArch(std::string_view head) {
+  if (head.size() < 20 ||
+      !head.starts_with("\x7f"
+                        "ELF") ||
+      head[4] != 2 || head[5] != 1) {
+    return "";  // not a little-endian 64-bit ELF
+  }
+  const unsigned machine =
+      static_cast<unsigned char>(head[18]) | (static_cast<unsigned char>(head[19]) << 8);
+  switch (machine) {
+    case 62:
+      return "x86_64";
+    case 183:
+      return "aarch64";
+    case 243:
+      return "riscv64";
+    default:
+      return "";
+  }
+}
+
+std::vector<std::string> AgentdCandidates(const std::string& arch, const std::string& khost_dir,
+                                          const std::string& source_dir,
+                                          const std::string& host_arch) {
+  std::vector<std::string> paths = {khost_dir + "/agentd-" + arch,
+                                    source_dir + "/build-agent-" + arch + "/bin/agentd"};
+  if (arch == host_arch) paths.push_back(khost_dir + "/agentd");
+  return paths;
+}
+
+std::string RenderUnit(const std::string& unit_template, const std::string& agentd_path,
+                       uint16_t port, const std::string& store) {
+  std::string unit = unit_template;
+  for (const auto& [field, value] : {std::pair<std::string, std::string>{"@AGENTD@", agentd_path},
+                                     {"@PORT@", std::to_string(port)},
+                                     {"@STORE@", store}}) {
+    for (size_t at; (at = unit.find(field)) != std::string::npos;)
+      unit.replace(at, field.size(), value);
+  }
+  return unit;
+}
+
+Status DeployAgent(const RegisteredAgent& agent, const DeployOptions& options) {
+  if (!agent.ssh) {
+    return InvalidArgument("agent " + agent.name +
+                           " is reached at an address, not over ssh: deploy needs ssh (khost "
+                           "agent add NAME --ssh [USER@]HOST[:PORT])");
+  }
+  KT_ASSIGN_OR_RETURN(auto link,
+                      SshLink::Open(agent.name, {*agent.ssh, agent.ssh_options, SshControlDir()}));
+  KT_ASSIGN_OR_RETURN(const std::string uname, link->Run("uname -m"));
+  const std::string arch = std::string(Trim(LastLines(uname, 1)));
+  std::string local = options.agentd;
+  if (local.empty()) {
+    for (const std::string& c : AgentdCandidates(arch, KhostDir(), KTUNE_SOURCE_DIR, HostArch())) {
+      if (::access(c.c_str(), X_OK) == 0) {
+        local = c;
+        break;
+      }
+    }
+    if (local.empty()) {
+      return NotFound("board " + agent.name + " is " + arch + " and there is no agentd for " +
+                      arch + " (scripts/build_agent.sh " + arch + ", or --agentd PATH)");
+    }
+  }
+  KT_ASSIGN_OR_RETURN(const std::string bytes, ReadFile(local));
+  if (ElfArch(bytes) != arch) {
+    return InvalidArgument(
+        local + " is " +
+        (ElfArch(bytes).empty() ? "not an agentd ELF" : "built for " + ElfArch(bytes)) +
+        "; board " + agent.name + " is " + arch);
+  }
+  const std::string hash = HashBytes(bytes).substr(0, 16);
+  const std::string dir =
+      options.bin_dir.empty() ? "$HOME/.local/lib/ktune" : CommandLine({options.bin_dir});
+  const std::string remote = dir + "/agentd-" + hash;
+  const std::string store =
+      options.store.empty() ? "$HOME/.local/share/ktune/agent" : CommandLine({options.store});
+  KT_ASSIGN_OR_RETURN(const std::string present,
+                      link->Run("test -x " + remote + " && echo present || echo absent"));
+  if (std::string(Trim(LastLines(present, 1))) != "present") {
+    KT_RETURN_IF_ERROR(link->Run("mkdir -p " + dir + " && cat > " + remote + ".tmp && chmod 755 " +
+                                     remote + ".tmp && mv " + remote + ".tmp " + remote,
+                                 local)
+                           .status());
+    std::cerr << "khost agent: copied " << local << " (" << bytes.size() << " bytes) to "
+              << agent.name << ":"
+              << (options.bin_dir.empty() ? "~/.local/lib/ktune" : options.bin_dir) << "/agentd-"
+              << hash << "\n";
+  }
+
+  auto running = AgentVersion(*link, agent.agent_port);
+  if (running.ok() && *running == KTUNE_VERSION && !options.systemd) {
+    std::cout << "agentd " << *running << " already runs on " << agent.name << " (" << arch
+              << ", port " << agent.agent_port << ")\n";
+    return Status::Ok();
+  }
+  if (options.systemd) {
+    KT_ASSIGN_OR_RETURN(const std::string unit_template,
+                        ReadFile(std::string(KTUNE_SOURCE_DIR) + "/scripts/ktune-agentd.service"));
+    // systemd's %h is the home directory of the unit's user.
+    const std::string unit = RenderUnit(
+        unit_template,
+        (options.bin_dir.empty() ? "%h/.local/lib/ktune" : options.bin_dir) + "/agentd-" + hash,
+        agent.agent_port, options.store.empty() ? "%h/.local/share/ktune/agent" : options.store);
+    const std::string unit_file = SshControlDir() + "/" + agent.name + ".service";
+    KT_RETURN_IF_ERROR(WriteFileAtomic(unit_file, unit));
+    // Root installs a system unit; anyone else a user unit.
+    auto installed = link->Run(
+        "if [ \"$(id -u)\" = 0 ]; then d=/etc/systemd/system; s=systemctl; else "
+        "d=$HOME/.config/systemd/user; s='systemctl --user'; fi; mkdir -p $d && cat > "
+        "$d/ktune-agentd.service && $s daemon-reload && $s enable ktune-agentd.service && "
+        "$s restart ktune-agentd.service",
+        unit_file);
+    std::filesystem::remove(unit_file);
+    KT_RETURN_IF_ERROR(installed.status());
+  } else {
+    if (running.ok()) {  // another version: stop it by the pid it wrote
+      KT_RETURN_IF_ERROR(
+          link->Run("p=$(cat " + store +
+                    "/agentd.pid 2>/dev/null) && grep -q agentd "
+                    "/proc/$p/cmdline && kill $p; for i in 1 2 3 4 5 6 7 8 9 10; do [ -e "
+                    "/proc/$p ] || break; sleep 0.2; done; true")
+              .status());
+    }
+    KT_RETURN_IF_ERROR(link->Run(remote +
+                                 " --listen 127.0.0.1:" + std::to_string(agent.agent_port) +
+                                 " --store " + store + " --daemon")
+                           .status());
+  }
+  // The handshake: agentd answers through the forward with khost's version.
+  Result<std::string> version = Unavailable("not tried");
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    version = AgentVersion(*link, agent.agent_port);
+    if (version.ok()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (!version.ok()) {
+    return version.status().WithContext("board " + agent.name +
+                                        ": agentd was started but does "
+                                        "not answer on port " +
+                                        std::to_string(agent.agent_port));
+  }
+  if (*version != KTUNE_VERSION) {
+    return Status(ErrorCode::kVersionMismatch, "board " + agent.name + " answers with agentd " +
+                                                   *version + ", not khost's " + KTUNE_VERSION +
+                                                   " (is another agentd on port " +
+                                                   std::to_string(agent.agent_port) + "?)");
+  }
+  std::cout << "agentd " << *version << " runs on " << agent.name << " (" << arch << ", port "
+            << agent.agent_port << (options.systemd ? ", systemd unit ktune-agentd" : "") << ")\n";
+  return Status::Ok();
+}
+
+}  // namespace ktune
