@@ -74,6 +74,9 @@ class Measurer {
     if (thread_.joinable()) thread_.join();
   }
 
+  // What every variant runs under (AgentOptions::exec_wrapper), for the capabilities.
+  const std::vector<std::string>& exec_wrapper() const { return exec_wrapper_; }
+
  private:
   Measurer(Canceller c, std::string model, BudgetMemory memory, int fake_budget,
            std::vector<std::string> exec_wrapper, Sandbox sandbox)
@@ -348,6 +351,9 @@ class Session : public std::enable_shared_from_this<Session> {
     r->set_protocol_version(kProtocolVersion);
     r->set_agent_version(KTUNE_VERSION);
     *r->mutable_capabilities() = ProbeCapabilities(cpu_);
+    for (const std::string& w : measurer_.exec_wrapper()) {
+      r->mutable_capabilities()->add_exec_wrapper(w);
+    }
     Send(reply);
   }
 

@@ -56,6 +56,21 @@ Result<std::string> ReadFile(const std::string& path) {
   return out;
 }
 
+Result<std::string> ReadFilePrefix(const std::string& path, size_t max_bytes) {
+  KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(path, O_RDONLY));
+  std::string out(max_bytes, '\0');
+  size_t got = 0;
+  while (got < max_bytes) {
+    const ssize_t n = ::read(fd.get(), out.data() + got, max_bytes - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoError("read " + path, errno);
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  out.resize(got);
+  return out;
+}
+
 Status WriteAll(int fd, std::string_view bytes, const std::string& what) {
   while (!bytes.empty()) {
     ssize_t n = ::write(fd, bytes.data(), bytes.size());

@@ -38,6 +38,8 @@ Result<ScopedFd> OpenFile(const std::string& path, int flags, int mode = 0644);
 Status ReadChunks(const std::string& path, const std::function<void(std::string_view)>& chunk);
 
 Result<std::string> ReadFile(const std::string& path);
+// The file's first `max_bytes` (fewer when it is shorter).
+Result<std::string> ReadFilePrefix(const std::string& path, size_t max_bytes);
 
 // Writes all of `bytes` to `fd`, retrying on EINTR and short writes.
 Status WriteAll(int fd, std::string_view bytes, const std::string& what);

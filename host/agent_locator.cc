@@ -155,6 +155,7 @@ Result<AgentSession> OpenAgentSession(const std::string& agent_flag,
                                        a.name + " starts one)");
     }
     session.conn = std::move(conn).value();
+    session.name = a.name;
     return session;
   }
   KT_ASSIGN_OR_RETURN(
@@ -177,6 +178,7 @@ Result<AgentSession> OpenAgentSession(const std::string& agent_flag,
               << ")\n";
   }
   KT_ASSIGN_OR_RETURN(session.conn, AgentConnection::Connect(address, token));
+  session.name = choice.registered ? choice.registered->name : address.ToString();
   return session;
 }
 

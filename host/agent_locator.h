@@ -61,6 +61,7 @@ class LocalAgent {
 // A connection to the chosen agent, owning the local agent when one was started, or the ssh
 // link and port forward it goes through (members are destroyed bottom up: the connection first).
 struct AgentSession {
+  std::string name;  // for messages: the registered name, else the address
   std::unique_ptr<LocalAgent> local;
   std::unique_ptr<SshLink> ssh;
   std::unique_ptr<PortForward> forward;

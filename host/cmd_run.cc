@@ -15,6 +15,7 @@
 #include "host/agent_locator.h"
 #include "host/cli.h"
 #include "host/command.h"
+#include "host/elf_symbols.h"
 #include "host/event_groups.h"
 #include "host/kernel_dir.h"
 #include "host/report.h"
@@ -151,6 +152,24 @@ wire::RunRequest MakeRunRequest(const RunOptions& options, const KernelDir& dir,
 
 namespace {
 
+// Every variant's ELF must be of the agent's architecture, unless the agent runs them under a
+// wrapper (agentd --exec-wrapper qemu-riscv64): else each would fail to exec, one by one.
+Status CheckArchitecture(const KernelDir& dir, const wire::Capabilities& caps,
+                         const std::string& agent) {
+  if (caps.exec_wrapper_size() > 0) return Status::Ok();
+  const std::string& arch = caps.cpu().arch();
+  for (const KernelVariant& v : dir.variants) {
+    KT_ASSIGN_OR_RETURN(const std::string head, ReadFilePrefix(dir.root + "/" + v.elf_path, 64));
+    const std::string elf = ElfArch(head);
+    if (!elf.empty() && elf != arch) {
+      return InvalidArgument("variant " + v.name + " is built for " + elf + " but agent " + agent +
+                             " is " + arch + " (khost tune with a toolchain for " + arch +
+                             ", or a " + elf + " agent)");
+    }
+  }
+  return Status::Ok();
+}
+
 // How khost run ends, for a new run and a resumed one: the seed's perf_stats.csv (configs.json's
 // perf_files.stat) and the table, from the run's file.
 Status Conclude(const KernelDir& dir, const std::string& kernel, const std::string& results_path,
@@ -238,6 +257,7 @@ Status ExecuteRun(const RunOptions& opts) {
     auto spec = catalog.Parse(e);
     if (!spec.ok()) return spec.status().WithContext("--record");
   }
+  KT_RETURN_IF_ERROR(CheckArchitecture(dir, caps, session.name));
   KT_ASSIGN_OR_RETURN(PushStats pushed, PushBundle(*session.conn, manifest, dir.root));
 
   const std::string run_id = NewRunId();

@@ -12,6 +12,7 @@
 #include "common/strings.h"
 #include "common/version.h"
 #include "host/agent_client.h"
+#include "host/elf_symbols.h"
 #include "host/ssh.h"
 #include "host/subprocess.h"
 
@@ -38,27 +39,6 @@ Result<std::string> AgentVersion(const SshLink& link, uint16_t port) {
 }
 
 }  // namespace
-
-std::string ElfArch(std::string_view head) {
-  if (head.size() < 20 ||
-      !head.starts_with("\x7f"
-                        "ELF") ||
-      head[4] != 2 || head[5] != 1) {
-    return "";  // not a little-endian 64-bit ELF
-  }
-  const unsigned machine =
-      static_cast<unsigned char>(head[18]) | (static_cast<unsigned char>(head[19]) << 8);
-  switch (machine) {
-    case 62:
-      return "x86_64";
-    case 183:
-      return "aarch64";
-    case 243:
-      return "riscv64";
-    default:
-      return "";
-  }
-}
 
 std::vector<std::string> AgentdCandidates(const std::string& arch, const std::string& khost_dir,
                                           const std::string& source_dir,

@@ -21,10 +21,6 @@ struct DeployOptions {
   std::string bin_dir;  // where the binary goes on the board; "" = ~/.local/lib/ktune
 };
 
-// Pure: the ELF machine of a binary's first bytes as `uname -m` names it ("riscv64", "x86_64",
-// "aarch64"), or "" when they are not an ELF of a machine ktune builds agentd for.
-std::string ElfArch(std::string_view head);
-
 // Pure: where khost looks for an agentd for `arch`, in order: beside khost as agentd-<arch>,
 // scripts/build_agent.sh's output in the source tree, and khost's own agentd when the board has
 // khost's architecture.

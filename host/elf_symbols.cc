@@ -6,6 +6,26 @@
 #include <cstring>
 
 namespace ktune {
+
+std::string ElfArch(std::string_view head) {
+  if (head.size() < sizeof(Elf64_Ehdr) || std::memcmp(head.data(), ELFMAG, SELFMAG) != 0 ||
+      head[EI_CLASS] != ELFCLASS64 || head[EI_DATA] != ELFDATA2LSB) {
+    return "";
+  }
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, head.data(), sizeof eh);
+  switch (eh.e_machine) {
+    case EM_X86_64:
+      return "x86_64";
+    case EM_AARCH64:
+      return "aarch64";
+    case EM_RISCV:
+      return "riscv64";
+    default:
+      return "";
+  }
+}
+
 namespace {
 
 // Copies a T from bytes[offset], if it is all there.

@@ -30,6 +30,7 @@
 #include "agent/server.h"
 #include "common/hash.h"
 #include "protocol/frame_codec.h"
+#include "common/fs.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace ktune {

@@ -1,26 +1,15 @@
-// The scratch directory, tree removal and manifest equality of fuzz_util.h.
+// The scratch directory and manifest equality of fuzz_util.h.
 #include "tests/fuzz/fuzz_util.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <system_error>
 
+#include "common/fs.h"
+
 namespace ktune {
 
 namespace fs = std::filesystem;
-
-void RemoveTree(const std::string& path) {
-  std::error_code ec;
-  if (fs::is_directory(fs::symlink_status(path, ec))) {
-    ::chmod(path.c_str(), 0700);
-    for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->is_directory(ec) && !it->is_symlink(ec)) ::chmod(it->path().c_str(), 0700);
-    }
-  }
-  fs::remove_all(path, ec);
-}
 
 const std::string& FuzzScratchDir() {
   // Never destroyed: the exit handler that removes the directory reads it.

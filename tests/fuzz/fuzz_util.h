@@ -43,9 +43,6 @@ const Status& StatusOf(const Result<T>& r) {
 // in $TMPDIR or /tmp.
 const std::string& FuzzScratchDir();
 
-// rm -rf `path`, read-only directories included (the agent's bundle trees are read-only).
-void RemoveTree(const std::string& path);
-
 // The same kernel and the same files (path, hash, size, mode), in the same order.
 bool SameManifest(const Manifest& a, const Manifest& b);
 

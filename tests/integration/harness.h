@@ -65,6 +65,7 @@ class Program {
   // Waits for it to end (exit_code -1 when a signal ended it).
   CommandResult Wait();
   void Kill(int signal);
+  int pid() const { return pid_; }
 
  private:
   int pid_ = -1;

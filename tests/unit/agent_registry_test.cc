@@ -6,6 +6,7 @@
 #include "host/agent_registry.h"
 #include "host/command.h"
 #include "host/deploy.h"
+#include "host/elf_symbols.h"
 #include "host/ssh.h"
 
 namespace ktune {
