@@ -14,8 +14,8 @@
 
 namespace ktune {
 
-// The machine of an ELF's first bytes (its 64-byte header) as `uname -m` names it ("riscv64", "x86_64",
-// "aarch64"), or "" when they are not a little-endian ELF64 of one of those.
+// The machine of an ELF's first bytes (its 64-byte header) as `uname -m` names it ("riscv64",
+// "x86_64", "aarch64"), or "" when they are not a little-endian ELF64 of one of those.
 std::string ElfArch(std::string_view head);
 
 struct ElfSymbol {

@@ -28,9 +28,9 @@
 
 #include "agent/log.h"
 #include "agent/server.h"
+#include "common/fs.h"
 #include "common/hash.h"
 #include "protocol/frame_codec.h"
-#include "common/fs.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace ktune {

@@ -1,7 +1,6 @@
 // The scratch directory and manifest equality of fuzz_util.h.
 #include "tests/fuzz/fuzz_util.h"
 
-
 #include <filesystem>
 #include <system_error>
 
