@@ -2,6 +2,7 @@
 // registers one in the config file (host/agent_registry.h), `list` shows them, `remove NAME`
 // forgets one, `status [NAME]` connects and shows what the agent reported about its machine,
 // `deploy NAME` puts agentd on a board reached by ssh and starts it (host/deploy.h).
+#include <filesystem>
 #include <iostream>
 
 #include "common/fs.h"
@@ -42,10 +43,13 @@ cxxopts::Options AgentCliOptions() {
   return o;
 }
 
-// The config file as a JSON document ("" when there is none yet).
+// The config file as a JSON document (empty when there is none yet; a file that exists but
+// cannot be read is an error, never taken for an empty one that add/remove would overwrite).
 Result<nlohmann::json> LoadConfig(const std::string& path) {
-  auto text = ReadFile(path);
-  return ParseConfigText(text.ok() ? *text : "", path);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec) && !ec) return ParseConfigText("", path);
+  KT_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  return ParseConfigText(text, path);
 }
 
 Result<std::vector<RegisteredAgent>> LoadRegistry() {

@@ -156,8 +156,8 @@ namespace {
 // wrapper (agentd --exec-wrapper qemu-riscv64): else each would fail to exec, one by one.
 Status CheckArchitecture(const KernelDir& dir, const wire::Capabilities& caps,
                          const std::string& agent) {
-  if (caps.exec_wrapper_size() > 0) return Status::Ok();
   const std::string& arch = caps.cpu().arch();
+  if (caps.exec_wrapper_size() > 0 || arch.empty()) return Status::Ok();
   for (const KernelVariant& v : dir.variants) {
     KT_ASSIGN_OR_RETURN(const std::string head, ReadFilePrefix(dir.root + "/" + v.elf_path, 64));
     const std::string elf = ElfArch(head);

@@ -92,61 +92,74 @@ Status DeployAgent(const RegisteredAgent& agent, const DeployOptions& options) {
         "; board " + agent.name + " is " + arch);
   }
   const std::string hash = HashBytes(bytes).substr(0, 16);
-  const std::string dir =
-      options.bin_dir.empty() ? "$HOME/.local/lib/ktune" : CommandLine({options.bin_dir});
+  // Absolute paths on the board: its $HOME, read once, rather than shell or systemd expansions
+  // (systemd's %h is /root for every system unit).
+  KT_ASSIGN_OR_RETURN(const std::string home_out, link->Run("echo \"$HOME\""));
+  const std::string home(Trim(LastLines(home_out, 1)));
+  auto absolute = [&](const std::string& given, const std::string& fallback) {
+    const std::string path = given.empty() ? home + "/" + fallback : given;
+    return path.starts_with("/") ? path : home + "/" + path;
+  };
+  const std::string dir = absolute(options.bin_dir, ".local/lib/ktune");
+  const std::string store = absolute(options.store, ".local/share/ktune/agent");
   const std::string remote = dir + "/agentd-" + hash;
-  const std::string store =
-      options.store.empty() ? "$HOME/.local/share/ktune/agent" : CommandLine({options.store});
+  const std::string q_dir = CommandLine({dir}), q_store = CommandLine({store}),
+                    q_remote = CommandLine({remote});
   KT_ASSIGN_OR_RETURN(const std::string present,
-                      link->Run("test -x " + remote + " && echo present || echo absent"));
+                      link->Run("test -x " + q_remote + " && echo present || echo absent"));
   if (std::string(Trim(LastLines(present, 1))) != "present") {
-    KT_RETURN_IF_ERROR(link->Run("mkdir -p " + dir + " && cat > " + remote + ".tmp && chmod 755 " +
-                                     remote + ".tmp && mv " + remote + ".tmp " + remote,
+    // Into a file of this shell's own, checked whole before it takes the binary's name: a copy
+    // cut short (a dropped link) is never taken for the binary by the next deploy.
+    const std::string tmp = q_dir + "/.agentd-" + hash + ".$$";
+    KT_RETURN_IF_ERROR(link->Run("mkdir -p " + q_dir + " && cat > " + tmp + " && [ \"$(wc -c < " +
+                                     tmp + ")\" -eq " + std::to_string(bytes.size()) +
+                                     " ] && chmod 755 " + tmp + " && mv " + tmp + " " + q_remote +
+                                     " || { rm -f " + tmp + "; exit 1; }",
                                  local)
                            .status());
     std::cerr << "khost agent: copied " << local << " (" << bytes.size() << " bytes) to "
-              << agent.name << ":"
-              << (options.bin_dir.empty() ? "~/.local/lib/ktune" : options.bin_dir) << "/agentd-"
-              << hash << "\n";
+              << agent.name << ":" << remote << "\n";
   }
 
-  auto running = AgentVersion(*link, agent.agent_port);
-  if (running.ok() && *running == KTUNE_VERSION && !options.systemd) {
-    std::cout << "agentd " << *running << " already runs on " << agent.name << " (" << arch
-              << ", port " << agent.agent_port << ")\n";
-    return Status::Ok();
+  // An agentd started by an earlier deploy wrote its pid: the same build still answering is
+  // left as it is; any other (another build, another protocol) is stopped first.
+  KT_ASSIGN_OR_RETURN(const std::string exe_out,
+                      link->Run("p=$(cat " + q_store +
+                                "/agentd.pid 2>/dev/null) && [ -n \"$p\" ] "
+                                "&& readlink /proc/$p/exe || true"));
+  const std::string running_exe(Trim(LastLines(exe_out, 1)));
+  if (!running_exe.empty()) {
+    if (running_exe == remote && !options.systemd && AgentVersion(*link, agent.agent_port).ok()) {
+      std::cout << "agentd " << KTUNE_VERSION << " already runs on " << agent.name << " (" << arch
+                << ", port " << agent.agent_port << ")\n";
+      return Status::Ok();
+    }
+    KT_RETURN_IF_ERROR(
+        link->Run("p=$(cat " + q_store +
+                  "/agentd.pid) && kill $p; for i in 1 2 3 4 5 6 7 8 9 10; "
+                  "do [ -e /proc/$p ] || exit 0; sleep 1; done; echo \"agentd $p does not stop\"; "
+                  "exit 1")
+            .status());
   }
   if (options.systemd) {
     KT_ASSIGN_OR_RETURN(const std::string unit_template,
                         ReadFile(std::string(KTUNE_SOURCE_DIR) + "/scripts/ktune-agentd.service"));
-    // systemd's %h is the home directory of the unit's user.
-    const std::string unit = RenderUnit(
-        unit_template,
-        (options.bin_dir.empty() ? "%h/.local/lib/ktune" : options.bin_dir) + "/agentd-" + hash,
-        agent.agent_port, options.store.empty() ? "%h/.local/share/ktune/agent" : options.store);
     const std::string unit_file = SshControlDir() + "/" + agent.name + ".service";
-    KT_RETURN_IF_ERROR(WriteFileAtomic(unit_file, unit));
+    KT_RETURN_IF_ERROR(
+        WriteFileAtomic(unit_file, RenderUnit(unit_template, remote, agent.agent_port, store)));
     // Root installs a system unit; anyone else a user unit.
     auto installed = link->Run(
         "if [ \"$(id -u)\" = 0 ]; then d=/etc/systemd/system; s=systemctl; else "
-        "d=$HOME/.config/systemd/user; s='systemctl --user'; fi; mkdir -p $d && cat > "
-        "$d/ktune-agentd.service && $s daemon-reload && $s enable ktune-agentd.service && "
+        "d=\"$HOME/.config/systemd/user\"; s='systemctl --user'; fi; mkdir -p \"$d\" && cat > "
+        "\"$d/ktune-agentd.service\" && $s daemon-reload && $s enable ktune-agentd.service && "
         "$s restart ktune-agentd.service",
         unit_file);
     std::filesystem::remove(unit_file);
     KT_RETURN_IF_ERROR(installed.status());
   } else {
-    if (running.ok()) {  // another version: stop it by the pid it wrote
-      KT_RETURN_IF_ERROR(
-          link->Run("p=$(cat " + store +
-                    "/agentd.pid 2>/dev/null) && grep -q agentd "
-                    "/proc/$p/cmdline && kill $p; for i in 1 2 3 4 5 6 7 8 9 10; do [ -e "
-                    "/proc/$p ] || break; sleep 0.2; done; true")
-              .status());
-    }
-    KT_RETURN_IF_ERROR(link->Run(remote +
+    KT_RETURN_IF_ERROR(link->Run(q_remote +
                                  " --listen 127.0.0.1:" + std::to_string(agent.agent_port) +
-                                 " --store " + store + " --daemon")
+                                 " --store " + q_store + " --daemon")
                            .status());
   }
   // The handshake: agentd answers through the forward with khost's version.

@@ -1,10 +1,13 @@
 #include "host/ssh.h"
 
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "common/fs.h"
@@ -43,7 +46,13 @@ Result<uint16_t> FreeLoopbackPort() {
 std::vector<std::string> SshArgv(const SshSpec& spec, const std::vector<std::string>& extra,
                                  const std::string& command) {
   std::vector<std::string> argv = {"ssh"};
-  // ssh takes the first value given for an option: the user's come first.
+  // ssh takes the first value given for an option. These come before the user's (here and in
+  // ~/.ssh/config): only the master khost starts is a master, and commands run as given.
+  if (std::find(extra.begin(), extra.end(), "ControlMaster=auto") == extra.end()) {
+    argv.insert(argv.end(), {"-o", "ControlMaster=no"});
+  }
+  argv.insert(argv.end(), {"-o", "RemoteCommand=none", "-o", "RequestTTY=no"});
+  // Then the user's, which win over ktune's defaults below.
   for (const std::string& o : spec.options) argv.insert(argv.end(), {"-o", o});
   for (const std::string& o :
        {std::string("BatchMode=yes"), std::string("ConnectTimeout=10"),
@@ -72,6 +81,14 @@ Result<std::unique_ptr<SshLink>> SshLink::Open(const std::string& name, const Ss
     return ErrnoError("chmod " + spec.control_dir, errno);
   }
   std::unique_ptr<SshLink> link(new SshLink(name, spec));
+  // One khost at a time checks for the board's master and starts it: two starting at once would
+  // leave the second's connection running beside the master, unshared.
+  KT_ASSIGN_OR_RETURN(ScopedFd lock,
+                      OpenFile(spec.control_dir + "/" + name + ".lock", O_RDWR | O_CREAT, 0600));
+  while (::flock(lock.get(), LOCK_EX) != 0) {
+    if (errno != EINTR)
+      return ErrnoError("flock " + spec.control_dir + "/" + name + ".lock", errno);
+  }
   KT_ASSIGN_OR_RETURN(ToolRun check, RunTool(SshArgv(spec, {"-O", "check"}), {}));
   if (check.exit_code == 0) return link;
   // The master goes to the background once authenticated (-f) and outlives khost; its messages
@@ -80,11 +97,11 @@ Result<std::unique_ptr<SshLink>> SshLink::Open(const std::string& name, const Ss
   options.stdout_path = spec.control_dir + "/" + name + ".log";
   options.stderr_too = true;
   options.timeout_seconds = 60;
-  KT_ASSIGN_OR_RETURN(
-      ToolRun master,
-      RunTool(SshArgv(spec, {"-o", "ControlMaster=auto", "-o",
-                             "ControlPersist=" + std::to_string(kSshPersistSeconds), "-N", "-f"}),
-              options));
+  KT_ASSIGN_OR_RETURN(ToolRun master,
+                      RunTool(SshArgv(spec, {"-o", "ControlMaster=auto", "-o",
+                                             "ControlPersist=" + std::to_string(kSshPersistSeconds),
+                                             "-o", "ClearAllForwardings=yes", "-N", "-f"}),
+                              options));
   if (master.exit_code == 0) return link;
   const std::string why = LastLine(master.output);
   const std::string what = "board " + name + " (ssh " + spec.target.ToString() + "): " + why;
@@ -100,7 +117,9 @@ Result<std::string> SshLink::Run(const std::string& command, const std::string& 
   ToolOptions options;
   options.stdin_path = stdin_path;
   options.timeout_seconds = timeout_seconds;
-  KT_ASSIGN_OR_RETURN(ToolRun run, RunTool(SshArgv(spec_, {}, command), options));
+  // Through sh: the user's login shell may not be a POSIX one.
+  KT_ASSIGN_OR_RETURN(ToolRun run,
+                      RunTool(SshArgv(spec_, {}, CommandLine({"sh", "-c", command})), options));
   if (run.exit_code != 0) {
     return Unavailable("on board " + name_ + ", '" + command + "' failed (exit " +
                        std::to_string(run.exit_code) + "): " + LastLine(run.output));

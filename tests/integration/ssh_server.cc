@@ -17,9 +17,6 @@ namespace ktune::test {
 namespace {
 
 // (pid, parent pid) of every process.
-std::vector<std::pair<int, int>> Processes();
-
-// Every process below `root` (sshd's per-connection children and what they run).
 std::vector<std::pair<int, int>> Processes() {
   std::vector<std::pair<int, int>> parent_of;
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
@@ -36,6 +33,7 @@ std::vector<std::pair<int, int>> Processes() {
   return parent_of;
 }
 
+// Every process below `root` (sshd's per-connection children and what they run).
 std::vector<int> Descendants(int root) {
   const std::vector<std::pair<int, int>> parent_of = Processes();
   std::vector<int> found = {root};
@@ -76,16 +74,18 @@ SshServer::SshServer(const std::string& dir) : dir_(dir) {
   std::filesystem::copy_file(dir_ + "/client_key.pub", dir_ + "/authorized_keys");
   port_ = UnusedPort();
   const std::string host_pub = ReadFile(dir_ + "/host_key.pub").value();
-  WriteFileAtomic(dir_ + "/known_hosts", "[127.0.0.1]:" + std::to_string(port_) + " " +
-                                             host_pub.substr(0, host_pub.rfind(' ')) + "\n")
-      .ok();
-  WriteFileAtomic(dir_ + "/sshd_config",
-                  "ListenAddress 127.0.0.1\nPort " + std::to_string(port_) + "\nHostKey " + dir_ +
-                      "/host_key\nAuthorizedKeysFile " + dir_ +
-                      "/authorized_keys\nPasswordAuthentication no\nKbdInteractiveAuthentication "
-                      "no\nUsePAM no\nStrictModes no\nAllowTcpForwarding yes\nPidFile " +
-                      dir_ + "/sshd.pid\nLogLevel ERROR\n")
-      .ok();
+  auto must = [](const Status& s) {
+    if (!s.ok()) throw std::runtime_error(s.message());
+  };
+  must(WriteFileAtomic(dir_ + "/known_hosts", "[127.0.0.1]:" + std::to_string(port_) + " " +
+                                                  host_pub.substr(0, host_pub.rfind(' ')) + "\n"));
+  must(WriteFileAtomic(
+      dir_ + "/sshd_config",
+      "ListenAddress 127.0.0.1\nPort " + std::to_string(port_) + "\nHostKey " + dir_ +
+          "/host_key\nAuthorizedKeysFile " + dir_ +
+          "/authorized_keys\nPasswordAuthentication no\nKbdInteractiveAuthentication "
+          "no\nUsePAM no\nStrictModes no\nAllowTcpForwarding yes\nPidFile " +
+          dir_ + "/sshd.pid\nLogLevel ERROR\n"));
   // sshd's privilege separation directory, which a machine not serving ssh may lack.
   if (::geteuid() == 0) ::mkdir("/run/sshd", 0755);
   sshd_ = std::make_unique<Program>(

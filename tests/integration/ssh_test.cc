@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <signal.h>
+#include <sys/utsname.h>
 
 #include <boost/asio.hpp>
 #include <filesystem>
@@ -20,6 +21,11 @@ namespace fs = std::filesystem;
 
 bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
+}
+
+std::string HostArch() {
+  utsname u{};
+  return ::uname(&u) == 0 ? u.machine : "";
 }
 
 bool Accepts(uint16_t port) {
@@ -109,7 +115,7 @@ TEST_CASE("deploy: agentd copied once, started on the board's loopback, its vers
   auto first = b.Khost(deploy);
   REQUIRE_MESSAGE(first.exit_code == 0, first.err);
   CHECK(Contains(first.err, "copied " + test::BinDir() + "/agentd"));
-  CHECK(Contains(first.out, "runs on b2 (x86_64, port " + std::to_string(port) + ")"));
+  CHECK(Contains(first.out, "runs on b2 (" + HostArch() + ", port " + std::to_string(port) + ")"));
   CHECK(fs::exists(store + "/agentd.pid"));
   size_t copies = 0;
   for (const auto& e : fs::directory_iterator(bin))
@@ -122,7 +128,21 @@ TEST_CASE("deploy: agentd copied once, started on the board's loopback, its vers
   CHECK(Contains(again.out, "already runs on b2"));
   auto status = b.Khost({"agent", "status", "b2"});
   CHECK_MESSAGE(status.exit_code == 0, status.err);
-  CHECK(Contains(status.out, "cpu:         x86_64"));
+  CHECK(Contains(status.out, "cpu:         " + HostArch()));
+
+  // Another build (a byte appended: another hash, still the same program): the running agentd
+  // is stopped and the new one started in its place.
+  const std::string other = b.tmp.path() + "/agentd-other";
+  REQUIRE(WriteFileAtomic(other, ReadFile(test::BinDir() + "/agentd").value() + '\n', 0755).ok());
+  const std::string old_pid = ReadFile(store + "/agentd.pid").value();
+  std::vector<std::string> redeploy = deploy;
+  redeploy[4] = other;
+  auto third = b.Khost(redeploy);
+  REQUIRE_MESSAGE(third.exit_code == 0, third.err);
+  CHECK(Contains(third.err, "copied " + other));
+  CHECK(Contains(third.out, "runs on b2"));
+  CHECK_FALSE(fs::exists("/proc/" + std::string(Trim(old_pid))));
+  CHECK(ReadFile(store + "/agentd.pid").value() != old_pid);
 }
 
 TEST_CASE(
@@ -164,7 +184,7 @@ TEST_CASE(
   REQUIRE(WriteFileAtomic(riscv_elves + "/ok.elf", elf, 0755).ok());
   test::MakeKernelDir(b.root, "rv", {{"ok.elf", {{"B", 1}}, {}}}, riscv_elves);
   one_error({"run", "rv", "--root", b.root, "--agent", "x86"},
-            "variant 0_ok.elf is built for riscv64 but agent x86 is x86_64");
+            "variant 0_ok.elf is built for riscv64 but agent x86 is " + HostArch());
   CHECK(ResultsFile(b.root + "/rv").empty());
 
   REQUIRE(b.Khost({"agent", "add", "tcp", "--addr", "127.0.0.1:7178"}).exit_code == 0);

@@ -164,6 +164,12 @@ TEST_CASE("ssh's command line: the user's options first, then ktune's, the port,
   const std::vector<std::string> argv = SshArgv(spec, {"-O", "check"});
   const std::vector<std::string> expected = {"ssh",
                                              "-o",
+                                             "ControlMaster=no",
+                                             "-o",
+                                             "RemoteCommand=none",
+                                             "-o",
+                                             "RequestTTY=no",
+                                             "-o",
                                              "IdentityFile=/k",
                                              "-o",
                                              "BatchMode=yes",
@@ -184,6 +190,8 @@ TEST_CASE("ssh's command line: the user's options first, then ktune's, the port,
                                              "me@k1"};
   CHECK(argv == expected);
   CHECK(SshArgv(spec, {}, "uname -m").back() == "uname -m");
+  const std::vector<std::string> master = SshArgv(spec, {"-o", "ControlMaster=auto", "-N"});
+  CHECK(std::count(master.begin(), master.end(), "ControlMaster=no") == 0);
   spec.target.port = 0;
   const std::vector<std::string> no_port = SshArgv(spec, {});
   CHECK(std::find(no_port.begin(), no_port.end(), "-p") == no_port.end());
