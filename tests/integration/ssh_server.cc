@@ -46,15 +46,15 @@ std::vector<int> Descendants(int root) {
   return found;
 }
 
-bool Accepts(uint16_t port) {
+}  // namespace
+
+bool AcceptsOnLoopback(uint16_t port) {
   boost::asio::io_context io;
   boost::asio::ip::tcp::socket s(io);
   boost::system::error_code ec;
   s.connect({boost::asio::ip::make_address("127.0.0.1"), port}, ec);
   return !ec;
 }
-
-}  // namespace
 
 SshServer::SshServer(const std::string& dir) : dir_(dir) {
   for (const char* tool : {"/usr/sbin/sshd", "/usr/bin/ssh-keygen", "/usr/bin/ssh"}) {
@@ -90,7 +90,7 @@ SshServer::SshServer(const std::string& dir) : dir_(dir) {
   if (::geteuid() == 0) ::mkdir("/run/sshd", 0755);
   sshd_ = std::make_unique<Program>(
       "/usr/sbin/sshd", std::vector<std::string>{"-D", "-e", "-f", dir_ + "/sshd_config"}, dir_);
-  if (!WaitFor([&] { return Accepts(port_); }, 20)) {
+  if (!WaitFor([&] { return AcceptsOnLoopback(port_); }, 20)) {
     sshd_.reset();
     why_ = "sshd did not start on 127.0.0.1:" + std::to_string(port_);
   }

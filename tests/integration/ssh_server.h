@@ -13,6 +13,9 @@
 
 namespace ktune::test {
 
+// Whether something accepts connections on 127.0.0.1:`port` now.
+bool AcceptsOnLoopback(uint16_t port);
+
 class SshServer {
  public:
   // Starts sshd with its files in `dir`. When this machine cannot (no sshd, no ssh-keygen),

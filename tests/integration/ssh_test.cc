@@ -28,14 +28,6 @@ std::string HostArch() {
   return ::uname(&u) == 0 ? u.machine : "";
 }
 
-bool Accepts(uint16_t port) {
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::socket s(io);
-  boost::system::error_code ec;
-  s.connect({boost::asio::ip::make_address("127.0.0.1"), port}, ec);
-  return !ec;
-}
-
 std::string ResultsFile(const std::string& root) {
   if (!fs::exists(root + "/k/run/results")) return "";
   for (const auto& e : fs::directory_iterator(root + "/k/run/results")) {
@@ -77,7 +69,8 @@ TEST_CASE(
   REQUIRE_MESSAGE(status.exit_code == 0, status.err);
   std::smatch m;
   REQUIRE(std::regex_search(status.out, m, std::regex("forwarded to 127\\.0\\.0\\.1:(\\d+)")));
-  CHECK_FALSE(Accepts(static_cast<uint16_t>(std::stoi(m[1]))));  // cancelled as khost ended
+  CHECK_FALSE(
+      test::AcceptsOnLoopback(static_cast<uint16_t>(std::stoi(m[1]))));  // cancelled as khost ended
   CHECK(b.sshd->Connections() == 1);  // the master, kept for the next command
 
   test::MakeKernelDir(b.root, "k",
