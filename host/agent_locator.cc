@@ -30,9 +30,7 @@ std::string EnvOr(const char* name, const std::string& fallback) {
 // agentd next to khost (build tree and install tree alike), unless KTUNE_AGENTD names one.
 std::string AgentdPath() {
   if (const char* p = std::getenv("KTUNE_AGENTD"); p && *p) return p;
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? "agentd" : (self.parent_path() / "agentd").string();
+  return KhostDir() + "/agentd";
 }
 
 }  // namespace
@@ -101,6 +99,20 @@ std::string LocalAgentStoreDir() {
   return EnvOr("XDG_CACHE_HOME", HomeDir() + "/.cache") + "/ktune/local-agent";
 }
 
+std::string SshControlDir() {
+  return EnvOr("XDG_CACHE_HOME", HomeDir() + "/.cache") + "/ktune/ssh";
+}
+
+std::string KhostDir() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? "." : self.parent_path().string();
+}
+
+SshSpec SshSpecFor(const RegisteredAgent& agent) {
+  return {agent.ssh.value_or(SshTarget{}), agent.ssh_options, SshControlDir()};
+}
+
 Result<std::unique_ptr<LocalAgent>> LocalAgent::Start(const std::string& store_dir) {
   const std::string exe = AgentdPath();
   if (::access(exe.c_str(), X_OK) != 0) {
@@ -145,8 +157,7 @@ Result<AgentSession> OpenAgentSession(const std::string& agent_flag,
   if (choice.registered && choice.registered->ssh) {
     // Over ssh agentd stays on the board's loopback: no token.
     const RegisteredAgent& a = *choice.registered;
-    KT_ASSIGN_OR_RETURN(session.ssh,
-                        SshLink::Open(a.name, {*a.ssh, a.ssh_options, SshControlDir()}));
+    KT_ASSIGN_OR_RETURN(session.ssh, SshLink::Open(a.name, SshSpecFor(a)));
     KT_ASSIGN_OR_RETURN(session.forward, PortForward::Open(*session.ssh, a.agent_port));
     auto conn = AgentConnection::Connect(session.forward->local(), std::nullopt);
     if (!conn.ok()) {

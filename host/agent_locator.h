@@ -43,6 +43,13 @@ Result<std::string> ChooseTokenFile(const std::string& flag, const std::string& 
 
 std::string ConfigFilePath();
 std::string LocalAgentStoreDir();
+// $XDG_CACHE_HOME/ktune/ssh (default ~/.cache/ktune/ssh): the boards' ControlMaster sockets.
+std::string SshControlDir();
+// The directory of the running khost (agentd is looked for beside it).
+std::string KhostDir();
+
+// How to reach a board registered with --ssh.
+SshSpec SshSpecFor(const RegisteredAgent& agent);
 
 // An agentd child process serving loopback; stopped (SIGTERM, then waited for) on destruction.
 class LocalAgent {

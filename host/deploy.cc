@@ -12,6 +12,7 @@
 #include "common/strings.h"
 #include "common/version.h"
 #include "host/agent_client.h"
+#include "host/agent_locator.h"
 #include "host/elf_symbols.h"
 #include "host/ssh.h"
 #include "host/subprocess.h"
@@ -20,22 +21,21 @@ namespace ktune {
 
 namespace {
 
-std::string KhostDir() {
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? "." : self.parent_path().string();
-}
-
 std::string HostArch() {
   utsname u{};
   return ::uname(&u) == 0 ? u.machine : "";
 }
 
-// The agent on the board, through a fresh forward: its version, or why it does not answer.
-Result<std::string> AgentVersion(const SshLink& link, uint16_t port) {
-  KT_ASSIGN_OR_RETURN(auto forward, PortForward::Open(link, port));
-  KT_ASSIGN_OR_RETURN(auto conn, AgentConnection::Connect(forward->local(), std::nullopt));
+// The agent answering through `forward`: its version, or why it does not answer.
+Result<std::string> AgentVersion(const PortForward& forward) {
+  KT_ASSIGN_OR_RETURN(auto conn, AgentConnection::Connect(forward.local(), std::nullopt));
   return conn->hello().agent_version();
+}
+
+// A command's last line of output, trimmed.
+Result<std::string> RunLine(const SshLink& link, const std::string& command) {
+  KT_ASSIGN_OR_RETURN(const std::string out, link.Run(command));
+  return std::string(Trim(LastLines(out, 1)));
 }
 
 }  // namespace
@@ -67,10 +67,8 @@ Status DeployAgent(const RegisteredAgent& agent, const DeployOptions& options) {
                            " is reached at an address, not over ssh: deploy needs ssh (khost "
                            "agent add NAME --ssh [USER@]HOST[:PORT])");
   }
-  KT_ASSIGN_OR_RETURN(auto link,
-                      SshLink::Open(agent.name, {*agent.ssh, agent.ssh_options, SshControlDir()}));
-  KT_ASSIGN_OR_RETURN(const std::string uname, link->Run("uname -m"));
-  const std::string arch = std::string(Trim(LastLines(uname, 1)));
+  KT_ASSIGN_OR_RETURN(auto link, SshLink::Open(agent.name, SshSpecFor(agent)));
+  KT_ASSIGN_OR_RETURN(const std::string arch, RunLine(*link, "uname -m"));
   std::string local = options.agentd;
   if (local.empty()) {
     for (const std::string& c : AgentdCandidates(arch, KhostDir(), KTUNE_SOURCE_DIR, HostArch())) {
@@ -94,8 +92,7 @@ Status DeployAgent(const RegisteredAgent& agent, const DeployOptions& options) {
   const std::string hash = HashBytes(bytes).substr(0, 16);
   // Absolute paths on the board: its $HOME, read once, rather than shell or systemd expansions
   // (systemd's %h is /root for every system unit).
-  KT_ASSIGN_OR_RETURN(const std::string home_out, link->Run("echo \"$HOME\""));
-  const std::string home(Trim(LastLines(home_out, 1)));
+  KT_ASSIGN_OR_RETURN(const std::string home, RunLine(*link, "echo \"$HOME\""));
   auto absolute = [&](const std::string& given, const std::string& fallback) {
     const std::string path = given.empty() ? home + "/" + fallback : given;
     return path.starts_with("/") ? path : home + "/" + path;
@@ -106,8 +103,8 @@ Status DeployAgent(const RegisteredAgent& agent, const DeployOptions& options) {
   const std::string q_dir = CommandLine({dir}), q_store = CommandLine({store}),
                     q_remote = CommandLine({remote});
   KT_ASSIGN_OR_RETURN(const std::string present,
-                      link->Run("test -x " + q_remote + " && echo present || echo absent"));
-  if (std::string(Trim(LastLines(present, 1))) != "present") {
+                      RunLine(*link, "test -x " + q_remote + " && echo present || echo absent"));
+  if (present != "present") {
     // Into a file of this shell's own, checked whole before it takes the binary's name: a copy
     // cut short (a dropped link) is never taken for the binary by the next deploy.
     const std::string tmp = q_dir + "/.agentd-" + hash + ".$$";
@@ -123,13 +120,14 @@ Status DeployAgent(const RegisteredAgent& agent, const DeployOptions& options) {
 
   // An agentd started by an earlier deploy wrote its pid: the same build still answering is
   // left as it is; any other (another build, another protocol) is stopped first.
-  KT_ASSIGN_OR_RETURN(const std::string exe_out,
-                      link->Run("p=$(cat " + q_store +
-                                "/agentd.pid 2>/dev/null) && [ -n \"$p\" ] "
-                                "&& readlink /proc/$p/exe || true"));
-  const std::string running_exe(Trim(LastLines(exe_out, 1)));
+  // One forward to agentd's port serves every look at the agent below.
+  KT_ASSIGN_OR_RETURN(const auto forward, PortForward::Open(*link, agent.agent_port));
+  KT_ASSIGN_OR_RETURN(const std::string running_exe,
+                      RunLine(*link, "p=$(cat " + q_store +
+                                         "/agentd.pid 2>/dev/null) && [ -n \"$p\" ] "
+                                         "&& readlink /proc/$p/exe || true"));
   if (!running_exe.empty()) {
-    if (running_exe == remote && !options.systemd && AgentVersion(*link, agent.agent_port).ok()) {
+    if (running_exe == remote && !options.systemd && AgentVersion(*forward).ok()) {
       std::cout << "agentd " << KTUNE_VERSION << " already runs on " << agent.name << " (" << arch
                 << ", port " << agent.agent_port << ")\n";
       return Status::Ok();
@@ -165,7 +163,7 @@ Status DeployAgent(const RegisteredAgent& agent, const DeployOptions& options) {
   // The handshake: agentd answers through the forward with khost's version.
   Result<std::string> version = Unavailable("not tried");
   for (int attempt = 0; attempt < 50; ++attempt) {
-    version = AgentVersion(*link, agent.agent_port);
+    version = AgentVersion(*forward);
     if (version.ok()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "common/fs.h"
 #include "common/strings.h"
@@ -65,14 +64,6 @@ std::vector<std::string> SshArgv(const SshSpec& spec, const std::vector<std::str
   argv.push_back(spec.target.Destination());
   if (!command.empty()) argv.push_back(command);
   return argv;
-}
-
-std::string SshControlDir() {
-  const char* cache = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  const std::string base =
-      cache && *cache ? cache : std::string(home && *home ? home : "/tmp") + "/.cache";
-  return base + "/ktune/ssh";
 }
 
 Result<std::unique_ptr<SshLink>> SshLink::Open(const std::string& name, const SshSpec& spec) {

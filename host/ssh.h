@@ -1,8 +1,9 @@
 // Boards reached with the system's OpenSSH (khost agent add --ssh): commands run on the board
 // and port forwards to agentd on its loopback, all over one ControlMaster connection per board
-// that later khost commands reuse (ControlPath in $XDG_CACHE_HOME/ktune/ssh, ControlPersist
-// kSshPersistSeconds). No password prompts (BatchMode): keys or an ssh-agent, as for scp in
-// scripts. What ssh says on failure (refused, unknown host key, publickey denied) is the error.
+// that later khost commands reuse (ControlPath in SshControlDir() of host/agent_locator.h,
+// ControlPersist kSshPersistSeconds). No password prompts (BatchMode): keys or an ssh-agent, as for
+// scp in scripts. What ssh says on failure (refused, unknown host key, publickey denied) is the
+// error.
 #pragma once
 
 #include <memory>
@@ -28,9 +29,6 @@ struct SshSpec {
 // destination, then `command` when it is not empty.
 std::vector<std::string> SshArgv(const SshSpec& spec, const std::vector<std::string>& extra,
                                  const std::string& command = "");
-
-// $XDG_CACHE_HOME/ktune/ssh (default ~/.cache/ktune/ssh).
-std::string SshControlDir();
 
 // One board's master connection. Open starts it (or finds it running); it stays up for
 // kSshPersistSeconds after the last use, so the next command skips the handshake.

@@ -6,8 +6,6 @@
 #include "host/kernel_dir.h"
 #include "host/results_dir.h"
 
-#include <stdlib.h>
-
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -17,6 +15,7 @@
 #include "agent/store.h"
 
 #include "common/fs.h"
+#include "tests/unit/temp_dir.h"
 
 namespace ktune {
 namespace {
@@ -255,12 +254,8 @@ RepetitionRow Row(uint32_t variant, uint32_t rep, double wall_ns) {
 }
 
 TEST_CASE("the results writer writes each repetition once and keeps every row in file order") {
-  std::string dir = (std::filesystem::temp_directory_path() / "ktune-writer-XXXXXX").string();
-  REQUIRE(::mkdtemp(dir.data()) != nullptr);
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() { RemoveTree(dir); }
-  } cleanup{dir};                                    // also when an assertion ends the test early
+  const test::UnitTempDir tmp("ktune-writer");
+  const std::string dir = tmp.path().string();
   const std::string path = dir + "/results/r1.csv";  // Open makes the directory
   {
     auto w = ResultsWriter::Open(path);

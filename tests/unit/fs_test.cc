@@ -1,28 +1,20 @@
 // common/fs.h: files opened for appending lines, and rm -rf of the agent's read-only trees.
 #include <doctest/doctest.h>
 
-#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 
 #include "common/fs.h"
+#include "tests/unit/temp_dir.h"
 
 namespace ktune {
 namespace {
 namespace fs = std::filesystem;
 
-// A fresh directory per test, removed afterwards.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "ktune-fs-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() { RemoveTree(path.string()); }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
+struct TempDir : test::UnitTempDir {
+  TempDir() : UnitTempDir("ktune-fs-test") {}
 };
 
 mode_t ModeOf(const std::string& path) {

@@ -1,12 +1,11 @@
 #include <doctest/doctest.h>
 
-#include <stdlib.h>
-
 #include <algorithm>
 #include <filesystem>
 
 #include "common/fs.h"
 #include "common/results.h"
+#include "tests/unit/temp_dir.h"
 
 namespace ktune {
 namespace {
@@ -119,16 +118,8 @@ TEST_CASE("outcomes and parameters have text forms that parse back") {
 
 // A results file in a fresh directory, removed afterwards.
 struct TempResults {
-  std::filesystem::path dir;
-  std::string path;
-  TempResults() {
-    std::string tmpl =
-        (std::filesystem::temp_directory_path() / "ktune-results-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    dir = tmpl;
-    path = (dir / "run.csv").string();
-  }
-  ~TempResults() { RemoveTree(dir.string()); }
+  test::UnitTempDir dir{"ktune-results-test"};
+  std::string path = dir / "run.csv";
 };
 
 TEST_CASE("a results file opened for append: a new one gets the header, an old one its rows") {

@@ -3,8 +3,6 @@
 #include <doctest/doctest.h>
 #include <elf.h>
 
-#include <stdlib.h>
-
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -13,6 +11,7 @@
 #include "host/elf_symbols.h"
 #include "host/report.h"
 #include "host/samples.h"
+#include "tests/unit/temp_dir.h"
 
 namespace ktune {
 namespace {
@@ -134,12 +133,8 @@ TEST_CASE("the samples file round-trips; a torn last line is ignored") {
 }
 
 TEST_CASE("a resumed samples file loses its torn line and takes each repetition once") {
-  std::string dir = (std::filesystem::temp_directory_path() / "ktune-samples-XXXXXX").string();
-  REQUIRE(::mkdtemp(dir.data()) != nullptr);
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() { RemoveTree(dir); }
-  } cleanup{dir};  // also when an assertion ends the test early
+  const test::UnitTempDir tmp("ktune-samples");
+  const std::string dir = tmp.path().string();
   const std::string path = dir + "/run.samples.jsonl";
   ProfileRecord first = Record(0x401234);
   first.repetition = 0;

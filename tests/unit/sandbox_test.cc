@@ -3,7 +3,6 @@
 #include <doctest/doctest.h>
 
 #include <pwd.h>
-#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,22 +10,15 @@
 
 #include "agent/sandbox.h"
 #include "common/fs.h"
+#include "tests/unit/temp_dir.h"
 
 namespace ktune {
 namespace {
 namespace fs = std::filesystem;
 
-// A fresh directory per test (mode 0711, so others may pass through it), removed afterwards.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "ktune-sandbox-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-    fs::permissions(path, fs::perms(0711));
-  }
-  ~TempDir() { RemoveTree(path.string()); }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
+// Mode 0711, so others may pass through it.
+struct TempDir : test::UnitTempDir {
+  TempDir() : UnitTempDir("ktune-sandbox-test", 0711) {}
 };
 
 void MakeDir(const std::string& path, int mode) {

@@ -1,7 +1,6 @@
 #include <doctest/doctest.h>
 
 #include <fcntl.h>
-#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 
 #include "agent/store.h"
 #include "common/fs.h"
+#include "tests/unit/temp_dir.h"
 
 namespace ktune {
 namespace {
@@ -19,20 +19,8 @@ namespace fs = std::filesystem;
 
 // A fresh store root per test; removed afterwards, read-only trees included.
 struct TempStore {
-  fs::path root;
-  TempStore() {
-    std::string tmpl = (fs::temp_directory_path() / "ktune-store-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    root = tmpl;
-  }
-  ~TempStore() {
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(root, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
-    }
-    fs::remove_all(root, ec);
-  }
+  test::UnitTempDir dir{"ktune-store-test"};
+  fs::path root = dir.path();
   fs::path own_tmp() const { return root / "tmp" / std::to_string(::getpid()); }
 };
 
