@@ -385,6 +385,7 @@ class Session : public std::enable_shared_from_this<Session> {
     pins_.Add(id);
     pending_.clear();
     blob_.reset();
+    push_failed_ = false;
     wire::Envelope reply;
     auto* need = reply.mutable_push_need();
     need->set_bundle_id(id);
@@ -404,13 +405,15 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   Status OnChunk(const wire::BlobChunk& chunk) {
-    // The rest of a blob that failed (its error went out with its first failing chunk).
-    if (!failed_blob_.empty() && chunk.hash() == failed_blob_) {
-      if (chunk.last()) failed_blob_.clear();
-      return Status::Ok();
-    }
+    // The rest of a push whose blob failed: its error went out with the first failing chunk,
+    // and khost gives up on the push at that error. Writing the blobs behind it would only fill
+    // the disk (and hold space) for nothing; the next manifest starts afresh.
+    if (push_failed_) return Status::Ok();
     Status s = ReceiveChunk(chunk);
-    if (!s.ok() && !chunk.last() && s.code() != ErrorCode::kProtocol) failed_blob_ = chunk.hash();
+    if (!s.ok()) {
+      blob_.reset();  // its partial file goes at once, never visible
+      if (s.code() != ErrorCode::kProtocol) push_failed_ = true;
+    }
     return s;
   }
 
@@ -426,12 +429,9 @@ class Session : public std::enable_shared_from_this<Session> {
       blob_.emplace(std::move(w).value());
     }
     KT_ASSIGN_OR_RETURN(std::string raw, DecompressChunk(chunk.data(), chunk.raw_size()));
-    Status s = blob_->Append(chunk.offset(), raw);
-    if (s.ok() && chunk.last()) s = blob_->Finish();
-    if (!s.ok() || !chunk.last()) {
-      if (!s.ok()) blob_.reset();
-      return s;
-    }
+    KT_RETURN_IF_ERROR(blob_->Append(chunk.offset(), raw));
+    if (!chunk.last()) return Status::Ok();
+    KT_RETURN_IF_ERROR(blob_->Finish());
     blob_.reset();
     pending_.erase(it);
     wire::Envelope reply;
@@ -781,7 +781,7 @@ class Session : public std::enable_shared_from_this<Session> {
   asio::steady_timer delay_;
   std::map<std::string, uint64_t> pending_;  // blobs the last manifest lacks: hash -> size
   std::optional<BlobWriter> blob_;
-  std::string failed_blob_;  // a blob whose remaining chunks are dropped
+  bool push_failed_ = false;  // a blob of this push failed: its remaining chunks are dropped
   bool run_active_ = false;
   uint32_t rows_sent_ = 0;                           // of the run this session watches
   std::optional<wire::RunRequest> fetched_request_;  // of the run it fetched
