@@ -93,6 +93,10 @@ int Main(int argc, char** argv) {
       "FAKE, for tests on machines without a PMU: pretend N events fit the counters, software "
       "events included, instead of probing",
       cxxopts::value<int>()->default_value("0"))(
+      "fake-cpuinfo",
+      "FAKE, for tests of several kinds of board on one machine: read the CPU's identity from "
+      "this file (in /proc/cpuinfo's layout) instead of /proc/cpuinfo",
+      cxxopts::value<std::string>()->default_value(""))(
       "exec-wrapper",
       "run every variant as 'CMD ARGS... ELF ELF-ARGS' (e.g. \"qemu-riscv64 -cpu "
       "rv64,v=true,vlen=256\" when agentd itself runs under qemu-user)",
@@ -183,6 +187,7 @@ int Main(int argc, char** argv) {
   opts.token = token;
   opts.seal = !loopback;
   opts.fake_counter_budget = args["fake-counter-budget"].as<int>();
+  opts.fake_cpuinfo = args["fake-cpuinfo"].as<std::string>();
   if (opts.fake_counter_budget < 0) {
     Error("--fake-counter-budget must be 0 or more");
     return 2;

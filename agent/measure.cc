@@ -37,7 +37,6 @@ std::string Excerpt(const std::string& text) {
   return text.size() <= kExcerptBytes ? text : text.substr(text.size() - kExcerptBytes);
 }
 
-// A repetition; std::nullopt when the canceller cut it short.
 // A repetition; std::nullopt when the canceller cut it short. With `profile`, the plan's record
 // events are sampled too: their counts join the row's values and their samples `profile`.
 std::optional<RepetitionRow> MeasureOnce(const MeasurePlan& plan,
@@ -48,9 +47,11 @@ std::optional<RepetitionRow> MeasureOnce(const MeasurePlan& plan,
   const PlanVariant& v = plan.variants[index];
   RepetitionRow row;
   row.run_id = plan.run_id;
+  row.board = plan.board;
   row.variant_index = static_cast<uint32_t>(index);
   row.variant = v.name;
   row.elf = v.elf;
+  row.elf_hash = v.elf_hash;
   row.params = v.params;
   row.pass = pass;
   row.sampling = profile != nullptr;

@@ -23,13 +23,15 @@ namespace ktune {
 
 struct PlanVariant {
   std::string name;
-  std::string elf;  // path inside the bundle tree
+  std::string elf;       // path inside the bundle tree
+  std::string elf_hash;  // its content hash (the bundle's manifest)
   std::vector<std::string> args;
   Params params;
 };
 
 struct MeasurePlan {
   std::string run_id;
+  std::string board;     // this agent's CpuFingerprint, on every row
   std::string tree_dir;  // the bundle's tree: holds <kernel>/run/...
   std::string work_dir;  // the kernels' working directory (agent/sandbox.h), or the tree's
   WorkloadLimits limits;

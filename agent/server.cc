@@ -469,6 +469,7 @@ class Session : public std::enable_shared_from_this<Session> {
     job.bundle_id = req.bundle_id();
     MeasurePlan& plan = job.plan;
     plan.run_id = req.run_id();
+    plan.board = CpuFingerprint(cpu_);
     plan.tree_dir = tree;
     plan.repetitions = req.repetitions();
     plan.warmup = req.warmup();
@@ -492,9 +493,11 @@ class Session : public std::enable_shared_from_this<Session> {
     plan.sampling.callchain = req.callchain();
     for (const wire::Variant& v : req.variants()) {
       KT_RETURN_IF_ERROR(ValidateBundlePath(v.elf_path()));
-      bool present = false;
-      for (const FileEntry& f : manifest.files) present = present || f.path == v.elf_path();
-      if (!present) {
+      const FileEntry* elf = nullptr;
+      for (const FileEntry& f : manifest.files) {
+        if (f.path == v.elf_path()) elf = &f;
+      }
+      if (!elf) {
         return NotFound("variant " + v.name() + ": " + v.elf_path() + " is not in the bundle");
       }
       for (const wire::Param& p : v.params()) {
@@ -502,7 +505,7 @@ class Session : public std::enable_shared_from_this<Session> {
           return InvalidArgument("variant " + v.name() + ": " + ok.message());
         }
       }
-      plan.variants.push_back({v.name(), v.elf_path(),
+      plan.variants.push_back({v.name(), v.elf_path(), elf->hash,
                                std::vector<std::string>(v.args().begin(), v.args().end()),
                                ParamsFromWire(v)});
     }
@@ -789,17 +792,10 @@ class Session : public std::enable_shared_from_this<Session> {
 
 namespace {
 
-// Names a CPU model in the budget memory: architecture and perf's identity.
-std::string CpuModelKey(const CpuId& cpu) {
-  if (!cpu.riscv_id.empty()) return cpu.arch + ":" + cpu.riscv_id;
-  return cpu.arch + ":" + cpu.x86_vendor + "-" + std::to_string(cpu.x86_family) + "-" +
-         std::to_string(cpu.x86_model);
-}
-
 }  // namespace
 
-AgentServer::AgentServer(asio::io_context& io, Store store)
-    : io_(io), acceptor_(io), retry_(io), cpu_(DetectCpu()), store_(std::move(store)) {}
+AgentServer::AgentServer(asio::io_context& io, Store store, CpuId cpu)
+    : io_(io), acceptor_(io), retry_(io), cpu_(std::move(cpu)), store_(std::move(store)) {}
 
 AgentServer::~AgentServer() {
   Shutdown();
@@ -808,7 +804,8 @@ AgentServer::~AgentServer() {
 Result<std::unique_ptr<AgentServer>> AgentServer::Create(asio::io_context& io,
                                                          const AgentOptions& options) {
   KT_ASSIGN_OR_RETURN(Store store, Store::Open(options.store_dir));
-  std::unique_ptr<AgentServer> server(new AgentServer(io, std::move(store)));
+  KT_ASSIGN_OR_RETURN(CpuId cpu, DetectCpu(options.fake_cpuinfo));
+  std::unique_ptr<AgentServer> server(new AgentServer(io, std::move(store), std::move(cpu)));
   server->token_ = options.token;
   server->seal_ = options.token.has_value() && options.seal;
   server->max_bundle_bytes_ = options.max_bundle_bytes;

@@ -34,6 +34,9 @@ struct AgentOptions {
   // Runs every variant as `exec_wrapper... ELF ARGS` (qemu-riscv64 -cpu rv64,v=true,vlen=256 for
   // an agent under qemu-user, which cannot exec foreign ELFs itself); argv[0] is a full path.
   std::vector<std::string> exec_wrapper;
+  // FAKE, for tests of boards of several kinds on one machine: the CPU's identity is read from
+  // this file, in /proc/cpuinfo's layout, instead of /proc/cpuinfo. "": the real one.
+  std::string fake_cpuinfo;
   // With a token, every session must prove it holds it (protocol/session_crypto.h); `seal` then
   // also seals the session's frames (agentd seals off loopback).
   std::optional<Token> token;
@@ -58,7 +61,7 @@ class AgentServer {
   void Shutdown();
 
  private:
-  AgentServer(boost::asio::io_context& io, Store store);
+  AgentServer(boost::asio::io_context& io, Store store, CpuId cpu);
   void Accept();
 
   boost::asio::io_context& io_;

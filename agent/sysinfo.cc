@@ -11,11 +11,16 @@
 
 namespace ktune {
 
-CpuId DetectCpu() {
+Result<CpuId> DetectCpu(const std::string& fake_cpuinfo) {
   CpuId cpu;
   utsname u;
   if (::uname(&u) == 0) cpu.arch = u.machine;
-  if (auto info = ReadFile("/proc/cpuinfo"); info.ok()) ParseCpuInfo(*info, &cpu);
+  if (!fake_cpuinfo.empty()) {
+    KT_ASSIGN_OR_RETURN(const std::string info, ReadFile(fake_cpuinfo));
+    ParseCpuInfo(info, &cpu);
+  } else if (auto info = ReadFile("/proc/cpuinfo"); info.ok()) {
+    ParseCpuInfo(*info, &cpu);
+  }
   return cpu;
 }
 

@@ -4,13 +4,17 @@
 // of its catalog open here.
 #pragma once
 
+#include <string>
+
 #include "common/cpu.h"
+#include "common/status.h"
 #include "protocol/ktune.pb.h"
 
 namespace ktune {
 
-// This machine's CPU: uname's architecture and /proc/cpuinfo's identity.
-CpuId DetectCpu();
+// This machine's CPU: uname's architecture and /proc/cpuinfo's identity, or, with a
+// `fake_cpuinfo` file (agentd --fake-cpuinfo), that file's identity.
+Result<CpuId> DetectCpu(const std::string& fake_cpuinfo = "");
 
 wire::Capabilities ProbeCapabilities(const CpuId& cpu);
 

@@ -160,4 +160,14 @@ std::string DescribeCpu(const CpuId& cpu) {
   return s;
 }
 
+std::string CpuModelKey(const CpuId& cpu) {
+  if (!cpu.riscv_id.empty()) return cpu.arch + ":" + cpu.riscv_id;
+  return cpu.arch + ":" + cpu.x86_vendor + "-" + std::to_string(cpu.x86_family) + "-" +
+         std::to_string(cpu.x86_model);
+}
+
+std::string CpuFingerprint(const CpuId& cpu) {
+  return CpuModelKey(cpu) + ":" + cpu.model_name;
+}
+
 }  // namespace ktune

@@ -35,4 +35,13 @@ std::string MatchCoreTable(const CpuId& cpu);
 // "riscv64, 0x710-0x8000000058000001-0x0 (Spacemit(R) X60)", for messages.
 std::string DescribeCpu(const CpuId& cpu);
 
+// The core's identity: "riscv64:0x710-0x8000000058000001-0x0", "x86_64:GenuineIntel-6-85".
+std::string CpuModelKey(const CpuId& cpu);
+
+// What a board's rows are keyed by, and what a sweep over several boards must share
+// ("riscv64:0x710-0x8000000058000001-0x0:Spacemit(R) X60", "x86_64:GenuineIntel-6-85:Intel(R)
+// Xeon(R) ..."): the architecture, the core's ids and the model name, which tells apart parts of
+// one core at different clocks.
+std::string CpuFingerprint(const CpuId& cpu);
+
 }  // namespace ktune

@@ -15,13 +15,17 @@
 namespace ktune {
 
 const char* const kResultsHeader =
-    "schema,run_id,timestamp_ns,variant_index,variant,elf,params,pass,sampling,repetition,valid,"
-    "outcome,name,value,unit,enabled_ns,running_ns,status";
+    "schema,run_id,board,timestamp_ns,variant_index,variant,elf,elf_hash,params,pass,sampling,"
+    "repetition,valid,outcome,name,value,unit,enabled_ns,running_ns,status";
 
 namespace {
 
-constexpr size_t kColumns = 18;
-// Schema 1 had no sampling column (index 8 in schema 2).
+constexpr size_t kColumns = 20;
+// Schema 2 had no board and elf_hash columns (indices 2 and 7 in schema 3), schema 1 no sampling
+// column either (index 10).
+constexpr const char* kResultsHeaderV2 =
+    "schema,run_id,timestamp_ns,variant_index,variant,elf,params,pass,sampling,repetition,valid,"
+    "outcome,name,value,unit,enabled_ns,running_ns,status";
 constexpr const char* kResultsHeaderV1 =
     "schema,run_id,timestamp_ns,variant_index,variant,elf,params,pass,repetition,valid,outcome,"
     "name,value,unit,enabled_ns,running_ns,status";
@@ -159,10 +163,12 @@ std::string ToCsvLines(const RepetitionRow& row) {
   std::string out;
   const std::vector<std::string> prefix = {std::to_string(kResultsSchemaVersion),
                                            row.run_id,
+                                           row.board,
                                            std::to_string(row.timestamp_ns),
                                            std::to_string(row.variant_index),
                                            row.variant,
                                            row.elf,
+                                           row.elf_hash,
                                            FormatParams(row.params),
                                            std::to_string(row.pass),
                                            row.sampling ? "1" : "0",
@@ -200,10 +206,12 @@ Result<ResultsFile> ParseResultsCsv(std::string_view text) {
     if (!header_seen) {
       if (line == kResultsHeader) {
         version = kResultsSchemaVersion;
+      } else if (line == kResultsHeaderV2) {
+        version = 2;
       } else if (line == kResultsHeaderV1) {
         version = 1;
       } else {
-        return fail("not a ktune results header (schema 1 or " +
+        return fail("not a ktune results header (schema 1 to " +
                     std::to_string(kResultsSchemaVersion) + ")");
       }
       header_seen = true;
@@ -212,45 +220,51 @@ Result<ResultsFile> ParseResultsCsv(std::string_view text) {
     auto fields_or = CsvSplit(line);
     if (!fields_or.ok()) return fail(fields_or.status().message());
     std::vector<std::string>& f = *fields_or;
-    if (version == 1 && f.size() == kColumns - 1) {
-      f.insert(f.begin() + 8, "0");  // schema 1 rows never sampled
+    // Older rows in schema 3's columns: what they lack is empty (never sampled, for schema 1).
+    const size_t lacking = version == 1 ? 3 : version == 2 ? 2 : 0;
+    if (f.size() != kColumns - lacking) {
+      return fail("expected " + std::to_string(kColumns - lacking) + " columns, found " +
+                  std::to_string(f.size()));
     }
-    if (f.size() != kColumns) {
-      return fail("expected " + std::to_string(kColumns - (version == 1 ? 1 : 0)) +
-                  " columns, found " + std::to_string(f.size()));
+    if (version == 1) f.insert(f.begin() + 8, "0");
+    if (version <= 2) {
+      f.insert(f.begin() + 6, "");  // elf_hash
+      f.insert(f.begin() + 2, "");  // board
     }
     if (f[0] != std::to_string(version)) return fail("schema " + f[0]);
     RepetitionRow key;
     key.run_id = f[1];
-    auto ts = ParseInt64(f[2]);
-    auto vi = ParseUint64(f[3]);
-    auto params = ParseParams(f[6]);
-    auto pass = ParseUint64(f[7]);
-    auto rep = ParseUint64(f[9]);
-    auto outcome = Outcome::Parse(f[11]);
+    key.board = f[2];
+    auto ts = ParseInt64(f[3]);
+    auto vi = ParseUint64(f[4]);
+    auto params = ParseParams(f[8]);
+    auto pass = ParseUint64(f[9]);
+    auto rep = ParseUint64(f[11]);
+    auto outcome = Outcome::Parse(f[13]);
     for (const Status* s : {&ts.status(), &vi.status(), &params.status(), &pass.status(),
                             &rep.status(), &outcome.status()}) {
       if (!s->ok()) return fail(s->message());
     }
     key.timestamp_ns = *ts;
     key.variant_index = static_cast<uint32_t>(*vi);
-    key.variant = f[4];
-    key.elf = f[5];
+    key.variant = f[5];
+    key.elf = f[6];
+    key.elf_hash = f[7];
     key.params = std::move(params).value();
     key.pass = static_cast<uint32_t>(*pass);
-    if (f[8] != "0" && f[8] != "1") return fail("sampling must be 0 or 1");
-    key.sampling = f[8] == "1";
+    if (f[10] != "0" && f[10] != "1") return fail("sampling must be 0 or 1");
+    key.sampling = f[10] == "1";
     key.repetition = static_cast<uint32_t>(*rep);
-    if (f[10] != "0" && f[10] != "1") return fail("valid must be 0 or 1");
-    key.valid = f[10] == "1";
+    if (f[12] != "0" && f[12] != "1") return fail("valid must be 0 or 1");
+    key.valid = f[12] == "1";
     key.outcome = *outcome;
 
     MeasuredValue v;
-    v.name = f[12];
-    v.unit = f[14];
-    auto status = ParseValueStatus(f[17]);
-    auto enabled = ParseUint64(f[15]);
-    auto running = ParseUint64(f[16]);
+    v.name = f[14];
+    v.unit = f[16];
+    auto status = ParseValueStatus(f[19]);
+    auto enabled = ParseUint64(f[17]);
+    auto running = ParseUint64(f[18]);
     for (const Status* s : {&status.status(), &enabled.status(), &running.status()}) {
       if (!s->ok()) return fail(s->message());
     }
@@ -258,7 +272,7 @@ Result<ResultsFile> ParseResultsCsv(std::string_view text) {
     v.enabled_ns = *enabled;
     v.running_ns = *running;
     if (HasValue(v.status)) {
-      auto value = ParseDouble(f[13]);
+      auto value = ParseDouble(f[15]);
       if (!value.ok()) return fail(value.status().message());
       v.value = *value;
     }

@@ -4,9 +4,11 @@
 // repetition). On disk and in reports it becomes one CSV line per value, with a fixed header
 // (kResultsHeader) whose first column carries the schema version; columns never vary with the
 // events requested. Schema 2 added the `sampling` column (1 for the run that sampled, whose
-// values are perturbed by the sampling and stay out of statistics); schema 1 files still read. The
-// agent appends these lines to its results file before sending a row; the host writes the same
-// lines as rows arrive.
+// values are perturbed by the sampling and stay out of statistics); schema 3 the `board` (the
+// measuring agent's CpuFingerprint) and `elf_hash` (the ELF's content hash) columns, which with
+// the params key a row across the boards of a sharded sweep. Schema 1 and 2 files still read
+// (with both empty). The agent appends these lines to its results file before sending a row;
+// the host writes the same lines as rows arrive.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +23,7 @@
 
 namespace ktune {
 
-constexpr int kResultsSchemaVersion = 2;
+constexpr int kResultsSchemaVersion = 3;
 extern const char* const kResultsHeader;
 
 // perf's vocabulary: a value is counted, or its event could not be opened here ("not
@@ -76,10 +78,12 @@ Result<Params> ParseParams(std::string_view s);
 
 struct RepetitionRow {
   std::string run_id;
+  std::string board;         // CpuFingerprint of the agent that measured it
   int64_t timestamp_ns = 0;  // wall-clock (Unix epoch) time the repetition started
   uint32_t variant_index = 0;
-  std::string variant;  // the variant's name (its ELF's file name)
-  std::string elf;      // the ELF's path inside the bundle
+  std::string variant;   // the variant's name (its ELF's file name)
+  std::string elf;       // the ELF's path inside the bundle
+  std::string elf_hash;  // its content hash (common/hash.h)
   Params params;
   uint32_t pass = 0;
   bool sampling = false;  // the run that sampled (--record): kept out of statistics

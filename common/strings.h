@@ -15,6 +15,8 @@ namespace ktune {
 Result<int> ParseInt(std::string_view s);
 Result<int64_t> ParseInt64(std::string_view s);
 Result<uint64_t> ParseUint64(std::string_view s);
+// "a, b, c" from {"a", "b", "c"} and ", ".
+std::string Join(const std::vector<std::string>& items, std::string_view separator);
 // A decimal number as std::from_chars reads one (an optional '-', digits with an optional point
 // and exponent, or inf/nan; no leading space, '+' or hexadecimal), through strtod (glibc's,
 // already in every binary; from_chars' tables cost a static agentd 22 KB). Out of double's

@@ -3,6 +3,7 @@
 // then writes the seed's perf_stats.csv (configs.json's perf_files.stat) and prints the table.
 // khost run <kernel> --resume: the same for a run that stopped early, from the rows the agent's
 // journal holds; the agent measures only what is missing.
+// khost run <kernel> --agents a,b: the variants spread over several agents (host/sweep.h).
 #include <unistd.h>
 
 #include <cmath>
@@ -12,6 +13,7 @@
 
 #include "common/events.h"
 #include "common/fs.h"
+#include "common/strings.h"
 #include "host/agent_locator.h"
 #include "host/cli.h"
 #include "host/command.h"
@@ -22,6 +24,7 @@
 #include "host/results_dir.h"
 #include "host/run_receiver.h"
 #include "host/samples.h"
+#include "host/sweep.h"
 #include "protocol/convert.h"
 
 namespace ktune {
@@ -50,7 +53,12 @@ cxxopts::Options RunCliOptions() {
       "resume",
       "fetch a run stopped early (khost killed, link lost, agent restarted) and measure only "
       "what it lacks, as it was asked; the newest run unless --run names one")(
-      "run", "with --resume: the run id", cxxopts::value<std::string>()->default_value(""));
+      "run", "with --resume: the run id", cxxopts::value<std::string>()->default_value(""))(
+      "agents",
+      "spread the variants over these agents (names or HOST:PORT, comma-separated), which must "
+      "share a CPU fingerprint; an agent that drops out has its share moved to the others",
+      cxxopts::value<std::string>()->default_value(""))(
+      "allow-mixed", "with --agents: sweep over agents of different CPU fingerprints");
   AddRootOption(o);
   AddAgentOption(o);
   o.positional_help("<kernel>");
@@ -69,9 +77,17 @@ Result<RunOptions> ParseRunArgs(const Args& args) {
   opts.token_file = r["token-file"].as<std::string>();
   opts.resume = r.count("resume") > 0;
   opts.run_id = r["run"].as<std::string>();
+  if (const std::string agents = r["agents"].as<std::string>(); !agents.empty()) {
+    if (!opts.agent.empty()) return InvalidArgument("--agent and --agents are alternatives");
+    KT_ASSIGN_OR_RETURN(opts.agents, ParseAgentList(agents));
+  }
+  opts.allow_mixed = r.count("allow-mixed") > 0;
+  if (opts.allow_mixed && opts.agents.size() < 2) {
+    return InvalidArgument("--allow-mixed goes with --agents of two or more agents");
+  }
   if (opts.resume) {
     for (const char* o : {"events", "reps", "warmup", "timeout", "cpu", "cpu-model", "multiplex",
-                          "record", "period", "freq", "callchain"}) {
+                          "record", "period", "freq", "callchain", "agents", "allow-mixed"}) {
       if (r.count(o)) {
         return InvalidArgument(std::string("--resume measures the run as it was asked; --") + o +
                                " cannot change it");
@@ -195,6 +211,138 @@ Status Conclude(const KernelDir& dir, const std::string& kernel, const std::stri
   return Status::Ok();
 }
 
+// What one agent makes of the run: its checks passed, and the events as its CPU names them.
+struct AgentPlan {
+  CpuId cpu;
+  std::string core;  // the event table
+  Selection selection;
+};
+
+Result<AgentPlan> PrepareAgent(const RunOptions& opts, const KernelDir& dir,
+                               const AgentSession& session) {
+  const wire::Capabilities& caps = session.conn->hello().capabilities();
+  const uint32_t cpus = caps.cpu_count();
+  if (opts.cpu >= 0 && static_cast<uint32_t>(opts.cpu) >= cpus) {
+    return InvalidArgument("--cpu " + std::to_string(opts.cpu) + ": agent " + session.name +
+                           " has " + std::to_string(cpus) + " CPUs (0-" +
+                           std::to_string(cpus - 1) + ")");
+  }
+  // As perf stat, an agent that may not count the kernel counts user space only.
+  if (!caps.running_as_root() && caps.has_perf_event_paranoid() &&
+      caps.perf_event_paranoid() >= 2) {
+    std::cerr << "khost run: agent " << session.name << " is not root and perf_event_paranoid is "
+              << caps.perf_event_paranoid()
+              << ": events count user space only, as perf stat falls back to (:u)\n";
+  }
+  // Groups and event names depend on the agent's CPU: resolve them before anything is sent.
+  AgentPlan plan;
+  plan.cpu = CpuFromWire(caps.cpu());
+  KT_ASSIGN_OR_RETURN(const EventCatalog catalog, EventCatalog::ForCpu(plan.cpu, opts.cpu_model));
+  plan.core = catalog.core();
+  KT_ASSIGN_OR_RETURN(const std::vector<EventGroup> groups, GroupsFor(catalog));
+  KT_ASSIGN_OR_RETURN(plan.selection, SelectEvents(opts.events, groups, catalog));
+  for (const std::string& e : opts.record) {
+    auto spec = catalog.Parse(e);
+    if (!spec.ok()) return spec.status().WithContext("--record");
+  }
+  KT_RETURN_IF_ERROR(CheckArchitecture(dir, caps, session.name));
+  return plan;
+}
+
+// The sessions of the agents named (one, for --agent or none), in order.
+Result<std::vector<SweepAgent>> OpenAgents(const std::vector<std::string>& names,
+                                           const std::string& token_file) {
+  std::vector<SweepAgent> agents;
+  for (const std::string& name : names) {
+    KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(name, token_file));
+    agents.push_back({name, std::move(session), {}});
+  }
+  return agents;
+}
+
+// How a run of several agents is described in its metadata: "a, b" and the CPU of each kind.
+void DescribeAgents(const std::vector<SweepAgent>& agents, const std::vector<AgentPlan>& plans,
+                    RunMeta& meta) {
+  std::vector<std::string> names, cpus;
+  for (size_t i = 0; i < agents.size(); ++i) {
+    names.push_back(agents.size() == 1 ? agents[i].session.conn->address().ToString()
+                                       : agents[i].session.name);
+    const std::string cpu = DescribeCpu(plans[i].cpu);
+    if (std::find(cpus.begin(), cpus.end(), cpu) == cpus.end()) cpus.push_back(cpu);
+  }
+  meta.agent = Join(names, ", ");
+  meta.cpu = Join(cpus, "; ");
+}
+
+// khost run --resume of a sweep: each shard its agent was measuring is resumed there, or, with
+// that agent unreachable, what it lacks moves to the others; each shard moved away earlier is
+// fetched from its agent when that agent answers (its journal merged); pending shards go to
+// whichever agent is free.
+Status ResumeSweep(const RunOptions& opts, const KernelDir& dir, ReceiveSetup setup) {
+  const std::string run_id = setup.meta.run_id;
+  KT_ASSIGN_OR_RETURN(const std::string request_text,
+                      ReadFile(RunRequestPath(setup.results_path)));
+  wire::RunRequest request;
+  if (!request.ParseFromString(request_text)) {
+    return InvalidArgument(RunRequestPath(setup.results_path) + ": not a run request");
+  }
+  std::vector<SweepAgent> agents;
+  for (const std::string& name : setup.meta.agents) {
+    auto session = OpenAgentSession(name, opts.token_file);
+    if (!session.ok()) {
+      std::cerr << "khost run: agent " << name << " is not back: " << session.status().message()
+                << "\n";
+      continue;
+    }
+    agents.push_back({name, std::move(session).value(), {}});
+  }
+  if (agents.empty()) return Unavailable("none of run " + run_id + "'s agents answers");
+  KT_ASSIGN_OR_RETURN(Manifest manifest, BuildManifest(dir));
+  if (BundleId(manifest) != request.bundle_id()) {
+    return InvalidArgument("the files of " + opts.kernel + " changed since run " + run_id +
+                           " was asked; it cannot be measured as it was");
+  }
+  KT_ASSIGN_OR_RETURN(const std::string results_text, ReadFile(setup.results_path));
+  KT_ASSIGN_OR_RETURN(const ResultsFile file, ParseResultsCsv(results_text));
+  const size_t rows_per_variant =
+      std::max<size_t>(1, setup.meta.passes.size()) * request.repetitions() +
+      (request.record_size() > 0 ? 1 : 0);
+  std::vector<RunMeta::Shard> shards = setup.meta.shards;
+  auto agent_named = [&](const std::string& name) -> SweepAgent* {
+    for (SweepAgent& a : agents) {
+      if (a.name == name) return &a;
+    }
+    return nullptr;
+  };
+  size_t next = shards.size();
+  for (size_t i = 0; i < shards.size(); ++i) {
+    RunMeta::Shard& shard = shards[i];
+    SweepAgent* agent = agent_named(shard.agent);
+    if (shard.state == "moved" && agent) agent->pinned.push_back({i, false});
+    if (shard.state != "measuring") continue;
+    if (agent) {
+      agent->pinned.push_back({i, true});
+      continue;
+    }
+    const std::vector<uint32_t> rest =
+        Unfinished(shard, TallyOf(shard, file.rows, rows_per_variant));
+    shard.state = rest.empty() ? "done" : "moved";
+    if (!rest.empty()) shards.push_back({ShardRunId(run_id, next++), rest, "", "pending"});
+    std::cerr << "khost run: agent " << shard.agent << " is not back: " << rest.size()
+              << " variants of shard " << shard.id << " go to the others\n";
+  }
+  setup.meta.shards = shards;
+  KT_ASSIGN_OR_RETURN(std::unique_ptr<RunSink> sink, RunSink::Open(std::move(setup)));
+  const Result<bool> complete =
+      RunSweep(agents, SweepSetup{request, &manifest, dir.root, std::move(shards)}, *sink);
+  KT_ASSIGN_OR_RETURN(const ReceivedRun got,
+                      sink->Finish(complete.status(), complete.ok() && *complete));
+  std::cerr << "khost run: resumed run " << run_id << ": " << got.rows_new << " new rows, "
+            << got.rows.size() << " of " << got.rows_planned << " in " << dir.run_dir
+            << "/results/" << run_id << ".csv\n";
+  return Conclude(dir, opts.kernel, ResultsDir(dir.run_dir) + "/" + run_id + ".csv", got.sampled);
+}
+
 // khost run --resume: the run's rows from the agent, which measures only what its journal lacks.
 Status ExecuteResume(const RunOptions& opts, const KernelDir& dir) {
   ReceiveSetup setup;
@@ -210,10 +358,11 @@ Status ExecuteResume(const RunOptions& opts, const KernelDir& dir) {
   if (setup.meta.complete) {
     return InvalidArgument("run " + run_id + " is complete; nothing to resume");
   }
+  setup.show_progress = ::isatty(2);
+  if (!setup.meta.shards.empty()) return ResumeSweep(opts, dir, std::move(setup));
   const std::string measured_on = setup.meta.agent;
   KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(opts.agent, opts.token_file));
   if (setup.meta.agent.empty()) setup.meta.agent = session.conn->address().ToString();
-  setup.show_progress = ::isatty(2);
   wire::Envelope ask;
   ask.mutable_fetch_run()->set_run_id(run_id);
   ask.mutable_fetch_run()->set_resume(true);
@@ -234,57 +383,59 @@ Status ExecuteRun(const RunOptions& opts) {
   KT_ASSIGN_OR_RETURN(KernelDir dir, LoadKernelDir(opts.root, opts.kernel));
   if (opts.resume) return ExecuteResume(opts, dir);
   KT_ASSIGN_OR_RETURN(Manifest manifest, BuildManifest(dir));
-  KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(opts.agent, opts.token_file));
-  const uint32_t cpus = session.conn->hello().capabilities().cpu_count();
-  if (opts.cpu >= 0 && static_cast<uint32_t>(opts.cpu) >= cpus) {
-    return InvalidArgument("--cpu " + std::to_string(opts.cpu) + ": the agent has " +
-                           std::to_string(cpus) + " CPUs (0-" + std::to_string(cpus - 1) + ")");
+  const std::vector<std::string> names =
+      opts.agents.empty() ? std::vector<std::string>{opts.agent} : opts.agents;
+  KT_ASSIGN_OR_RETURN(std::vector<SweepAgent> agents, OpenAgents(names, opts.token_file));
+  std::vector<AgentPlan> plans;
+  std::vector<std::pair<std::string, std::string>> fingerprints;
+  for (const SweepAgent& a : agents) {
+    KT_ASSIGN_OR_RETURN(AgentPlan plan, PrepareAgent(opts, dir, a.session));
+    fingerprints.emplace_back(a.session.name, CpuFingerprint(plan.cpu));
+    plans.push_back(std::move(plan));
   }
-  // As perf stat, an agent that may not count the kernel counts user space only.
-  const wire::Capabilities& caps = session.conn->hello().capabilities();
-  if (!caps.running_as_root() && caps.has_perf_event_paranoid() &&
-      caps.perf_event_paranoid() >= 2) {
-    std::cerr << "khost run: the agent is not root and perf_event_paranoid is "
-              << caps.perf_event_paranoid()
-              << ": events count user space only, as perf stat falls back to (:u)\n";
+  KT_RETURN_IF_ERROR(CheckFingerprints(fingerprints, opts.allow_mixed));
+  for (const AgentPlan& plan : plans) {
+    if (plan.selection.events != plans[0].selection.events) {
+      return InvalidArgument("the agents' CPUs make different events of --events (" +
+                             Join(plans[0].selection.events, ",") + " and " +
+                             Join(plan.selection.events, ",") + "); name the events");
+    }
   }
-  // Groups and event names depend on the agent's CPU: resolve them before anything is sent.
-  const CpuId cpu = CpuFromWire(session.conn->hello().capabilities().cpu());
-  KT_ASSIGN_OR_RETURN(const EventCatalog catalog, EventCatalog::ForCpu(cpu, opts.cpu_model));
-  KT_ASSIGN_OR_RETURN(const std::vector<EventGroup> groups, GroupsFor(catalog));
-  KT_ASSIGN_OR_RETURN(const Selection selection, SelectEvents(opts.events, groups, catalog));
-  for (const std::string& e : opts.record) {
-    auto spec = catalog.Parse(e);
-    if (!spec.ok()) return spec.status().WithContext("--record");
-  }
-  KT_RETURN_IF_ERROR(CheckArchitecture(dir, caps, session.name));
-  KT_ASSIGN_OR_RETURN(PushStats pushed, PushBundle(*session.conn, manifest, dir.root));
+  // One agent gets the bundle now, its errors khost run's; the agents of a sweep each get it on
+  // their own thread.
+  const bool sweep = agents.size() > 1;
+  if (!sweep) KT_RETURN_IF_ERROR(PushBundle(*agents[0].session.conn, manifest, dir.root).status());
 
   const std::string run_id = NewRunId();
   RunOptions measured = opts;
-  measured.events = selection.events;
+  measured.events = plans[0].selection.events;
   ReceiveSetup setup;
   setup.command = "khost run";
   setup.results_path = ResultsDir(dir.run_dir) + "/" + run_id + ".csv";
-  setup.meta = RunMeta{run_id,
-                       opts.kernel,
-                       session.conn->address().ToString(),
-                       DescribeCpu(cpu),
-                       catalog.core(),
-                       opts.events,
-                       selection.events,
-                       {},
-                       {},
-                       "",
-                       false};
-  for (const MetricDef& m : selection.metrics) {
+  setup.meta.run_id = run_id;
+  setup.meta.kernel = opts.kernel;
+  DescribeAgents(agents, plans, setup.meta);
+  setup.meta.core = plans[0].core;
+  setup.meta.requested = opts.events;
+  setup.meta.events = plans[0].selection.events;
+  for (const MetricDef& m : plans[0].selection.metrics) {
     setup.meta.metrics.push_back({m.name, m.formula, m.group});
   }
-  setup.request = MakeRunRequest(measured, dir, pushed.bundle_id, run_id);
+  setup.request = MakeRunRequest(measured, dir, BundleId(manifest), run_id);
   setup.show_progress = ::isatty(2);
-  wire::Envelope ask;
-  *ask.mutable_run_request() = *setup.request;
-  KT_ASSIGN_OR_RETURN(const ReceivedRun got, ReceiveRun(*session.conn, ask, std::move(setup)));
+  SweepSetup sweep_setup{*setup.request, sweep ? &manifest : nullptr, dir.root,
+                         PlanShards(run_id, dir.variants.size(), agents.size())};
+  if (sweep) {
+    setup.meta.agents = names;
+    setup.meta.shards = sweep_setup.shards;
+    KT_RETURN_IF_ERROR(MakeDirs(ResultsDir(dir.run_dir)));
+    KT_RETURN_IF_ERROR(WriteFileAtomic(RunRequestPath(setup.results_path),
+                                       setup.request->SerializeAsString()));
+  }
+  KT_ASSIGN_OR_RETURN(std::unique_ptr<RunSink> sink, RunSink::Open(std::move(setup)));
+  const Result<bool> complete = RunSweep(agents, std::move(sweep_setup), *sink);
+  KT_ASSIGN_OR_RETURN(const ReceivedRun got,
+                      sink->Finish(complete.status(), complete.ok() && *complete));
   std::cerr << "khost run: " << got.rows.size() << " rows in " << ResultsDir(dir.run_dir) << "/"
             << run_id << ".csv\n";
   return Conclude(dir, opts.kernel, ResultsDir(dir.run_dir) + "/" + run_id + ".csv", got.sampled);

@@ -66,6 +66,8 @@ struct RunOptions {
   std::string kernel;
   std::string root = ".";
   std::string agent;
+  std::vector<std::string> agents;  // --agents: a sweep spread over them (host/sweep.h)
+  bool allow_mixed = false;         // agents of several CPU fingerprints in one sweep
   std::string token_file;
   std::vector<std::string> events;
   uint32_t repetitions = 5;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/csv.h"
+#include "host/results_dir.h"
 #include "host/stats.h"
 
 namespace ktune {
@@ -99,7 +100,7 @@ RunReport BuildReport(const std::vector<RepetitionRow>& rows,
   std::map<uint32_t, std::vector<const RepetitionRow*>> by_variant;
   std::map<std::string, std::string> units;
   for (const RepetitionRow& row : rows) {
-    if (report.run_id.empty()) report.run_id = row.run_id;
+    if (report.run_id.empty()) report.run_id = RunOfShard(row.run_id);
     if (row.sampling) continue;  // perturbed by the sampling: `--samples` reports that run
     by_variant[row.variant_index].push_back(&row);
     for (const auto& [k, v] : row.params) {

@@ -44,13 +44,13 @@ ResultsWriter::ResultsWriter(std::string path, ResultsAppend file)
       fd_(std::move(file.fd)),
       rows_(std::move(file.rows)),
       dropped_bytes_(file.dropped_bytes) {
-  for (const RepetitionRow& row : rows_) have_.insert(KeyOf(row));
+  for (const RepetitionRow& row : rows_) have_.emplace(row.run_id, KeyOf(row));
 }
 
 Result<bool> ResultsWriter::Append(const RepetitionRow& row) {
-  if (have_.count(KeyOf(row))) return false;
+  if (have_.count({row.run_id, KeyOf(row)})) return false;
   KT_RETURN_IF_ERROR(WriteAll(fd_.get(), ToCsvLines(row), path_));
-  have_.insert(KeyOf(row));
+  have_.emplace(row.run_id, KeyOf(row));
   rows_.push_back(row);
   return true;
 }
@@ -58,6 +58,23 @@ Result<bool> ResultsWriter::Append(const RepetitionRow& row) {
 Status ResultsWriter::Finish() {
   if (::fdatasync(fd_.get()) != 0) return ErrnoError("fsync " + path_, errno);
   return FsyncDirectory(fs::path(path_).parent_path().string());
+}
+
+std::string ShardRunId(const std::string& run_id, size_t n) {
+  return run_id + "_" + std::to_string(n);
+}
+
+std::string RunOfShard(const std::string& id) {
+  const size_t cut = id.rfind('_');
+  if (cut == std::string::npos || cut + 1 == id.size()) return id;
+  for (size_t i = cut + 1; i < id.size(); ++i) {
+    if (id[i] < '0' || id[i] > '9') return id;
+  }
+  return id.substr(0, cut);
+}
+
+std::string RunRequestPath(const std::string& results_path) {
+  return fs::path(results_path).replace_extension(".request.pb").string();
 }
 
 std::string RunMetaPath(const std::string& results_path) {
@@ -81,6 +98,14 @@ Status WriteRunMeta(const std::string& path, const RunMeta& meta) {
   j["passes"] = meta.passes;
   j["plan"] = meta.plan;
   j["complete"] = meta.complete;
+  if (!meta.shards.empty()) {
+    j["agents"] = meta.agents;
+    j["shards"] = nlohmann::ordered_json::array();
+    for (const auto& s : meta.shards) {
+      j["shards"].push_back(
+          {{"id", s.id}, {"variants", s.variants}, {"agent", s.agent}, {"state", s.state}});
+    }
+  }
   // Text from the agent (its plan, the events it echoes, a fetched run's request) need not be
   // UTF-8, which JSON text must be: such bytes become U+FFFD, as in the samples file.
   return WriteFileAtomic(
@@ -106,6 +131,14 @@ Result<RunMeta> ReadRunMeta(const std::string& path) {
     meta.passes = j.at("passes").get<std::vector<std::vector<std::string>>>();
     meta.plan = j.at("plan").get<std::string>();
     meta.complete = j.value("complete", true);  // files from before resume were whole runs
+    if (j.contains("shards")) {
+      meta.agents = j.at("agents").get<std::vector<std::string>>();
+      for (const auto& s : j.at("shards")) {
+        meta.shards.push_back({s.at("id").get<std::string>(),
+                               s.at("variants").get<std::vector<uint32_t>>(),
+                               s.at("agent").get<std::string>(), s.at("state").get<std::string>()});
+      }
+    }
     return meta;
   } catch (const nlohmann::json::exception& e) {
     return InvalidArgument(path + ": " + e.what());

@@ -20,10 +20,20 @@ std::string NewRunId();
 
 std::string ResultsDir(const std::string& kernel_run_dir);
 
+// A sweep's shard n is the run <run_id>_<n> on its agent (NewRunId never holds '_'), and its
+// rows carry that id; RunOfShard undoes it ("" -> "", a run id stays itself).
+std::string ShardRunId(const std::string& run_id, size_t n);
+std::string RunOfShard(const std::string& id);
+
+// <results file without .csv>.request.pb: a sweep's whole request, which its shards are cut
+// from, kept for khost run --resume.
+std::string RunRequestPath(const std::string& results_path);
+
 // Appends rows to one run's file (OpenResultsForAppend: created with its header, or, for a run
 // fetched or resumed, keeping its rows and losing a torn last line). Each row is written as it
-// arrives, so it survives khost being killed; a row of a repetition the file holds already is
-// not written again. Finish() fsyncs. (The agent's own copy is fsynced row by row.)
+// arrives, so it survives khost being killed; a row of a repetition the file holds already (the
+// same run id -- a shard's, in a sweep -- variant, pass and repetition) is not written again.
+// Finish() fsyncs. (The agent's own copy is fsynced row by row.)
 class ResultsWriter {
  public:
   static Result<ResultsWriter> Open(const std::string& path);
@@ -39,7 +49,7 @@ class ResultsWriter {
   std::string path_;
   ScopedFd fd_;
   std::vector<RepetitionRow> rows_;
-  std::set<RowKey> have_;
+  std::set<std::pair<std::string, RowKey>> have_;  // run id (a sweep's shard's) and key
   uint64_t dropped_bytes_ = 0;
 };
 
@@ -63,6 +73,16 @@ struct RunMeta {
   std::vector<std::vector<std::string>> passes;  // the agent's plan: events per pass
   std::string plan;                              // how: "probed", "remembered", ...
   bool complete = false;                         // every row of the plan is in the results file
+  // A sweep over several agents (khost run --agents, host/sweep.h): the agents as given, and the
+  // shards the variants were cut into, each measured as a run of its own on one agent.
+  struct Shard {
+    std::string id;                  // the agent's run id: <run_id>_<n>
+    std::vector<uint32_t> variants;  // the run's variant indices, in the shard's order
+    std::string agent;               // where it went ("" not yet)
+    std::string state;               // pending, measuring, done, moved (to another shard)
+  };
+  std::vector<std::string> agents = {};
+  std::vector<Shard> shards = {};
 };
 
 // <results file without .csv>.json

@@ -42,6 +42,8 @@ Manifest ManifestFromWire(const wire::PushManifest& m) {
 
 void RowToWire(const RepetitionRow& row, wire::RepetitionResult* out) {
   out->set_run_id(row.run_id);
+  out->set_board(row.board);
+  out->set_elf_hash(row.elf_hash);
   out->set_timestamp_ns(row.timestamp_ns);
   out->set_variant_index(row.variant_index);
   out->set_pass(row.pass);
@@ -135,6 +137,8 @@ Params ParamsFromWire(const wire::Variant& v) {
 RepetitionRow RowFromWire(const wire::RepetitionResult& r, const wire::Variant& variant) {
   RepetitionRow row;
   row.run_id = r.run_id();
+  row.board = r.board();
+  row.elf_hash = r.elf_hash();
   row.timestamp_ns = r.timestamp_ns();
   row.variant_index = r.variant_index();
   row.variant = variant.name();

@@ -134,10 +134,12 @@ wire::Envelope FetchOf(const std::string& run_id, bool resume) {
 RepetitionRow Row(uint32_t variant, uint32_t rep, bool valid, Outcome outcome) {
   RepetitionRow row;
   row.run_id = "20260101T000000.000Z-abcdef";
+  row.board = "riscv64:0x710-0x8000000058000001-0x0:Spacemit(R) X60";
   row.timestamp_ns = 1767225600000000000 + rep;
   row.variant_index = variant;
   row.variant = "matmul_" + std::to_string(variant) + ".elf";
   row.elf = "matmul/run/bin/" + row.variant;
+  row.elf_hash = std::string(32, 'a' + static_cast<char>(variant));
   row.params = {{"BLOCK_SIZE_M", "4"}, {"BLOCK_SIZE_N", std::to_string(8 << variant)}};
   row.repetition = rep;
   row.valid = valid;
@@ -216,8 +218,13 @@ void ResultsSeeds() {
   text += ToCsvLines(sampled);
   text += ToCsvLines(Row(1, 1, false, {OutcomeKind::kTimedOut, 0}));
   text += ToCsvLines(Row(2, 0, false, {OutcomeKind::kLaunchFailed, 0}));
-  Write("results_csv", "schema2", text);
+  Write("results_csv", "schema3", text);
   Write("results_csv", "torn", text.substr(0, text.size() - 17));
+  Write("results_csv", "schema2",
+        "schema,run_id,timestamp_ns,variant_index,variant,elf,params,pass,sampling,repetition,"
+        "valid,outcome,name,value,unit,enabled_ns,running_ns,status\n"
+        "2,r1,1700000000000000000,0,a.elf,k/run/bin/a.elf,B=4,0,0,0,1,exit:0,wall-time,1234,ns,0,"
+        "0,ok\n");
   Write("results_csv", "schema1",
         "schema,run_id,timestamp_ns,variant_index,variant,elf,params,pass,repetition,valid,"
         "outcome,name,value,unit,enabled_ns,running_ns,status\n"

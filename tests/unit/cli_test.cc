@@ -211,7 +211,22 @@ TEST_CASE("run metadata round-trips") {
   CHECK(back->passes == meta.passes);
   CHECK(back->plan == "probed");
   CHECK_FALSE(back->complete);
+  CHECK(back->shards.empty());
   CHECK(RunMetaPath("/x/results/r1.csv") == "/x/results/r1.json");
+  // A sweep's agents and shards come back as written.
+  meta.agents = {"k1", "k2"};
+  meta.shards = {{"r1_0", {0, 1}, "k1", "done"}, {"r1_1", {2}, "k2", "moved"},
+                 {"r1_2", {2}, "", "pending"}};
+  REQUIRE(WriteRunMeta(path, meta).ok());
+  auto sweep = ReadRunMeta(path);
+  REQUIRE(sweep.ok());
+  CHECK(sweep->agents == meta.agents);
+  REQUIRE(sweep->shards.size() == 3);
+  CHECK(sweep->shards[1].id == "r1_1");
+  CHECK(sweep->shards[1].variants == std::vector<uint32_t>{2});
+  CHECK(sweep->shards[1].agent == "k2");
+  CHECK(sweep->shards[1].state == "moved");
+  CHECK(sweep->shards[2].agent.empty());
   REQUIRE(WriteFileAtomic(path, "{\"run_id\": 3}").ok());
   CHECK_FALSE(ReadRunMeta(path).ok());
   std::filesystem::remove(path);

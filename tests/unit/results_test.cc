@@ -13,10 +13,12 @@ namespace {
 RepetitionRow SampleRow(uint32_t variant, uint32_t rep) {
   RepetitionRow r;
   r.run_id = "20261122T000000Z-abcdef";
+  r.board = "riscv64:0x710-0x8000000058000001-0x0:Spacemit(R) X60";
   r.timestamp_ns = 1795000000000000000 + rep;
   r.variant_index = variant;
   r.variant = "VL256_matmul_4_16_8_g_static_O2.elf";
   r.elf = "matmul/run/bin/VL256_matmul_4_16_8_g_static_O2.elf";
+  r.elf_hash = "5d41402abc4b2a76b9719d911017c592";
   r.params = {{"BLOCK_SIZE_M", "4"}, {"BLOCK_SIZE_N", "16"}};
   r.repetition = rep;
   r.valid = true;
@@ -39,6 +41,8 @@ TEST_CASE("result rows survive the CSV round trip exactly") {
   REQUIRE(file->rows.size() == 3);
   const RepetitionRow& r = file->rows[0];
   CHECK(r.run_id == a.run_id);
+  CHECK(r.board == a.board);
+  CHECK(r.elf_hash == a.elf_hash);
   CHECK(r.timestamp_ns == a.timestamp_ns);
   CHECK(r.params == a.params);
   CHECK(r.outcome.ToString() == "exit:0");
@@ -53,7 +57,7 @@ TEST_CASE("result rows survive the CSV round trip exactly") {
 
 TEST_CASE("every line carries the schema version; the header is fixed") {
   const std::string lines = ToCsvLines(SampleRow(0, 0));
-  CHECK(lines.rfind("2,", 0) == 0);
+  CHECK(lines.rfind("3,", 0) == 0);
   CHECK(std::string(kResultsHeader).rfind("schema,run_id,", 0) == 0);
   CHECK(std::count(lines.begin(), lines.end(), '\n') == 5);
 }
@@ -78,7 +82,7 @@ TEST_CASE("malformed results are errors naming the line") {
   CHECK_FALSE(ParseResultsCsv(bad_status).ok());
 }
 
-TEST_CASE("schema 1 files still read; the sampling flag and partial counts round-trip") {
+TEST_CASE("schema 1 and 2 files still read; the sampling flag and partial counts round-trip") {
   RepetitionRow r = SampleRow(0, 0);
   r.sampling = true;
   r.values.push_back({"instructions", 700, "", 1000, 600, ValueStatus::kPartial});
@@ -97,6 +101,20 @@ TEST_CASE("schema 1 files still read; the sampling flag and partial counts round
   CHECK_FALSE(old->rows[0].sampling);
   CHECK(old->rows[0].Find(kWallTime)->value == 100);
   CHECK_FALSE(ParseResultsCsv(v1.substr(0, v1.find('\n') + 1) + ToCsvLines(SampleRow(0, 0))).ok());
+  const std::string v2 =
+      "schema,run_id,timestamp_ns,variant_index,variant,elf,params,pass,sampling,repetition,valid,"
+      "outcome,name,value,unit,enabled_ns,running_ns,status\n"
+      "2,r,5,1,a.elf,k/run/bin/a.elf,B=1,0,1,3,1,exit:0,wall-time,100,ns,0,0,ok\n";
+  auto two = ParseResultsCsv(v2);
+  REQUIRE(two.ok());
+  CHECK(two->rows[0].variant_index == 1);
+  CHECK(two->rows[0].elf == "k/run/bin/a.elf");
+  CHECK(two->rows[0].params == Params{{"B", "1"}});
+  CHECK(two->rows[0].sampling);
+  CHECK(two->rows[0].repetition == 3);
+  CHECK(two->rows[0].board.empty());
+  CHECK(two->rows[0].elf_hash.empty());
+  CHECK(two->rows[0].Find(kWallTime)->value == 100);
 }
 
 TEST_CASE("outcomes and parameters have text forms that parse back") {

@@ -1,0 +1,100 @@
+#include <doctest/doctest.h>
+
+#include "host/sweep.h"
+
+namespace ktune {
+namespace {
+
+TEST_CASE("--agents: names in order, no empty ones, no repeats") {
+  auto three = ParseAgentList("k1,k2,127.0.0.1:7178");
+  REQUIRE(three.ok());
+  CHECK(*three == std::vector<std::string>{"k1", "k2", "127.0.0.1:7178"});
+  CHECK(ParseAgentList("k1,,k2").status().message().find("empty name") != std::string::npos);
+  CHECK(ParseAgentList("k1,k1").status().message().find("k1 is listed twice") !=
+        std::string::npos);
+  CHECK_FALSE(ParseAgentList(",").ok());
+}
+
+TEST_CASE("agents of one CPU fingerprint sweep together; others only with --allow-mixed") {
+  const std::string x60 = "riscv64:0x710-0x8000000058000001-0x0:Spacemit(R) X60";
+  const std::string u74 = "riscv64:0x489-0x8000000000000007-0x0:SiFive U74";
+  CHECK(CheckFingerprints({{"k1", x60}, {"k2", x60}}, false).ok());
+  const Status mixed = CheckFingerprints({{"k1", x60}, {"v1", u74}, {"k2", x60}}, false);
+  REQUIRE_FALSE(mixed.ok());
+  CHECK(mixed.message().find("2 kinds of CPU") != std::string::npos);
+  CHECK(mixed.message().find("k1, k2: " + x60) != std::string::npos);
+  CHECK(mixed.message().find("v1: " + u74) != std::string::npos);
+  CHECK(mixed.message().find("--allow-mixed") != std::string::npos);
+  CHECK(CheckFingerprints({{"k1", x60}, {"v1", u74}}, true).ok());
+}
+
+TEST_CASE("shards: one under the run's id for one agent, about four per agent otherwise") {
+  const auto one = PlanShards("r", 5, 1);
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].id == "r");
+  CHECK(one[0].variants == std::vector<uint32_t>{0, 1, 2, 3, 4});
+  CHECK(one[0].state == "pending");
+  const auto two = PlanShards("r", 32, 2);  // 8 shards of 4
+  REQUIRE(two.size() == 8);
+  CHECK(two[0].id == "r_0");
+  CHECK(two[7].id == "r_7");
+  CHECK(two[7].variants == std::vector<uint32_t>{28, 29, 30, 31});
+  const auto few = PlanShards("r", 3, 2);  // fewer variants than shards: one each
+  REQUIRE(few.size() == 3);
+  CHECK(few[2].variants == std::vector<uint32_t>{2});
+  const auto uneven = PlanShards("r", 9, 2);  // 2 per shard, the last shorter
+  REQUIRE(uneven.size() == 5);
+  CHECK(uneven[3].variants == std::vector<uint32_t>{6, 7});
+  CHECK(uneven[4].variants == std::vector<uint32_t>{8});
+  CHECK(PlanShards("r", 0, 3).empty());
+  CHECK(ShardRunId("20261122T031500.123Z-3fa2c1", 12) == "20261122T031500.123Z-3fa2c1_12");
+  CHECK(RunOfShard("20261122T031500.123Z-3fa2c1_12") == "20261122T031500.123Z-3fa2c1");
+  CHECK(RunOfShard("20261122T031500.123Z-3fa2c1") == "20261122T031500.123Z-3fa2c1");
+  CHECK(RunOfShard("my_run") == "my_run");
+}
+
+RepetitionRow RowOf(const std::string& run_id, uint32_t variant, uint32_t rep) {
+  RepetitionRow r;
+  r.run_id = run_id;
+  r.variant_index = variant;
+  r.repetition = rep;
+  return r;
+}
+
+TEST_CASE("a dropped shard's unfinished variants: those without every row of the plan") {
+  const RunMeta::Shard shard{"r_1", {4, 5, 6}, "k1", "measuring"};
+  StreamTally none;
+  CHECK(Unfinished(shard, none) == std::vector<uint32_t>{4, 5, 6});  // no plan arrived yet
+  // Stream indices are the shard's own: 0 is variant 4.
+  StreamTally some;
+  some.rows_per_variant = 3;
+  some.rows = {{0, 3}, {1, 2}};
+  CHECK(Unfinished(shard, some) == std::vector<uint32_t>{5, 6});
+  // The same from a results file: only the shard's own rows count.
+  const std::vector<RepetitionRow> rows = {RowOf("r_1", 4, 0), RowOf("r_1", 4, 1),
+                                           RowOf("r_1", 4, 2), RowOf("r_1", 5, 0),
+                                           RowOf("r_3", 5, 1), RowOf("r_3", 5, 2)};
+  const StreamTally file = TallyOf(shard, rows, 3);
+  CHECK(file.rows_per_variant == 3);
+  CHECK(file.rows.at(0) == 3);
+  CHECK(file.rows.at(1) == 1);
+  CHECK(Unfinished(shard, file) == std::vector<uint32_t>{5, 6});
+}
+
+TEST_CASE("a shard's request: the run's settings, the shard's variants and id") {
+  wire::RunRequest all;
+  all.set_run_id("r");
+  all.set_bundle_id("b");
+  all.set_repetitions(7);
+  for (const char* name : {"a.elf", "b.elf", "c.elf"}) all.add_variants()->set_name(name);
+  const wire::RunRequest cut = ShardRequest(all, {"r_2", {2, 0}, "", "pending"});
+  CHECK(cut.run_id() == "r_2");
+  CHECK(cut.bundle_id() == "b");
+  CHECK(cut.repetitions() == 7);
+  REQUIRE(cut.variants_size() == 2);
+  CHECK(cut.variants(0).name() == "c.elf");
+  CHECK(cut.variants(1).name() == "a.elf");
+}
+
+}  // namespace
+}  // namespace ktune
