@@ -790,9 +790,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<wire::RunRequest> fetched_request_;  // of the run it fetched
 };
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 AgentServer::AgentServer(asio::io_context& io, Store store, CpuId cpu)
     : io_(io), acceptor_(io), retry_(io), cpu_(std::move(cpu)), store_(std::move(store)) {}

@@ -224,8 +224,8 @@ Result<AgentPlan> PrepareAgent(const RunOptions& opts, const KernelDir& dir,
   const uint32_t cpus = caps.cpu_count();
   if (opts.cpu >= 0 && static_cast<uint32_t>(opts.cpu) >= cpus) {
     return InvalidArgument("--cpu " + std::to_string(opts.cpu) + ": agent " + session.name +
-                           " has " + std::to_string(cpus) + " CPUs (0-" +
-                           std::to_string(cpus - 1) + ")");
+                           " has " + std::to_string(cpus) + " CPUs (0-" + std::to_string(cpus - 1) +
+                           ")");
   }
   // As perf stat, an agent that may not count the kernel counts user space only.
   if (!caps.running_as_root() && caps.has_perf_event_paranoid() &&
@@ -280,8 +280,7 @@ void DescribeAgents(const std::vector<SweepAgent>& agents, const std::vector<Age
 // whichever agent is free.
 Status ResumeSweep(const RunOptions& opts, const KernelDir& dir, ReceiveSetup setup) {
   const std::string run_id = setup.meta.run_id;
-  KT_ASSIGN_OR_RETURN(const std::string request_text,
-                      ReadFile(RunRequestPath(setup.results_path)));
+  KT_ASSIGN_OR_RETURN(const std::string request_text, ReadFile(RunRequestPath(setup.results_path)));
   wire::RunRequest request;
   if (!request.ParseFromString(request_text)) {
     return InvalidArgument(RunRequestPath(setup.results_path) + ": not a run request");
@@ -338,8 +337,8 @@ Status ResumeSweep(const RunOptions& opts, const KernelDir& dir, ReceiveSetup se
   KT_ASSIGN_OR_RETURN(const ReceivedRun got,
                       sink->Finish(complete.status(), complete.ok() && *complete));
   std::cerr << "khost run: resumed run " << run_id << ": " << got.rows_new << " new rows, "
-            << got.rows.size() << " of " << got.rows_planned << " in " << dir.run_dir
-            << "/results/" << run_id << ".csv\n";
+            << got.rows.size() << " of " << got.rows_planned << " in " << dir.run_dir << "/results/"
+            << run_id << ".csv\n";
   return Conclude(dir, opts.kernel, ResultsDir(dir.run_dir) + "/" + run_id + ".csv", got.sampled);
 }
 
@@ -429,8 +428,8 @@ Status ExecuteRun(const RunOptions& opts) {
     setup.meta.agents = names;
     setup.meta.shards = sweep_setup.shards;
     KT_RETURN_IF_ERROR(MakeDirs(ResultsDir(dir.run_dir)));
-    KT_RETURN_IF_ERROR(WriteFileAtomic(RunRequestPath(setup.results_path),
-                                       setup.request->SerializeAsString()));
+    KT_RETURN_IF_ERROR(
+        WriteFileAtomic(RunRequestPath(setup.results_path), setup.request->SerializeAsString()));
   }
   KT_ASSIGN_OR_RETURN(std::unique_ptr<RunSink> sink, RunSink::Open(std::move(setup)));
   const Result<bool> complete = RunSweep(agents, std::move(sweep_setup), *sink);

@@ -53,8 +53,7 @@ class RunSink {
 
   // The handlers for one agent's stream of run `run_id`, whose variant i is the sink's variant
   // variants[i] (empty: i itself). Safe to use from one thread per stream.
-  RunStream StreamOf(const std::string& run_id, std::vector<uint32_t> variants,
-                     StreamTally* tally);
+  RunStream StreamOf(const std::string& run_id, std::vector<uint32_t> variants, StreamTally* tally);
 
   // The rows each variant should have, by the plan known so far.
   size_t RowsPerVariant();

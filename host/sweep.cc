@@ -35,13 +35,11 @@ Status CheckFingerprints(const std::vector<std::pair<std::string, std::string>>&
   for (const auto& [fingerprint, names] : by_cpu) {
     kinds += (kinds.empty() ? "" : "; ") + Join(names, ", ") + ": " + fingerprint;
   }
-  return InvalidArgument("the agents have " + std::to_string(by_cpu.size()) +
-                         " kinds of CPU (" + kinds +
-                         "); their times do not compare (--allow-mixed to sweep anyway)");
+  return InvalidArgument("the agents have " + std::to_string(by_cpu.size()) + " kinds of CPU (" +
+                         kinds + "); their times do not compare (--allow-mixed to sweep anyway)");
 }
 
-std::vector<RunMeta::Shard> PlanShards(const std::string& run_id, size_t variants,
-                                       size_t agents) {
+std::vector<RunMeta::Shard> PlanShards(const std::string& run_id, size_t variants, size_t agents) {
   std::vector<RunMeta::Shard> shards;
   if (agents <= 1) {
     RunMeta::Shard all{run_id, {}, "", "pending"};
@@ -164,8 +162,8 @@ class Worker {
       ask.mutable_fetch_run()->set_resume(how == kResume);
     }
     StreamTally tally;
-    auto done = StreamRun(*agent_.session.conn, ask, sink_.StreamOf(shard.id, shard.variants,
-                                                                   &tally));
+    auto done =
+        StreamRun(*agent_.session.conn, ask, sink_.StreamOf(shard.id, shard.variants, &tally));
     std::lock_guard<std::mutex> lock(state_.mu);
     if (how != kFetch) --state_.measuring;
     const Status local = sink_.LocalFailure();
@@ -202,9 +200,9 @@ class Worker {
           {ShardRunId(setup_.request.run_id(), NextShardNumber()), rest, "", "pending"});
     }
     SaveShards();
-    DropLocked(why + (rest.empty() ? "" : "; " + std::to_string(rest.size()) +
-                                              " variants of shard " + shard.id +
-                                              " go to the other agents"));
+    DropLocked(why + (rest.empty() ? ""
+                                   : "; " + std::to_string(rest.size()) + " variants of shard " +
+                                         shard.id + " go to the other agents"));
     return false;
   }
 

@@ -60,9 +60,9 @@ struct SweepAgent {
 };
 
 struct SweepSetup {
-  wire::RunRequest request;           // every variant, under the run's id
+  wire::RunRequest request;            // every variant, under the run's id
   const Manifest* manifest = nullptr;  // pushed to each agent before it measures
-  std::string root;                   // the manifest's files are under it
+  std::string root;                    // the manifest's files are under it
   std::vector<RunMeta::Shard> shards;
 };
 

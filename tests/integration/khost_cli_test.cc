@@ -214,7 +214,8 @@ TEST_CASE("a CPU the agent does not have is refused before anything runs") {
   auto r = c.Khost({"run", "k", "--root", c.root, "--cpu", "4096"});
   CHECK(r.exit_code == 1);
   REQUIRE(r.ErrLines().size() == 1);
-  CHECK(r.ErrLines()[0].find("--cpu 4096: the agent has") != std::string::npos);
+  CHECK(r.ErrLines()[0].find("--cpu 4096: agent ") != std::string::npos);
+  CHECK(r.ErrLines()[0].find(" CPUs (0-") != std::string::npos);
   CHECK_FALSE(fs::exists(c.root + "/k/run/results"));
 }
 

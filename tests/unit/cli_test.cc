@@ -215,8 +215,8 @@ TEST_CASE("run metadata round-trips") {
   CHECK(RunMetaPath("/x/results/r1.csv") == "/x/results/r1.json");
   // A sweep's agents and shards come back as written.
   meta.agents = {"k1", "k2"};
-  meta.shards = {{"r1_0", {0, 1}, "k1", "done"}, {"r1_1", {2}, "k2", "moved"},
-                 {"r1_2", {2}, "", "pending"}};
+  meta.shards = {
+      {"r1_0", {0, 1}, "k1", "done"}, {"r1_1", {2}, "k2", "moved"}, {"r1_2", {2}, "", "pending"}};
   REQUIRE(WriteRunMeta(path, meta).ok());
   auto sweep = ReadRunMeta(path);
   REQUIRE(sweep.ok());

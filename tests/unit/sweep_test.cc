@@ -10,8 +10,7 @@ TEST_CASE("--agents: names in order, no empty ones, no repeats") {
   REQUIRE(three.ok());
   CHECK(*three == std::vector<std::string>{"k1", "k2", "127.0.0.1:7178"});
   CHECK(ParseAgentList("k1,,k2").status().message().find("empty name") != std::string::npos);
-  CHECK(ParseAgentList("k1,k1").status().message().find("k1 is listed twice") !=
-        std::string::npos);
+  CHECK(ParseAgentList("k1,k1").status().message().find("k1 is listed twice") != std::string::npos);
   CHECK_FALSE(ParseAgentList(",").ok());
 }
 
