@@ -331,6 +331,7 @@ Status ResumeSweep(const RunOptions& opts, const KernelDir& dir, ReceiveSetup se
               << " variants of shard " << shard.id << " go to the others\n";
   }
   setup.meta.shards = shards;
+  setup.request = request;
   KT_ASSIGN_OR_RETURN(std::unique_ptr<RunSink> sink, RunSink::Open(std::move(setup)));
   const Result<bool> complete =
       RunSweep(agents, SweepSetup{request, &manifest, dir.root, std::move(shards)}, *sink);
@@ -354,7 +355,10 @@ Status ExecuteResume(const RunOptions& opts, const KernelDir& dir) {
     setup.meta.run_id = run_id;
     setup.meta.kernel = opts.kernel;
   }
-  if (setup.meta.complete) {
+  // A sweep whose every variant arrived may still have journals to merge, of shards moved away.
+  const bool unmerged = std::any_of(setup.meta.shards.begin(), setup.meta.shards.end(),
+                                    [](const RunMeta::Shard& s) { return s.state == "moved"; });
+  if (setup.meta.complete && !unmerged) {
     return InvalidArgument("run " + run_id + " is complete; nothing to resume");
   }
   setup.show_progress = ::isatty(2);

@@ -79,7 +79,9 @@ struct RunMeta {
     std::string id;                  // the agent's run id: <run_id>_<n>
     std::vector<uint32_t> variants;  // the run's variant indices, in the shard's order
     std::string agent;               // where it went ("" not yet)
-    std::string state;               // pending, measuring, done, moved (to another shard)
+    // pending, measuring, done; moved: its unfinished variants went to another shard; merged:
+    // moved, and then its journal fetched whole from its agent
+    std::string state;
   };
   std::vector<std::string> agents = {};
   std::vector<Shard> shards = {};

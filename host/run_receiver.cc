@@ -57,6 +57,7 @@ RunSink::RunSink(ReceiveSetup setup, ResultsWriter writer)
       meta_path_(RunMetaPath(writer.path())),
       writer_(std::move(writer)),
       progress_(0, setup_.show_progress) {
+  passes_ = std::max<size_t>(1, setup_.meta.passes.size());  // a resumed run's known plan
   progress_.SetTotal(Total());
 }
 

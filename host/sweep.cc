@@ -181,8 +181,11 @@ class Worker {
       if (!done.ok()) {
         sink_.Note("khost run: " + agent_.name + ": shard " + shard.id +
                    " not fetched: " + done.status().message());
+        return false;
       }
-      return done.ok();
+      if (done->complete()) state_.shards[index].state = "merged";
+      SaveShards();
+      return true;
     }
     if (done.ok() && done->complete()) {
       state_.shards[index].state = "done";
@@ -267,7 +270,7 @@ Result<bool> RunSweep(std::vector<SweepAgent>& agents, SweepSetup setup, RunSink
                        " wait for khost run --resume");
   }
   for (const RunMeta::Shard& s : state.shards) {
-    if (s.state != "done" && s.state != "moved") return false;
+    if (s.state == "pending" || s.state == "measuring") return false;
   }
   return true;
 }

@@ -29,20 +29,8 @@ namespace ktune {
 namespace {
 namespace fs = std::filesystem;
 
-std::vector<RepetitionRow> RowsOf(const std::string& path) {
-  auto file = ParseResultsCsv(ReadFile(path).value());
-  REQUIRE(file.ok());
-  return std::move(file->rows);
-}
-
-std::string OnlyResults(const std::string& kernel_run_dir) {
-  std::string found;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(kernel_run_dir + "/results", ec)) {
-    if (e.path().extension() == ".csv") found = e.path().string();
-  }
-  return found;
-}
+using test::OnlyResults;
+using test::RowsOf;
 
 // Processes whose command name is `comm` (a kernel's file name, cut to 15 characters).
 size_t ProcessesNamed(const std::string& comm) {

@@ -210,11 +210,24 @@ bool WaitFor(const std::function<bool()>& done, double limit_s) {
   return true;
 }
 
-size_t RowsIn(const std::string& results_path) {
+std::vector<RepetitionRow> RowsOf(const std::string& results_path) {
   auto text = ReadFile(results_path);
-  if (!text.ok()) return 0;
+  if (!text.ok()) return {};
   auto file = ParseResultsCsv(*text);
-  return file.ok() ? file->rows.size() : 0;
+  return file.ok() ? std::move(file->rows) : std::vector<RepetitionRow>{};
+}
+
+size_t RowsIn(const std::string& results_path) {
+  return RowsOf(results_path).size();
+}
+
+std::string OnlyResults(const std::string& kernel_run_dir) {
+  std::string found;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(kernel_run_dir + "/results", ec)) {
+    if (e.path().extension() == ".csv") found = e.path().string();
+  }
+  return found;
 }
 
 void MakeKernelDir(const std::string& root, const std::string& kernel,

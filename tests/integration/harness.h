@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/address.h"
+#include "common/results.h"
 
 namespace ktune::test {
 
@@ -88,8 +89,11 @@ std::unique_ptr<Program> StartKhost(const std::vector<std::string>& args, const 
 // Polls (every 20 ms, up to `limit_s` seconds) until `done` holds; false when it never did.
 bool WaitFor(const std::function<bool()>& done, double limit_s = 120);
 
-// The rows of a results file (ParseResultsCsv), 0 when it is missing or unreadable.
+// The rows of a results file (ParseResultsCsv), none when it is missing or unreadable.
+std::vector<RepetitionRow> RowsOf(const std::string& results_path);
 size_t RowsIn(const std::string& results_path);
+// The one results file (<run_id>.csv) of <kernel>/run, "" when there is none.
+std::string OnlyResults(const std::string& kernel_run_dir);
 
 struct TestVariant {
   std::string elf;  // file name in ElvesDir(), e.g. "ok.elf"

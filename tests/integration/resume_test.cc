@@ -51,11 +51,7 @@ struct Sweep {
   }
 };
 
-std::vector<RepetitionRow> Rows(const std::string& path) {
-  auto file = ParseResultsCsv(ReadFile(path).value());
-  REQUIRE(file.ok());
-  return std::move(file->rows);
-}
+using test::RowsOf;
 
 // Every repetition of the sweep exactly once.
 void CheckWhole(const std::string& path) {
@@ -152,14 +148,14 @@ TEST_CASE("a second host's run is queued behind the first, told its position, ne
   REQUIRE_MESSAGE(done.exit_code == 0, done.err);
   // Queued, k2 started after k's last repetition began.
   int64_t last_first = 0;
-  for (const auto& row : Rows(s.Results())) {
+  for (const auto& row : RowsOf(s.Results())) {
     last_first = std::max(last_first, row.timestamp_ns);
   }
   std::string k2;
   for (const auto& e : fs::directory_iterator(s.root + "/k2/run/results")) {
     if (e.path().extension() == ".csv") k2 = e.path().string();
   }
-  const auto rows2 = Rows(k2);
+  const auto rows2 = RowsOf(k2);
   REQUIRE(rows2.size() == 2);
   for (const auto& row : rows2) CHECK(row.timestamp_ns > last_first);
   CheckWhole(s.Results());
