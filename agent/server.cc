@@ -384,6 +384,8 @@ class Session : public std::enable_shared_from_this<Session> {
     pushing_ = id;
     pins_.Add(id);
     pending_.clear();
+    push_blobs_.clear();
+    for (const FileEntry& f : m.files) push_blobs_.emplace(f.hash, f.size_bytes);
     blob_.reset();
     push_failed_ = false;
     wire::Envelope reply;
@@ -420,24 +422,43 @@ class Session : public std::enable_shared_from_this<Session> {
   Status ReceiveChunk(const wire::BlobChunk& chunk) {
     auto it = pending_.find(chunk.hash());
     if (it == pending_.end()) return ProtocolError("blob chunk for a blob that was not requested");
-    if (blob_ && blob_->hash() != chunk.hash()) {
+    if (blob_ && blob_->writer.hash() != chunk.hash()) {
       return ProtocolError("blob chunk for a new blob before the last one ended");
     }
     if (!blob_) {
+      KT_ASSIGN_OR_RETURN(std::string base, DeltaBase(chunk.base_hash()));
       auto w = store_.BeginBlob(chunk.hash(), it->second);
       if (!w.ok()) return w.status();
-      blob_.emplace(std::move(w).value());
+      blob_.emplace(IncomingBlob{std::move(w).value(), chunk.base_hash(), std::move(base)});
+    } else if (chunk.base_hash() != blob_->base_hash) {
+      return ProtocolError("chunks of one blob name different bases");
     }
-    KT_ASSIGN_OR_RETURN(std::string raw, DecompressChunk(chunk.data(), chunk.raw_size()));
-    KT_RETURN_IF_ERROR(blob_->Append(chunk.offset(), raw));
+    KT_ASSIGN_OR_RETURN(std::string raw,
+                        DecompressChunk(chunk.data(), chunk.raw_size(), blob_->base));
+    KT_RETURN_IF_ERROR(blob_->writer.Append(chunk.offset(), raw));
     if (!chunk.last()) return Status::Ok();
-    KT_RETURN_IF_ERROR(blob_->Finish());
+    KT_RETURN_IF_ERROR(blob_->writer.Finish());
     blob_.reset();
     pending_.erase(it);
     wire::Envelope reply;
     reply.mutable_blob_stored()->set_hash(chunk.hash());
     Send(reply);
     return Status::Ok();
+  }
+
+  // The content of the blob a chunk names as its base: one of the pushed bundle's own blobs,
+  // stored already (so never one still pending), and small enough to hold in memory.
+  Result<std::string> DeltaBase(const std::string& base_hash) {
+    if (base_hash.empty()) return std::string();
+    auto it = push_blobs_.find(base_hash);
+    if (it == push_blobs_.end() || pending_.count(base_hash) || !store_.HasBlob(base_hash)) {
+      return ProtocolError("blob chunk's base " + base_hash +
+                           " is not a stored blob of the bundle being pushed");
+    }
+    if (it->second > kMaxDeltaBaseBytes) {
+      return ProtocolError("blob chunk's base " + base_hash + " is over the base maximum");
+    }
+    return ReadFile(store_.BlobPath(base_hash));
   }
 
   Status OnCommit(const wire::PushCommit& commit) {
@@ -782,15 +803,19 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string host_nonce_, agent_nonce_;
   bool failed_auth_ = false;
   asio::steady_timer delay_;
-  std::map<std::string, uint64_t> pending_;  // blobs the last manifest lacks: hash -> size
-  std::optional<BlobWriter> blob_;
+  std::map<std::string, uint64_t> pending_;     // blobs the last manifest lacks: hash -> size
+  std::map<std::string, uint64_t> push_blobs_;  // every blob of that manifest: hash -> size
+  // The blob being received, and the base its chunks were compressed against (may be empty).
+  struct IncomingBlob {
+    BlobWriter writer;
+    std::string base_hash, base;
+  };
+  std::optional<IncomingBlob> blob_;
   bool push_failed_ = false;  // a blob of this push failed: its remaining chunks are dropped
   bool run_active_ = false;
   uint32_t rows_sent_ = 0;                           // of the run this session watches
   std::optional<wire::RunRequest> fetched_request_;  // of the run it fetched
 };
-
-namespace {}  // namespace
 
 AgentServer::AgentServer(asio::io_context& io, Store store, CpuId cpu)
     : io_(io), acceptor_(io), retry_(io), cpu_(std::move(cpu)), store_(std::move(store)) {}

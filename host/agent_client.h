@@ -1,6 +1,7 @@
 // khost's side of the protocol: a blocking connection to one agentd (Boost.Asio), the Hello
 // handshake with its version check and, with an agent that has a token, the authentication, pushing
-// a bundle (only the blobs the agent lacks, as zstd chunks) and running a request while rows stream
+// a bundle (only the blobs the agent lacks, as zstd chunks, each compressed against a like file the
+// agent holds when there is one) and running a request while rows stream
 // back.
 #pragma once
 
@@ -8,9 +9,11 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/address.h"
 #include "common/manifest.h"
@@ -23,14 +26,21 @@ namespace ktune {
 
 class AgentConnection {
  public:
-  // Connects (giving up after `timeout`) and says Hello; fails on a protocol version mismatch.
+  // Connects and says Hello, giving up when either takes longer than `timeout` (an ssh forward
+  // accepts at once, and a stopped agentd accepts but never answers); fails on a protocol
+  // version mismatch.
   // An agent that asks for the token gets the proof that this host holds `token` and must prove
   // the same; off loopback an agent that does not ask, or does not seal, is refused.
   static Result<std::unique_ptr<AgentConnection>> Connect(
       const HostPort& address, const std::optional<Token>& token = std::nullopt,
       std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  // The same through a unix socket of this machine (an ssh forward's local end, which only
+  // this user may open): no token, as on loopback.
+  static Result<std::unique_ptr<AgentConnection>> ConnectLocal(
+      const std::string& socket_path, std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
-  const HostPort& address() const { return address_; }
+  // "HOST:PORT", or the unix socket's path.
+  const std::string& where() const { return where_; }
   const wire::HelloReply& hello() const { return hello_; }
 
   Status Send(const wire::Envelope& msg);
@@ -39,25 +49,48 @@ class AgentConnection {
 
  private:
   AgentConnection() : socket_(io_) {}
+  // The first of `targets` that accepts within `timeout`.
+  Status ConnectTo(const std::vector<boost::asio::generic::stream_protocol::endpoint>& targets,
+                   std::chrono::milliseconds timeout);
+  // Hello, and the token's exchange when the agent asks for it, within `timeout`.
+  Status Handshake(const std::optional<Token>& token, bool loopback,
+                   std::chrono::milliseconds timeout);
   Status Authenticate(const wire::AuthChallenge& challenge, const std::string& host_nonce,
                       const std::optional<Token>& token, bool loopback);
   boost::asio::io_context io_;
-  boost::asio::ip::tcp::socket socket_;
-  HostPort address_;
+  boost::asio::generic::stream_protocol::socket socket_;
+  std::string where_;
   FrameCodec codec_;
   wire::HelloReply hello_;
+  // While set (the handshake), Receive fails when nothing whole arrived by then.
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
 };
 
 struct PushStats {
   std::string bundle_id;
   size_t files = 0;
   size_t blobs_sent = 0;
+  size_t deltas_sent = 0;  // of blobs_sent, those compressed against a base
   uint64_t raw_bytes_sent = 0;
   uint64_t wire_bytes_sent = 0;  // compressed chunk payloads
 };
 
+// Files smaller than this are never sent as deltas, nor used as bases: a base costs the agent a
+// read of it, and a small file has little to share.
+constexpr uint64_t kMinDeltaBytes = 4096;
+
+// The base each blob of `missing` (the agent's PushNeed, in the order the blobs are sent) is best
+// compressed against: a file of `manifest` with the same extension (".elf", ".txt", "" for none)
+// that the agent holds already or receives earlier in the push, the one nearest in size (the
+// first in the manifest on a tie), at least kMinDeltaBytes and at most kMaxDeltaBaseBytes, as is
+// the blob itself. Blobs without such a file have no entry. Variants of one kernel share most of
+// their bytes (the C library and main in every static ELF), so each ELF after the first costs
+// the difference only.
+std::map<std::string, std::string> ChooseDeltaBases(const Manifest& manifest,
+                                                    const std::vector<std::string>& missing);
+
 // Pushes the files of `manifest`, read from under `root`. Content the agent already holds is
-// never sent again.
+// never sent again; the rest goes against the bases ChooseDeltaBases picks.
 Result<PushStats> PushBundle(AgentConnection& conn, const Manifest& manifest,
                              const std::string& root);
 

@@ -100,7 +100,12 @@ std::string LocalAgentStoreDir() {
 }
 
 std::string SshControlDir() {
-  return EnvOr("XDG_CACHE_HOME", HomeDir() + "/.cache") + "/ktune/ssh";
+  const std::string dir = EnvOr("XDG_CACHE_HOME", HomeDir() + "/.cache") + "/ktune/ssh";
+  // ssh names a control socket <dir>/<%C: 40 hex digits> and adds a 17-character suffix while
+  // it makes one; a unix socket's path holds at most 107 bytes.
+  constexpr size_t kMaxSocketPathBytes = 107, kControlNameBytes = 1 + 40 + 17;
+  if (dir.size() + kControlNameBytes <= kMaxSocketPathBytes) return dir;
+  return "/tmp/ktune-ssh-" + std::to_string(::getuid());
 }
 
 std::string KhostDir() {
@@ -157,10 +162,23 @@ Result<AgentSession> OpenAgentSession(const std::string& agent_flag,
   if (choice.registered && choice.registered->ssh) {
     // Over ssh agentd stays on the board's loopback: no token.
     const RegisteredAgent& a = *choice.registered;
+    if (!token_flag.empty()) {
+      return InvalidArgument("--token-file: board " + a.name +
+                             " is reached over ssh, where agentd takes no token");
+    }
     KT_ASSIGN_OR_RETURN(session.ssh, SshLink::Open(a.name, SshSpecFor(a)));
     KT_ASSIGN_OR_RETURN(session.forward, PortForward::Open(*session.ssh, a.agent_port));
-    auto conn = AgentConnection::Connect(session.forward->local(), std::nullopt);
+    auto conn = AgentConnection::ConnectLocal(session.forward->socket_path());
     if (!conn.ok()) {
+      // Something listening there that the forward cannot reach is the board's sshd refusing
+      // to forward; else no agentd runs.
+      auto tables = session.ssh->Run("cat /proc/net/tcp /proc/net/tcp6 2>/dev/null; true", "", 20);
+      if (tables.ok() && ListensOnPort(*tables, a.agent_port)) {
+        return conn.status().WithContext("board " + a.name + ": something listens on its port " +
+                                         std::to_string(a.agent_port) +
+                                         " but the board's sshd does not forward to it "
+                                         "(AllowTcpForwarding in its sshd_config?)");
+      }
       return conn.status().WithContext("board " + a.name + ": no agentd answers on its port " +
                                        std::to_string(a.agent_port) + " (khost agent deploy " +
                                        a.name + " starts one)");

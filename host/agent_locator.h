@@ -43,7 +43,8 @@ Result<std::string> ChooseTokenFile(const std::string& flag, const std::string& 
 
 std::string ConfigFilePath();
 std::string LocalAgentStoreDir();
-// $XDG_CACHE_HOME/ktune/ssh (default ~/.cache/ktune/ssh): the boards' ControlMaster sockets.
+// $XDG_CACHE_HOME/ktune/ssh (default ~/.cache/ktune/ssh): the boards' ControlMaster sockets;
+// /tmp/ktune-ssh-<uid> when that is too long a path for a socket.
 std::string SshControlDir();
 // The directory of the running khost (agentd is looked for beside it).
 std::string KhostDir();

@@ -28,6 +28,17 @@ Result<cxxopts::ParseResult> ParseOptions(cxxopts::Options& options, const Args&
   }
 }
 
+Status OptionsOnlyWith(const cxxopts::ParseResult& result, const std::string& command,
+                       const std::string& given_action, const std::string& action,
+                       const std::vector<std::string>& options) {
+  for (const std::string& opt : options) {
+    if (result.count(opt) && given_action != action) {
+      return InvalidArgument("--" + opt + " goes with 'khost " + command + " " + action + "'");
+    }
+  }
+  return Status::Ok();
+}
+
 void AddRootOption(cxxopts::Options& options) {
   options.add_options()("root", "directory holding <kernel>/run/ (the seed's layout)",
                         cxxopts::value<std::string>()->default_value("."));

@@ -25,6 +25,12 @@ void AddAgentOption(cxxopts::Options& options);
 
 bool WantsHelp(const Args& args);
 
+// A command with actions (khost agent add, ...): an error naming the first of `options` given
+// with another action than `action` ("--ssh goes with 'khost agent add'").
+Status OptionsOnlyWith(const cxxopts::ParseResult& result, const std::string& command,
+                       const std::string& given_action, const std::string& action,
+                       const std::vector<std::string>& options);
+
 // Prints "khost <command>: <message>" on stderr.
 void PrintError(const std::string& command, const Status& status);
 

@@ -71,8 +71,8 @@ Status ShowStatus(const AgentRequest& req) {
   std::cout << "agent:       "
             << (session.ssh
                     ? session.ssh->name() + " (ssh " + session.ssh->spec().target.ToString() +
-                          ", forwarded to " + session.conn->address().ToString() + ")"
-                    : session.conn->address().ToString())
+                          ", forwarded to " + session.conn->where() + ")"
+                    : session.conn->where())
             << " (agentd " << h.agent_version() << ", protocol " << h.protocol_version() << ")\n"
             << "cpu:         " << DescribeCpu(CpuFromWire(c.cpu())) << "\n"
             << "event table: "
@@ -108,12 +108,7 @@ Result<AgentRequest> ParseAgentArgs(const Args& args) {
   req.agent = r["agent"].as<std::string>();
   req.token_file = r["token-file"].as<std::string>();
   auto only_with = [&](const std::vector<std::string>& options, const std::string& action) {
-    for (const std::string& opt : options) {
-      if (r.count(opt) && req.action != action) {
-        return InvalidArgument("--" + opt + " goes with 'khost agent " + action + "'");
-      }
-    }
-    return Status::Ok();
+    return OptionsOnlyWith(r, "agent", req.action, action, options);
   };
   KT_RETURN_IF_ERROR(only_with({"addr", "ssh", "agent-port", "ssh-option", "replace"}, "add"));
   KT_RETURN_IF_ERROR(only_with({"agentd", "systemd", "store", "bin-dir"}, "deploy"));

@@ -93,8 +93,7 @@ Status ExecuteEvents(const EventsRequest& req) {
     const CpuId cpu = CpuFromWire(caps.cpu());
     KT_ASSIGN_OR_RETURN(catalog, EventCatalog::ForCpu(cpu, ""));
     for (const auto& e : caps.events()) opens[e.name()] = e.opens() ? "" : e.reason();
-    std::cout << "agent " << session.conn->address().ToString() << ": " << DescribeCpu(cpu)
-              << ", event table "
+    std::cout << "agent " << session.conn->where() << ": " << DescribeCpu(cpu) << ", event table "
               << (catalog.core().empty() ? "none (generic events only)" : catalog.core()) << "\n";
   }
   if (req.action == "list") {

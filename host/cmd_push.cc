@@ -44,10 +44,11 @@ Status ExecutePush(const PushRequest& req) {
   KT_ASSIGN_OR_RETURN(Manifest manifest, BuildManifest(dir));
   KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(req.agent, req.token_file));
   KT_ASSIGN_OR_RETURN(PushStats stats, PushBundle(*session.conn, manifest, dir.root));
-  std::cout << "pushed " << req.kernel << " to " << session.conn->address().ToString()
-            << ": bundle " << stats.bundle_id.substr(0, 12) << ", " << stats.files << " files, "
-            << stats.blobs_sent << " blobs sent (" << MiB(stats.raw_bytes_sent) << " raw, "
-            << MiB(stats.wire_bytes_sent) << " on the wire)\n";
+  std::cout << "pushed " << req.kernel << " to " << session.conn->where() << ": bundle "
+            << stats.bundle_id.substr(0, 12) << ", " << stats.files << " files, "
+            << stats.blobs_sent << " blobs sent, " << stats.deltas_sent << " of them as deltas ("
+            << MiB(stats.raw_bytes_sent) << " raw, " << MiB(stats.wire_bytes_sent)
+            << " on the wire)\n";
   return Status::Ok();
 }
 

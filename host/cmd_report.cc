@@ -81,7 +81,7 @@ Status Fetch(const ReportRequest& req, const std::string& run_dir) {
     setup.meta.kernel = req.kernel;
   }
   KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(req.agent, req.token_file));
-  if (setup.meta.agent.empty()) setup.meta.agent = session.conn->address().ToString();
+  if (setup.meta.agent.empty()) setup.meta.agent = session.conn->where();
   wire::Envelope ask;
   ask.mutable_fetch_run()->set_run_id(run_id);
   KT_ASSIGN_OR_RETURN(const ReceivedRun got, ReceiveRun(*session.conn, ask, std::move(setup)));

@@ -265,8 +265,7 @@ void DescribeAgents(const std::vector<SweepAgent>& agents, const std::vector<Age
                     RunMeta& meta) {
   std::vector<std::string> names, cpus;
   for (size_t i = 0; i < agents.size(); ++i) {
-    names.push_back(agents.size() == 1 ? agents[i].session.conn->address().ToString()
-                                       : agents[i].session.name);
+    names.push_back(agents.size() == 1 ? agents[i].session.conn->where() : agents[i].session.name);
     const std::string cpu = DescribeCpu(plans[i].cpu);
     if (std::find(cpus.begin(), cpus.end(), cpu) == cpus.end()) cpus.push_back(cpu);
   }
@@ -278,7 +277,7 @@ void DescribeAgents(const std::vector<SweepAgent>& agents, const std::vector<Age
 // that agent unreachable, what it lacks moves to the others; each shard moved away earlier is
 // fetched from its agent when that agent answers (its journal merged); pending shards go to
 // whichever agent is free.
-Status ResumeSweep(const RunOptions& opts, const KernelDir& dir, ReceiveSetup setup) {
+Result<ReceivedRun> ResumeSweep(const RunOptions& opts, const KernelDir& dir, ReceiveSetup setup) {
   const std::string run_id = setup.meta.run_id;
   KT_ASSIGN_OR_RETURN(const std::string request_text, ReadFile(RunRequestPath(setup.results_path)));
   wire::RunRequest request;
@@ -301,19 +300,18 @@ Status ResumeSweep(const RunOptions& opts, const KernelDir& dir, ReceiveSetup se
     return InvalidArgument("the files of " + opts.kernel + " changed since run " + run_id +
                            " was asked; it cannot be measured as it was");
   }
-  KT_ASSIGN_OR_RETURN(const std::string results_text, ReadFile(setup.results_path));
-  KT_ASSIGN_OR_RETURN(const ResultsFile file, ParseResultsCsv(results_text));
-  const size_t rows_per_variant =
-      std::max<size_t>(1, setup.meta.passes.size()) * request.repetitions() +
-      (request.record_size() > 0 ? 1 : 0);
   std::vector<RunMeta::Shard> shards = setup.meta.shards;
+  setup.request = request;
+  KT_ASSIGN_OR_RETURN(std::unique_ptr<RunSink> sink, RunSink::Open(std::move(setup)));
+  const std::vector<RepetitionRow> rows = sink->Rows();
+  const size_t rows_per_variant = sink->RowsPerVariant();
   auto agent_named = [&](const std::string& name) -> SweepAgent* {
     for (SweepAgent& a : agents) {
       if (a.name == name) return &a;
     }
     return nullptr;
   };
-  size_t next = shards.size();
+  // Shard n is <run_id>_<n>: a new one takes the next number.
   for (size_t i = 0; i < shards.size(); ++i) {
     RunMeta::Shard& shard = shards[i];
     SweepAgent* agent = agent_named(shard.agent);
@@ -323,27 +321,34 @@ Status ResumeSweep(const RunOptions& opts, const KernelDir& dir, ReceiveSetup se
       agent->pinned.push_back({i, true});
       continue;
     }
-    const std::vector<uint32_t> rest =
-        Unfinished(shard, TallyOf(shard, file.rows, rows_per_variant));
+    const std::vector<uint32_t> rest = Unfinished(shard, TallyOf(shard, rows, rows_per_variant));
     shard.state = rest.empty() ? "done" : "moved";
-    if (!rest.empty()) shards.push_back({ShardRunId(run_id, next++), rest, "", "pending"});
-    std::cerr << "khost run: agent " << shard.agent << " is not back: " << rest.size()
-              << " variants of shard " << shard.id << " go to the others\n";
+    if (!rest.empty()) shards.push_back({ShardRunId(run_id, shards.size()), rest, "", "pending"});
+    sink->Note("khost run: agent " + shard.agent + " is not back: " + std::to_string(rest.size()) +
+               " variants of shard " + shard.id + " go to the others");
   }
-  setup.meta.shards = shards;
-  setup.request = request;
-  KT_ASSIGN_OR_RETURN(std::unique_ptr<RunSink> sink, RunSink::Open(std::move(setup)));
   const Result<bool> complete =
       RunSweep(agents, SweepSetup{request, &manifest, dir.root, std::move(shards)}, *sink);
-  KT_ASSIGN_OR_RETURN(const ReceivedRun got,
-                      sink->Finish(complete.status(), complete.ok() && *complete));
-  std::cerr << "khost run: resumed run " << run_id << ": " << got.rows_new << " new rows, "
-            << got.rows.size() << " of " << got.rows_planned << " in " << dir.run_dir << "/results/"
-            << run_id << ".csv\n";
-  return Conclude(dir, opts.kernel, ResultsDir(dir.run_dir) + "/" + run_id + ".csv", got.sampled);
+  return sink->Finish(complete.status(), complete.ok() && *complete);
 }
 
-// khost run --resume: the run's rows from the agent, which measures only what its journal lacks.
+// khost run --resume of a run on one agent: its rows from the agent, which measures only what its
+// journal lacks.
+Result<ReceivedRun> ResumeOne(const RunOptions& opts, ReceiveSetup setup) {
+  const std::string run_id = setup.meta.run_id, measured_on = setup.meta.agent;
+  KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(opts.agent, opts.token_file));
+  if (setup.meta.agent.empty()) setup.meta.agent = session.conn->where();
+  wire::Envelope ask;
+  ask.mutable_fetch_run()->set_run_id(run_id);
+  ask.mutable_fetch_run()->set_resume(true);
+  auto got = ReceiveRun(*session.conn, ask, std::move(setup));
+  if (!got.ok() && got.status().code() == ErrorCode::kNotFound && !measured_on.empty()) {
+    return got.status().WithContext("run " + run_id + " was measured on " + measured_on);
+  }
+  return got;
+}
+
+// khost run --resume: the rows of a run stopped early, and what it lacks, measured as it was asked.
 Status ExecuteResume(const RunOptions& opts, const KernelDir& dir) {
   ReceiveSetup setup;
   setup.command = "khost run";
@@ -362,18 +367,10 @@ Status ExecuteResume(const RunOptions& opts, const KernelDir& dir) {
     return InvalidArgument("run " + run_id + " is complete; nothing to resume");
   }
   setup.show_progress = ::isatty(2);
-  if (!setup.meta.shards.empty()) return ResumeSweep(opts, dir, std::move(setup));
-  const std::string measured_on = setup.meta.agent;
-  KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(opts.agent, opts.token_file));
-  if (setup.meta.agent.empty()) setup.meta.agent = session.conn->address().ToString();
-  wire::Envelope ask;
-  ask.mutable_fetch_run()->set_run_id(run_id);
-  ask.mutable_fetch_run()->set_resume(true);
-  auto got = ReceiveRun(*session.conn, ask, std::move(setup));
-  if (!got.ok()) {
-    if (got.status().code() != ErrorCode::kNotFound || measured_on.empty()) return got.status();
-    return got.status().WithContext("run " + run_id + " was measured on " + measured_on);
-  }
+  const Result<ReceivedRun> got = setup.meta.shards.empty()
+                                      ? ResumeOne(opts, std::move(setup))
+                                      : ResumeSweep(opts, dir, std::move(setup));
+  if (!got.ok()) return got.status();
   std::cerr << "khost run: resumed run " << run_id << ": " << got->rows_new << " new rows, "
             << got->rows.size() << " of " << got->rows_planned << " in " << dir.run_dir
             << "/results/" << run_id << ".csv\n";

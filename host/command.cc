@@ -17,6 +17,7 @@ const std::vector<CommandInfo>& Commands() {
        AnalyzeMain},
       {"events", "the events and groups of a CPU: list, groups", EventsMain},
       {"agent", "the agents: add, list, status, remove, deploy", AgentMain},
+      {"corpus", "Triton kernels from Inductor dumps: extract, sample, export", CorpusMain},
   };
   return kCommands;
 }

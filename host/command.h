@@ -10,6 +10,7 @@
 
 #include "common/status.h"
 #include "host/agent_registry.h"
+#include "host/corpus.h"
 #include "host/deploy.h"
 #include "protocol/ktune.pb.h"
 
@@ -146,5 +147,18 @@ struct AgentRequest {
 };
 Result<AgentRequest> ParseAgentArgs(const Args& args);
 int AgentMain(const Args& args);
+
+// --- khost corpus extract|sample|export ---
+struct CorpusRequest {
+  std::string action;              // "extract", "sample" or "export"
+  std::vector<std::string> paths;  // extract: the debug directories; else the one corpus
+  std::string out;  // extract: the corpus; sample: its projections; export: the JSON file
+  SampleOptions sample;
+  std::string format = "text-completion";  // export
+  bool dedup = false;                      // export: identical kernels once
+  size_t min_lines = 0, max_lines = 0;     // export: length limits, 0 for none
+};
+Result<CorpusRequest> ParseCorpusArgs(const Args& args);
+int CorpusMain(const Args& args);
 
 }  // namespace ktune

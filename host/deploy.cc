@@ -21,6 +21,9 @@ namespace ktune {
 
 namespace {
 
+// What the board's install line prints when it could not make the user linger.
+constexpr const char* kNoLinger = "ktune-no-linger";
+
 std::string HostArch() {
   utsname u{};
   return ::uname(&u) == 0 ? u.machine : "";
@@ -28,7 +31,7 @@ std::string HostArch() {
 
 // The agent answering through `forward`: its version, or why it does not answer.
 Result<std::string> AgentVersion(const PortForward& forward) {
-  KT_ASSIGN_OR_RETURN(auto conn, AgentConnection::Connect(forward.local(), std::nullopt));
+  KT_ASSIGN_OR_RETURN(auto conn, AgentConnection::ConnectLocal(forward.socket_path()));
   return conn->hello().agent_version();
 }
 
@@ -145,15 +148,23 @@ Status DeployAgent(const RegisteredAgent& agent, const DeployOptions& options) {
     const std::string unit_file = SshControlDir() + "/" + agent.name + ".service";
     KT_RETURN_IF_ERROR(
         WriteFileAtomic(unit_file, RenderUnit(unit_template, remote, agent.agent_port, store)));
-    // Root installs a system unit; anyone else a user unit.
+    // Root installs a system unit; anyone else a user unit, which outlives the user's sessions
+    // (the ssh master's included) only when the user lingers.
     auto installed = link->Run(
         "if [ \"$(id -u)\" = 0 ]; then d=/etc/systemd/system; s=systemctl; else "
         "d=\"$HOME/.config/systemd/user\"; s='systemctl --user'; fi; mkdir -p \"$d\" && cat > "
         "\"$d/ktune-agentd.service\" && $s daemon-reload && $s enable ktune-agentd.service && "
-        "$s restart ktune-agentd.service",
+        "$s restart ktune-agentd.service && if [ \"$(id -u)\" != 0 ] && ! loginctl "
+        "enable-linger >/dev/null 2>&1; then echo " +
+            std::string(kNoLinger) + "; fi",
         unit_file);
     std::filesystem::remove(unit_file);
     KT_RETURN_IF_ERROR(installed.status());
+    if (installed->find(kNoLinger) != std::string::npos) {
+      std::cerr << "khost: board " << agent.name
+                << ": the user unit stops when the user's last session ends (loginctl "
+                   "enable-linger was refused; run it as root on the board)\n";
+    }
   } else {
     KT_RETURN_IF_ERROR(link->Run(q_remote +
                                  " --listen 127.0.0.1:" + std::to_string(agent.agent_port) +

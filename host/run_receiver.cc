@@ -63,24 +63,29 @@ RunSink::RunSink(ReceiveSetup setup, ResultsWriter writer)
 
 // Each variant runs once per pass of the agent's plan, then once more, sampling, when events are
 // recorded.
-size_t RunSink::Total() const {
+size_t RunSink::PerVariant() const {
   if (!setup_.request) return 0;
-  const size_t sampling = setup_.request->record_size() > 0 ? 1 : 0;
-  return static_cast<size_t>(setup_.request->variants_size()) *
-         (passes_ * setup_.request->repetitions() + sampling);
+  return passes_ * setup_.request->repetitions() + (setup_.request->record_size() > 0 ? 1 : 0);
+}
+
+size_t RunSink::Total() const {
+  return setup_.request ? static_cast<size_t>(setup_.request->variants_size()) * PerVariant() : 0;
 }
 
 size_t RunSink::RowsPerVariant() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!setup_.request) return 0;
-  return passes_ * setup_.request->repetitions() + (setup_.request->record_size() > 0 ? 1 : 0);
+  return PerVariant();
+}
+
+std::vector<RepetitionRow> RunSink::Rows() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return writer_.rows();
 }
 
 std::string RunSink::Describe(size_t step) const {
   const wire::RunRequest& request = *setup_.request;
   const size_t reps = request.repetitions();
-  const size_t per_variant = passes_ * reps + (request.record_size() > 0 ? 1 : 0);
-  const size_t v = step / per_variant, within = step % per_variant;
+  const size_t v = step / PerVariant(), within = step % PerVariant();
   std::string what = "variant " + std::to_string(v + 1) + "/" +
                      std::to_string(request.variants_size()) + " " +
                      request.variants(static_cast<int>(v)).name();
@@ -117,7 +122,7 @@ Status RunSink::Accepted(const wire::RunAccepted& a, const std::string& run_id,
   passes_ = std::max(1, a.passes_size());
   progress_.SetTotal(Total());
   const wire::RunRequest& request = *setup_.request;
-  tally->rows_per_variant = passes_ * request.repetitions() + (request.record_size() > 0 ? 1 : 0);
+  tally->rows_per_variant = PerVariant();
   meta.plan = a.plan();
   meta.passes.clear();
   for (const auto& p : a.passes()) meta.passes.emplace_back(p.events().begin(), p.events().end());

@@ -57,6 +57,8 @@ class RunSink {
 
   // The rows each variant should have, by the plan known so far.
   size_t RowsPerVariant();
+  // Every row of the run's file so far.
+  std::vector<RepetitionRow> Rows();
   // Changes the metadata and writes it.
   Status UpdateMeta(const std::function<void(RunMeta&)>& change);
   // Prints a note above the progress line.
@@ -73,6 +75,7 @@ class RunSink {
 
  private:
   RunSink(ReceiveSetup setup, ResultsWriter writer);
+  size_t PerVariant() const;
   size_t Total() const;
   std::string Describe(size_t step) const;
   // Keeps `s` as the local failure unless it is the agent's fault (a protocol error).

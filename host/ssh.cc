@@ -1,13 +1,13 @@
 #include "host/ssh.h"
 
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <sys/file.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
 
 #include "common/fs.h"
 #include "common/strings.h"
@@ -23,24 +23,22 @@ std::string LastLine(const std::string& text) {
   return line.empty() ? "(ssh said nothing)" : line;
 }
 
-// A loopback port nothing listens on now. Another process may take it before ssh does; the
-// forward then fails and Open tries another.
-Result<uint16_t> FreeLoopbackPort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return ErrnoError("socket", errno);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
-  const int err = errno;
-  ::close(fd);
-  if (!ok) return ErrnoError("binding a loopback port", err);
-  return ntohs(addr.sin_port);
-}
-
 }  // namespace
+
+bool ListensOnPort(const std::string& table, uint16_t port) {
+  // Each row: "sl local_address rem_address st ...", the address as HEX:PORT (port 4 hex
+  // digits), the state 0A for LISTEN.
+  char wanted[8];
+  std::snprintf(wanted, sizeof wanted, ":%04X", port);
+  for (std::string_view line : Split(table, '\n')) {
+    std::vector<std::string_view> fields;
+    for (std::string_view f : Split(line, ' ')) {
+      if (!f.empty()) fields.push_back(f);
+    }
+    if (fields.size() > 3 && fields[1].ends_with(wanted) && fields[3] == "0A") return true;
+  }
+  return false;
+}
 
 std::vector<std::string> SshArgv(const SshSpec& spec, const std::vector<std::string>& extra,
                                  const std::string& command) {
@@ -68,6 +66,15 @@ std::vector<std::string> SshArgv(const SshSpec& spec, const std::vector<std::str
 
 Result<std::unique_ptr<SshLink>> SshLink::Open(const std::string& name, const SshSpec& spec) {
   KT_RETURN_IF_ERROR(MakeDirs(spec.control_dir));
+  // The sockets there open the board to whoever reaches them: the directory must be this
+  // user's own (it may be in /tmp, see SshControlDir) and nobody else's to enter.
+  struct stat st {};
+  if (::lstat(spec.control_dir.c_str(), &st) != 0) {
+    return ErrnoError("stat " + spec.control_dir, errno);
+  }
+  if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {
+    return IoError(spec.control_dir + " is not a directory of this user's own");
+  }
   if (::chmod(spec.control_dir.c_str(), 0700) != 0) {
     return ErrnoError("chmod " + spec.control_dir, errno);
   }
@@ -119,22 +126,24 @@ Result<std::string> SshLink::Run(const std::string& command, const std::string& 
 }
 
 Result<std::unique_ptr<PortForward>> PortForward::Open(const SshLink& link, uint16_t remote_port) {
-  std::string why;
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    KT_ASSIGN_OR_RETURN(const uint16_t local, FreeLoopbackPort());
-    const std::string spec =
-        "127.0.0.1:" + std::to_string(local) + ":127.0.0.1:" + std::to_string(remote_port);
-    KT_ASSIGN_OR_RETURN(ToolRun run, RunTool(SshArgv(link.spec(), {"-O", "forward", "-L", spec})));
-    if (run.exit_code == 0) return std::unique_ptr<PortForward>(new PortForward(link, spec, local));
-    why = LastLine(run.output);
+  // One socket per forward of this process, made by the master (0600: StreamLocalBindMask) in
+  // the 0700 control directory.
+  static std::atomic<int> forwards{0};
+  const std::string socket_path = link.spec().control_dir + "/fwd-" + std::to_string(::getpid()) +
+                                  "-" + std::to_string(forwards++) + ".sock";
+  const std::string spec = socket_path + ":127.0.0.1:" + std::to_string(remote_port);
+  KT_ASSIGN_OR_RETURN(ToolRun run, RunTool(SshArgv(link.spec(), {"-O", "forward", "-L", spec})));
+  if (run.exit_code != 0) {
+    return Unavailable("board " + link.name() + ": cannot forward a local socket to its port " +
+                       std::to_string(remote_port) + ": " + LastLine(run.output));
   }
-  return Unavailable("board " + link.name() + ": cannot forward a local port to its port " +
-                     std::to_string(remote_port) + ": " + why);
+  return std::unique_ptr<PortForward>(new PortForward(link, spec, socket_path));
 }
 
 PortForward::~PortForward() {
   // Best effort: a master that is gone took the forward with it.
   (void)RunTool(SshArgv(link_.spec(), {"-O", "cancel", "-L", spec_}));
+  ::unlink(socket_path_.c_str());
 }
 
 }  // namespace ktune

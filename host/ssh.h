@@ -6,6 +6,7 @@
 // error.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,10 @@ struct SshSpec {
 std::vector<std::string> SshArgv(const SshSpec& spec, const std::vector<std::string>& extra,
                                  const std::string& command = "");
 
+// Pure: whether a Linux /proc/net/tcp or tcp6 table (`table`, either or both) has a socket
+// listening on `port`, on any address.
+bool ListensOnPort(const std::string& table, uint16_t port);
+
 // One board's master connection. Open starts it (or finds it running); it stays up for
 // kSshPersistSeconds after the last use, so the next command skips the handshake.
 class SshLink {
@@ -50,7 +55,7 @@ class SshLink {
   SshSpec spec_;
 };
 
-// A local loopback port forwarded to `remote_port` on the board's loopback, through the
+// A local unix socket forwarded to `remote_port` on the board's loopback, through the
 // link's master; cancelled when destroyed (and, should khost be killed, gone with the master
 // kSshPersistSeconds later).
 class PortForward {
@@ -60,14 +65,16 @@ class PortForward {
   PortForward(const PortForward&) = delete;
   PortForward& operator=(const PortForward&) = delete;
 
-  HostPort local() const { return {"127.0.0.1", local_port_}; }
+  // The forward's local end: a unix socket in the link's control directory, which only this
+  // user may enter (a loopback port would let every user of this machine reach the agent).
+  const std::string& socket_path() const { return socket_path_; }
 
  private:
-  PortForward(const SshLink& link, std::string spec, uint16_t local_port)
-      : link_(link), spec_(std::move(spec)), local_port_(local_port) {}
+  PortForward(const SshLink& link, std::string spec, std::string socket_path)
+      : link_(link), spec_(std::move(spec)), socket_path_(std::move(socket_path)) {}
   const SshLink& link_;
-  std::string spec_;  // "127.0.0.1:LOCAL:127.0.0.1:REMOTE"
-  uint16_t local_port_;
+  std::string spec_;  // "SOCKET:127.0.0.1:REMOTE"
+  std::string socket_path_;
 };
 
 }  // namespace ktune

@@ -179,8 +179,7 @@ class Worker {
     }
     if (how == kFetch) {  // a moved shard's journal: merged as far as it goes
       if (!done.ok()) {
-        sink_.Note("khost run: " + agent_.name + ": shard " + shard.id +
-                   " not fetched: " + done.status().message());
+        DropLocked("shard " + shard.id + " not fetched: " + done.status().message());
         return false;
       }
       if (done->complete()) state_.shards[index].state = "merged";
@@ -199,25 +198,15 @@ class Worker {
     state_.shards[index].state = rest.empty() ? "done" : "moved";
     if (!rest.empty()) {
       state_.queue.push_front(state_.shards.size());
+      // Shard n is <run_id>_<n>: the new one takes the next number.
       state_.shards.push_back(
-          {ShardRunId(setup_.request.run_id(), NextShardNumber()), rest, "", "pending"});
+          {ShardRunId(setup_.request.run_id(), state_.shards.size()), rest, "", "pending"});
     }
     SaveShards();
     DropLocked(why + (rest.empty() ? ""
                                    : "; " + std::to_string(rest.size()) + " variants of shard " +
                                          shard.id + " go to the other agents"));
     return false;
-  }
-
-  // <run_id>_<n> numbers go on from the highest so far.
-  size_t NextShardNumber() const {
-    size_t next = 0;
-    for (const RunMeta::Shard& s : state_.shards) {
-      const size_t cut = s.id.rfind('_');
-      if (cut == std::string::npos) continue;
-      if (auto n = ParseUint64(s.id.substr(cut + 1)); n.ok()) next = std::max<size_t>(next, *n + 1);
-    }
-    return next;
   }
 
   void SaveShards() {

@@ -2,6 +2,8 @@
 
 #include <zstd.h>
 
+#include <memory>
+
 namespace ktune {
 
 void FrameCodec::StartSealing(const FrameSealer::Key& outgoing, const FrameSealer::Key& incoming) {
@@ -66,14 +68,43 @@ size_t WholeFramesBytes(std::string_view stream) {
   return at;
 }
 
-std::string CompressChunk(std::string_view raw) {
+namespace {
+
+constexpr int kChunkLevel = 3;
+
+struct CCtxFree {
+  void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
+};
+struct DCtxFree {
+  void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
+};
+
+// The window a frame against `base_bytes` of prefix needs, as zstd's log2: the whole base and
+// the chunk, so a match may reach the base's first byte from the chunk's last.
+int DeltaWindowLog(size_t base_bytes) {
+  int log = 10;  // zstd's smallest window
+  while ((size_t{1} << log) < base_bytes + kBlobChunkBytes) ++log;
+  return log;
+}
+
+}  // namespace
+
+std::string CompressChunk(std::string_view raw, std::string_view base) {
+  std::unique_ptr<ZSTD_CCtx, CCtxFree> cctx(ZSTD_createCCtx());
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, kChunkLevel);
+  if (!base.empty()) {
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_windowLog, DeltaWindowLog(base.size()));
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_enableLongDistanceMatching, 1);
+    ZSTD_CCtx_refPrefix(cctx.get(), base.data(), base.size());
+  }
   std::string out(ZSTD_compressBound(raw.size()), '\0');
-  const size_t n = ZSTD_compress(out.data(), out.size(), raw.data(), raw.size(), 3);
-  out.resize(n);  // ZSTD_compress cannot fail with a ZSTD_compressBound-sized output buffer
+  const size_t n = ZSTD_compress2(cctx.get(), out.data(), out.size(), raw.data(), raw.size());
+  out.resize(n);  // cannot fail with a ZSTD_compressBound-sized output and valid parameters
   return out;
 }
 
-Result<std::string> DecompressChunk(std::string_view frame, uint64_t expected_raw_bytes) {
+Result<std::string> DecompressChunk(std::string_view frame, uint64_t expected_raw_bytes,
+                                    std::string_view base) {
   if (expected_raw_bytes > kBlobChunkBytes) {
     return ProtocolError("blob chunk announces " + std::to_string(expected_raw_bytes) +
                          " raw bytes, over the chunk maximum");
@@ -83,8 +114,11 @@ Result<std::string> DecompressChunk(std::string_view frame, uint64_t expected_ra
       content != expected_raw_bytes) {
     return ProtocolError("blob chunk is not a zstd frame of the announced size");
   }
+  std::unique_ptr<ZSTD_DCtx, DCtxFree> dctx(ZSTD_createDCtx());
+  if (!base.empty()) ZSTD_DCtx_refPrefix(dctx.get(), base.data(), base.size());
   std::string out(expected_raw_bytes, '\0');
-  const size_t n = ZSTD_decompress(out.data(), out.size(), frame.data(), frame.size());
+  const size_t n =
+      ZSTD_decompressDCtx(dctx.get(), out.data(), out.size(), frame.data(), frame.size());
   if (ZSTD_isError(n) || n != expected_raw_bytes) {
     return ProtocolError(std::string("blob chunk does not decompress: ") +
                          (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong size"));

@@ -18,11 +18,14 @@
 namespace ktune {
 
 // Bumped whenever a message changes meaning; peers with different versions refuse to talk.
-constexpr uint32_t kProtocolVersion = 2;
+constexpr uint32_t kProtocolVersion = 3;
 constexpr size_t kFrameHeaderBytes = 4;
 constexpr size_t kMaxFrameBytes = 8u << 20;
 // Raw bytes per BlobChunk; its zstd frame stays far below kMaxFrameBytes.
 constexpr size_t kBlobChunkBytes = 1u << 20;
+// The largest blob a chunk may be compressed against (BlobChunk.base_hash): the agent holds the
+// whole base in memory while the blob arrives.
+constexpr size_t kMaxDeltaBaseBytes = 32u << 20;
 
 class FrameCodec {
  public:
@@ -58,10 +61,14 @@ class FrameCodec {
 // mid-frame ends in a partial one).
 size_t WholeFramesBytes(std::string_view stream);
 
-// One zstd frame for `raw`.
-std::string CompressChunk(std::string_view raw);
+// One zstd frame for `raw`. With a `base` (at most kMaxDeltaBaseBytes), the frame is compressed
+// with all of it as zstd's prefix, the way `zstd --patch-from` does: what `raw` shares with the
+// base costs a few bytes, and only the same base decompresses it.
+std::string CompressChunk(std::string_view raw, std::string_view base = {});
 // Decompresses one zstd frame that must hold exactly `expected_raw_bytes` (at most
-// kBlobChunkBytes); anything else is a protocol error (a zstd bomb included).
-Result<std::string> DecompressChunk(std::string_view frame, uint64_t expected_raw_bytes);
+// kBlobChunkBytes), with the `base` it was compressed against; anything else is a protocol error
+// (a zstd bomb included).
+Result<std::string> DecompressChunk(std::string_view frame, uint64_t expected_raw_bytes,
+                                    std::string_view base = {});
 
 }  // namespace ktune

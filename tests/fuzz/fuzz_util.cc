@@ -3,6 +3,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <system_error>
 
@@ -40,6 +42,22 @@ bool SameManifest(const Manifest& a, const Manifest& b) {
     }
   }
   return true;
+}
+
+std::string DeltaFuzzBase(size_t kib) {
+  static const std::string whole = [] {
+    std::string base;
+    uint32_t x = 12345;
+    for (int line = 0; base.size() < 255 * 1024; ++line) {
+      base += "matmul_" + std::to_string(line) + ": Running Triton Kernel Time: 0.01" +
+              std::to_string(line % 7) + " s\n";
+      for (int i = 0; i < 64; ++i)
+        base += static_cast<char>((x = x * 1664525u + 1013904223u) >> 24);
+    }
+    base.resize(255 * 1024);
+    return base;
+  }();
+  return whole.substr(0, std::min<size_t>(kib, 255) * 1024);
 }
 
 }  // namespace ktune

@@ -1,6 +1,7 @@
 // What the fuzz targets of tests/fuzz share: FUZZ_CHECK, an invariant that aborts when it fails
 // (so libFuzzer keeps the input as a crash), FUZZ_CHECK_OK for a Status or Result that must be
-// ok, a scratch directory for the targets whose parsers read files, and manifest equality.
+// ok, a scratch directory for the targets whose parsers read files, manifest equality, and the
+// delta base decompress_chunk's inputs choose.
 #pragma once
 
 #include <cstdio>
@@ -45,5 +46,10 @@ const std::string& FuzzScratchDir();
 
 // The same kernel and the same files (path, hash, size, mode), in the same order.
 bool SameManifest(const Manifest& a, const Manifest& b);
+
+// The first `kib` KiB (at most 255) of fixed bytes, lines of text and runs of noise taking
+// turns: the base a decompress_chunk input's frame was compressed against (its fourth byte says
+// how much of it; make_seeds compresses against the same).
+std::string DeltaFuzzBase(size_t kib);
 
 }  // namespace ktune

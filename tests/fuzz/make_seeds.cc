@@ -21,6 +21,7 @@
 #include "host/samples.h"
 #include "protocol/convert.h"
 #include "protocol/frame_codec.h"
+#include "tests/fuzz/fuzz_util.h"
 
 namespace ktune {
 namespace {
@@ -187,8 +188,9 @@ void FrameCodecSeeds() {
 }
 
 void DecompressSeeds() {
-  auto announced = [](size_t n) {
-    return std::string{static_cast<char>(n >> 16), static_cast<char>(n >> 8), static_cast<char>(n)};
+  auto announced = [](size_t n, uint8_t base_kib = 0) {
+    return std::string{static_cast<char>(n >> 16), static_cast<char>(n >> 8), static_cast<char>(n),
+                       static_cast<char>(base_kib)};
   };
   const std::string text = "Running Triton Kernel Time: 0.012 s\nout OK\n";
   Write("decompress_chunk", "text", announced(text.size()) + CompressChunk(text));
@@ -199,6 +201,14 @@ void DecompressSeeds() {
         announced(text.size()) + CompressChunk(text) + CompressChunk(mib));
   Write("decompress_chunk", "over-limit",
         announced(kBlobChunkBytes + 1) + CompressChunk(mib + "x"));
+  // Deltas: the base with an edit, against all of it (255 KiB) and against a part of it.
+  for (uint8_t kib : {uint8_t{255}, uint8_t{16}}) {
+    const std::string base = DeltaFuzzBase(kib);
+    std::string edited = base;
+    edited.replace(edited.size() / 2, 4, "edit");
+    Write("decompress_chunk", "delta-" + std::to_string(kib) + "k",
+          announced(edited.size(), kib) + CompressChunk(edited, base));
+  }
 }
 
 void ManifestSeeds() {

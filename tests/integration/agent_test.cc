@@ -416,6 +416,18 @@ TEST_CASE("a protocol version mismatch is refused with a clear error and the age
   CHECK(AgentConnection::Connect(f.agent.address()).ok());
 }
 
+TEST_CASE("a peer that accepts but never answers Hello fails the connection, not hangs it") {
+  // What khost meets behind an ssh forward whose board has a stopped agentd: the connection is
+  // accepted, and nothing comes back.
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::acceptor silent(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+  const HostPort address{"127.0.0.1", silent.local_endpoint().port()};
+  auto conn = AgentConnection::Connect(address, std::nullopt, std::chrono::milliseconds(200));
+  REQUIRE_FALSE(conn.ok());
+  CHECK(conn.status().code() == ErrorCode::kUnavailable);
+  CHECK(conn.status().message().find("did not answer the handshake in time") != std::string::npos);
+}
+
 TEST_CASE("malformed and oversized frames close only their own connection") {
   Fixture f;
   {
@@ -489,6 +501,73 @@ TEST_CASE("a blob whose bytes do not match its hash is refused and never stored"
     bundles += e.is_directory();
   }
   CHECK(bundles == 1);
+}
+
+TEST_CASE("a blob sent as a delta is stored only against a base of its bundle the agent holds") {
+  Fixture f;
+  std::string a(64 * 1024, '\0');
+  uint32_t x = 7;
+  for (char& c : a) c = static_cast<char>((x = x * 1664525u + 1013904223u) >> 24);
+  std::string b = a;
+  b.replace(100, 5, "delta");
+  Manifest m;
+  m.kernel = "demo";
+  m.files = {{"demo/run/bin/a.elf", HashBytes(a), a.size(), 0755},
+             {"demo/run/bin/b.elf", HashBytes(b), b.size(), 0755}};
+  auto chunk_of = [](const std::string& raw, const std::string& base,
+                     const std::string& base_hash) {
+    wire::Envelope env;
+    auto* c = env.mutable_blob_chunk();
+    c->set_hash(HashBytes(raw));
+    c->set_raw_size(raw.size());
+    c->set_data(CompressChunk(raw, base));
+    c->set_base_hash(base_hash);
+    c->set_last(true);
+    return env;
+  };
+  auto start_push = [&](RawPeer& peer) {
+    peer.Send(HelloMsg(kProtocolVersion));
+    REQUIRE(peer.Receive()->has_hello_reply());
+    wire::Envelope env;
+    *env.mutable_push_manifest() = ManifestToWire(m);
+    peer.Send(env);
+    auto need = peer.Receive();
+    REQUIRE(need->has_push_need());
+    return need->push_need().missing_hashes_size();
+  };
+  {  // b against a, before a arrived: a protocol error, and b is not stored
+    RawPeer peer(f.agent.address());
+    REQUIRE(start_push(peer) == 2);
+    peer.Send(chunk_of(b, a, HashBytes(a)));
+    auto reply = peer.Receive();
+    REQUIRE(reply.has_value());
+    REQUIRE(reply->has_error());
+    CHECK(reply->error().code() == wire::ERROR_PROTOCOL);
+    CHECK(reply->error().message().find("is not a stored blob of the bundle being pushed") !=
+          std::string::npos);
+  }
+  {  // against a blob of no bundle being pushed: the same
+    RawPeer peer(f.agent.address());
+    REQUIRE(start_push(peer) == 2);
+    peer.Send(chunk_of(b, "x", HashBytes("x")));
+    auto reply = peer.Receive();
+    REQUIRE(reply.has_value());
+    CHECK(reply->error().code() == wire::ERROR_PROTOCOL);
+  }
+  {  // a alone, then b against a: both stored, b whole; its frame is a fraction of it
+    RawPeer peer(f.agent.address());
+    REQUIRE(start_push(peer) == 2);
+    peer.Send(chunk_of(a, "", ""));
+    REQUIRE(peer.Receive()->has_blob_stored());
+    const wire::Envelope delta = chunk_of(b, a, HashBytes(a));
+    CHECK(delta.blob_chunk().data().size() < b.size() / 100);
+    peer.Send(delta);
+    auto stored = peer.Receive();
+    REQUIRE(stored.has_value());
+    REQUIRE_MESSAGE(stored->has_blob_stored(), stored->error().message());
+    const std::string hash = HashBytes(b);
+    CHECK(ReadFile(f.tmp.path() + "/store/blobs/" + hash.substr(0, 2) + "/" + hash).value() == b);
+  }
 }
 
 TEST_CASE("a zstd bomb is refused before it is inflated; the agent goes on") {

@@ -56,7 +56,7 @@ bool AcceptsOnLoopback(uint16_t port) {
   return !ec;
 }
 
-SshServer::SshServer(const std::string& dir) : dir_(dir) {
+SshServer::SshServer(const std::string& dir, bool allow_forwarding) : dir_(dir) {
   for (const char* tool : {"/usr/sbin/sshd", "/usr/bin/ssh-keygen", "/usr/bin/ssh"}) {
     if (::access(tool, X_OK) != 0) {
       why_ = std::string(tool) + " is missing (openssh-server, openssh-client: scripts/setup.sh)";
@@ -84,8 +84,8 @@ SshServer::SshServer(const std::string& dir) : dir_(dir) {
       "ListenAddress 127.0.0.1\nPort " + std::to_string(port_) + "\nHostKey " + dir_ +
           "/host_key\nAuthorizedKeysFile " + dir_ +
           "/authorized_keys\nPasswordAuthentication no\nKbdInteractiveAuthentication "
-          "no\nUsePAM no\nStrictModes no\nAllowTcpForwarding yes\nPidFile " +
-          dir_ + "/sshd.pid\nLogLevel ERROR\n"));
+          "no\nUsePAM no\nStrictModes no\nAllowTcpForwarding " +
+          (allow_forwarding ? "yes" : "no") + "\nPidFile " + dir_ + "/sshd.pid\nLogLevel ERROR\n"));
   // sshd's privilege separation directory, which a machine not serving ssh may lack.
   if (::geteuid() == 0) ::mkdir("/run/sshd", 0755);
   sshd_ = std::make_unique<Program>(

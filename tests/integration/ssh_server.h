@@ -18,9 +18,10 @@ bool AcceptsOnLoopback(uint16_t port);
 
 class SshServer {
  public:
-  // Starts sshd with its files in `dir`. When this machine cannot (no sshd, no ssh-keygen),
-  // available() is false and why() says what is missing.
-  explicit SshServer(const std::string& dir);
+  // Starts sshd with its files in `dir` (with AllowTcpForwarding as `allow_forwarding` says).
+  // When this machine cannot (no sshd, no ssh-keygen), available() is false and why() says what
+  // is missing.
+  explicit SshServer(const std::string& dir, bool allow_forwarding = true);
   // Stops sshd and every session it still serves, which ends the masters khost left behind.
   ~SshServer();
 

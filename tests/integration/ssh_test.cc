@@ -68,10 +68,12 @@ TEST_CASE(
   auto status = b.Khost({"agent", "status", "b1"});
   REQUIRE_MESSAGE(status.exit_code == 0, status.err);
   std::smatch m;
-  REQUIRE(std::regex_search(status.out, m, std::regex("forwarded to 127\\.0\\.0\\.1:(\\d+)")));
-  CHECK_FALSE(
-      test::AcceptsOnLoopback(static_cast<uint16_t>(std::stoi(m[1]))));  // cancelled as khost ended
-  CHECK(b.sshd->Connections() == 1);  // the master, kept for the next command
+  REQUIRE(std::regex_search(status.out, m, std::regex("forwarded to (/\\S+\\.sock)\\)")));
+  // In a directory only this user may enter.
+  CHECK((fs::status(fs::path(m[1].str()).parent_path()).permissions() & fs::perms::all) ==
+        fs::perms::owner_all);
+  CHECK_FALSE(fs::exists(m[1].str()));  // cancelled as khost ended
+  CHECK(b.sshd->Connections() == 1);    // the master, kept for the next command
 
   test::MakeKernelDir(b.root, "k",
                       {{"ok.elf", {{"B", 1}}, {"k/run/test_data/matrix_4x4_0.txt"}},
@@ -140,7 +142,8 @@ TEST_CASE("deploy: agentd copied once, started on the board's loopback, its vers
 
 TEST_CASE(
     "ssh agents: unknown name, unreachable host, refused key, no agentd, another "
-    "architecture and deploy without ssh are one clear error each") {
+    "architecture, a token file, deploy without ssh and an sshd that does not forward are one "
+    "clear error each") {
   Board b;
   if (!b.sshd->available()) {
     MESSAGE("skipped: " << b.sshd->why());
@@ -179,9 +182,20 @@ TEST_CASE(
   one_error({"run", "rv", "--root", b.root, "--agent", "x86"},
             "variant 0_ok.elf is built for riscv64 but agent x86 is " + HostArch());
   CHECK(ResultsFile(b.root + "/rv").empty());
+  // Over ssh agentd takes no token: a --token-file given for such a board is a mistake.
+  one_error({"push", "k", "--root", b.root, "--agent", "x86", "--token-file", "/no/token"},
+            "board x86 is reached over ssh, where agentd takes no token");
 
   REQUIRE(b.Khost({"agent", "add", "tcp", "--addr", "127.0.0.1:7178"}).exit_code == 0);
   one_error({"agent", "deploy", "tcp"}, "deploy needs ssh");
+
+  // A board whose sshd forwards nothing: agentd runs, and the error says where it stops.
+  fs::create_directories(b.tmp.path() + "/ssh-noforward");
+  test::SshServer closed(b.tmp.path() + "/ssh-noforward", false);
+  REQUIRE(closed.available());
+  REQUIRE(b.Khost(closed.AddArgs("closed", agent.address().port)).exit_code == 0);
+  one_error({"agent", "status", "closed"},
+            "the board's sshd does not forward to it (AllowTcpForwarding");
 }
 
 }  // namespace

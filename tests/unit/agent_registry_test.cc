@@ -220,5 +220,22 @@ TEST_CASE("deploy: the ELF's architecture, where agentd is looked for, the syste
                    7178, "/s") == "ExecStart=%h/a --listen 127.0.0.1:7178 --store /s # 7178");
 }
 
+TEST_CASE("a board's /proc/net/tcp tables say whether anything listens on a port") {
+  // Rows of this machine's tables: a listener on 0.0.0.0:2024 (07E8), an established connection
+  // from port 43396 (A984), a listener on [::1]:7178 (1C0A) in tcp6.
+  const std::string table =
+      "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid\n"
+      "   0: 00000000:07E8 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0\n"
+      "   1: 0100007F:A984 0100007F:DD6F 06 00000000:00000000 03:00000014 00000000     0\n"
+      "   0: 00000000000000000000000001000000:1C0A 00000000000000000000000000000000:0000 0A "
+      "00000000:00000000 00:00000000 00000000     0\n";
+  CHECK(ListensOnPort(table, 2024));
+  CHECK(ListensOnPort(table, 7178));
+  CHECK_FALSE(ListensOnPort(table, 43396));  // connected, not listening
+  CHECK_FALSE(ListensOnPort(table, 7179));
+  CHECK_FALSE(ListensOnPort("", 7178));
+  CHECK_FALSE(ListensOnPort("cat: /proc/net/tcp: No such file or directory\n", 7178));
+}
+
 }  // namespace
 }  // namespace ktune

@@ -126,5 +126,28 @@ TEST_CASE("blob chunks are zstd frames of exactly the announced size") {
   CHECK_FALSE(DecompressChunk(bomb, kBlobChunkBytes + 1).ok());
 }
 
+TEST_CASE("a chunk compressed against a base costs only what differs, and needs that base") {
+  // A base of bytes zstd cannot shrink alone, and a chunk that is the base with a few changes.
+  std::string base(200000, '\0');
+  uint32_t x = 1;
+  for (char& c : base) c = static_cast<char>((x = x * 1664525u + 1013904223u) >> 24);
+  std::string raw = base;
+  raw.replace(5000, 11, "a new value");
+  raw += "and a tail";
+  const std::string alone = CompressChunk(raw);
+  const std::string delta = CompressChunk(raw, base);
+  CHECK(alone.size() > raw.size() * 9 / 10);
+  CHECK(delta.size() < 200);
+  CHECK(DecompressChunk(delta, raw.size(), base).value() == raw);
+  // Without its base, or against another, the frame is refused as a protocol error.
+  CHECK(DecompressChunk(delta, raw.size()).status().code() == ErrorCode::kProtocol);
+  std::string other = base;
+  other[5] ^= 1;
+  auto wrong = DecompressChunk(delta, raw.size(), other);
+  CHECK((!wrong.ok() || *wrong != raw));
+  // A frame made without a base reads the same with one.
+  CHECK(DecompressChunk(alone, raw.size(), base).value() == raw);
+}
+
 }  // namespace
 }  // namespace ktune

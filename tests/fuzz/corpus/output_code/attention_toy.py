@@ -1,0 +1,1 @@
+../../../../test_data/inductor/attention_toy/torch_compile_debug/run_2026_11_20_10_05_00_000000-pid_4243/torchinductor/model__1_inference_1.1/output_code.py

@@ -1,0 +1,1 @@
+../../../../test_data/inductor/mlp_small/torch_compile_debug/run_2026_11_20_10_00_00_000000-pid_4242/torchinductor/model__0_inference_0.0/output_code.py

@@ -1,0 +1,1 @@
+../../../../test_data/inductor/no_kernels/torch_compile_debug/run_2026_11_20_10_10_00_000000-pid_4244/torchinductor/model__2_inference_2.2/output_code.py
