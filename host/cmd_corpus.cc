@@ -59,6 +59,11 @@ cxxopts::Options CorpusCliOptions() {
   return o;
 }
 
+// "1 file", "3 files".
+std::string CountOf(size_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 // Why a file was skipped, and the count of each reason.
 struct Skips {
   std::map<std::string, size_t> by_reason;
@@ -71,8 +76,7 @@ struct Skips {
   std::string Describe() const {
     std::vector<std::string> parts;
     for (const auto& [reason, n] : by_reason) parts.push_back(std::to_string(n) + " " + reason);
-    return std::to_string(total) + " file" + (total == 1 ? "" : "s") +
-           (parts.empty() ? "" : " (" + Join(parts, ", ") + ")");
+    return CountOf(total, "file") + (parts.empty() ? "" : " (" + Join(parts, ", ") + ")");
   }
 };
 
@@ -195,10 +199,11 @@ Status Extract(const CorpusRequest& req) {
   }
   std::vector<std::string> kind_counts;
   for (const auto& [kind, n] : kinds) kind_counts.push_back(std::to_string(n) + " " + kind);
-  std::cout << "extracted " << index.kernels.size() << " kernels (" << file_of_hash.size()
-            << " unique" << (kind_counts.empty() ? "" : ": " + Join(kind_counts, ", ")) << ") from "
-            << files_read << " files of " << models.size() << " models into " << req.out
-            << "; skipped " << skips.Describe() << "\n";
+  std::cout << "extracted " << CountOf(index.kernels.size(), "kernel") << " ("
+            << file_of_hash.size() << " unique"
+            << (kind_counts.empty() ? "" : ": " + Join(kind_counts, ", ")) << ") from "
+            << CountOf(files_read, "file") << " of " << CountOf(models.size(), "model") << " into "
+            << req.out << "; skipped " << skips.Describe() << "\n";
   return Status::Ok();
 }
 
