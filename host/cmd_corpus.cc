@@ -91,6 +91,18 @@ std::string FileNameOf(const std::string& name) {
   return out;
 }
 
+// The first of `stem`.py, `fallback`.py, `fallback`_2.py, `fallback`_3.py, ... in `dir` that
+// `taken` lacks, which gains it: a model's second file is m_2.py, and a model named "m_2" then
+// gets m_2_2.py rather than overwriting it.
+std::string Claim(std::set<std::string>& taken, const std::string& dir, const std::string& stem,
+                  const std::string& fallback) {
+  std::string name = dir + stem + ".py";
+  for (size_t n = 1; !taken.insert(name).second; ++n) {
+    name = dir + fallback + (n == 1 ? "" : "_" + std::to_string(n)) + ".py";
+  }
+  return name;
+}
+
 int LineOf(std::string_view text, size_t offset) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + offset, '\n'));
 }
@@ -142,7 +154,7 @@ Status Extract(const CorpusRequest& req) {
   KT_RETURN_IF_ERROR(MakeDirs(req.out + "/model_output_codes"));
   CorpusIndex index;
   Skips skips;
-  std::map<std::string, size_t> model_files;        // model's file name -> copies so far
+  std::set<std::string> model_files;                // model_output_codes/*.py written
   std::map<std::string, std::string> file_of_hash;  // kernel hash -> its file
   std::set<std::string> kernel_files, models;
   size_t files_read = 0;
@@ -168,10 +180,8 @@ Status Extract(const CorpusRequest& req) {
     const std::string model = ModelOf(dir, file);
     models.insert(model);
     const std::string model_file = FileNameOf(model);
-    const size_t copies = model_files[model_file]++;
-    KT_RETURN_IF_ERROR(WriteFileAtomic(req.out + "/model_output_codes/" + model_file +
-                                           (copies ? "_" + std::to_string(copies) : "") + ".py",
-                                       *text));
+    KT_RETURN_IF_ERROR(WriteFileAtomic(
+        req.out + "/" + Claim(model_files, "model_output_codes/", model_file, model_file), *text));
     for (const CorpusKernel& k : *kernels) {
       CorpusEntry e{
           k.name,      model,          file,   k.first_line,
@@ -179,11 +189,8 @@ Status Extract(const CorpusRequest& req) {
           ""};
       auto [it, first] = file_of_hash.emplace(e.hash, "");
       if (first) {
-        std::string name = "kernels/" + FileNameOf(k.name) + ".py";
-        if (!kernel_files.insert(name).second) {
-          name = "kernels/" + FileNameOf(k.name) + "_" + e.hash.substr(0, 8) + ".py";
-          kernel_files.insert(name);
-        }
+        const std::string name = Claim(kernel_files, "kernels/", FileNameOf(k.name),
+                                       FileNameOf(k.name) + "_" + e.hash.substr(0, 8));
         KT_RETURN_IF_ERROR(WriteFileAtomic(req.out + "/" + name, k.source));
         it->second = name;
       }

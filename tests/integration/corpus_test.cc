@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "common/fs.h"
 #include "host/corpus.h"
@@ -105,6 +106,36 @@ TEST_CASE("extract: each kernel once with its imports, every file skipped named 
   CHECK(again.ErrLines().size() == 1);
   CHECK(Contains(again.err, "already holds a corpus"));
   CHECK(c.Index(c.out).kernels.size() == 5);
+}
+
+TEST_CASE("extract: names that meet each get a file of their own, nothing overwritten") {
+  Corpus c;
+  // Model m twice (two graphs) and a model named m_2; kernel k twice with different code.
+  const std::string dumps = c.tmp.path() + "/dumps";
+  const std::string graphs[] = {"/m/torch_compile_debug/run_1/torchinductor/g0",
+                                "/m/torch_compile_debug/run_1/torchinductor/g1",
+                                "/m_2/torch_compile_debug/run_1/torchinductor/g0"};
+  for (int i = 0; i < 3; ++i) {
+    fs::create_directories(dumps + graphs[i]);
+    REQUIRE(WriteFileAtomic(dumps + graphs[i] + "/output_code.py",
+                            "@triton.jit\ndef k(x):\n    return x + " + std::to_string(i) + "\n")
+                .ok());
+  }
+  auto r = c.Khost({"extract", dumps, "--out", c.out});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(Contains(r.out, "extracted 3 kernels (3 unique: 3 other) from 3 files of 2 models"));
+  for (const char* file : {"m.py", "m_2.py", "m_2_2.py"}) {
+    CAPTURE(file);
+    CHECK(fs::exists(c.out + "/model_output_codes/" + file));
+  }
+  std::set<std::string> files;
+  for (const CorpusEntry& e : c.Index(c.out).kernels) {
+    files.insert(e.file);
+    CHECK(Contains(ReadFile(c.out + "/" + e.file).value(),
+                   "return x + " + std::to_string(files.size() - 1)));
+  }
+  CHECK(files.size() == 3);
+  CHECK(files.count("kernels/k.py"));
 }
 
 TEST_CASE("sample: the same seed, the same choice, written to its index; export: the dataset") {
