@@ -80,14 +80,14 @@ struct Skips {
   }
 };
 
-// A kernel's or model's name as a file name: anything but letters, digits, '_', '-' and '.'
-// becomes '_', and so does a leading '.', so that no name leaves its directory.
+// A kernel's or model's name as a file name: anything but ASCII letters, digits, '_' and '-'
+// becomes '_' (so no name leaves its directory or holds the ".." an index refuses), and it is
+// cut at 100 bytes (file systems stop at 255; Claim may add a suffix).
 std::string FileNameOf(const std::string& name) {
-  std::string out = name.empty() ? "_" : name;
+  std::string out = name.empty() ? "_" : name.substr(0, 100);
   for (char& c : out) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
   }
-  if (out[0] == '.') out[0] = '_';
   return out;
 }
 
@@ -127,14 +127,16 @@ Result<CorpusIndex> LoadIndex(const std::string& dir) {
   return index;
 }
 
-// The output_code.py files under `dir`, in path order.
+// The output_code.py files under `dir`, in path order: whatever is not a directory (a dangling
+// link too, which reading then reports as unreadable).
 Result<std::vector<std::string>> OutputCodes(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return InvalidArgument(dir + " is not a directory");
   std::vector<std::string> files;
   fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
   for (; !ec && it != end; it.increment(ec)) {
-    if (it->path().filename() == "output_code.py" && it->is_regular_file(ec)) {
+    std::error_code dir_ec;
+    if (it->path().filename() == "output_code.py" && !it->is_directory(dir_ec)) {
       files.push_back(it->path().string());
     }
   }
@@ -145,9 +147,15 @@ Result<std::vector<std::string>> OutputCodes(const std::string& dir) {
 
 Status Extract(const CorpusRequest& req) {
   std::vector<std::pair<std::string, std::string>> files;  // (debug dir, file)
+  std::set<std::string> listed;  // each file once when directories given overlap
   for (const std::string& dir : req.paths) {
     KT_ASSIGN_OR_RETURN(std::vector<std::string> found, OutputCodes(dir));
-    for (std::string& f : found) files.emplace_back(dir, std::move(f));
+    for (std::string& f : found) {
+      std::error_code ec;
+      if (listed.insert(fs::weakly_canonical(f, ec).string()).second) {
+        files.emplace_back(dir, std::move(f));
+      }
+    }
   }
   KT_RETURN_IF_ERROR(FreshOutput(req.out));
   KT_RETURN_IF_ERROR(MakeDirs(req.out + "/kernels"));
@@ -177,7 +185,10 @@ Status Extract(const CorpusRequest& req) {
       continue;
     }
     ++files_read;
-    const std::string model = ModelOf(dir, file);
+    // Absolute, so that `extract .` or `extract torch_compile_debug` still finds the model.
+    std::error_code ec;
+    const std::string model = ModelOf(fs::absolute(dir, ec).lexically_normal().string(),
+                                      fs::absolute(file, ec).lexically_normal().string());
     models.insert(model);
     const std::string model_file = FileNameOf(model);
     KT_RETURN_IF_ERROR(WriteFileAtomic(
@@ -250,9 +261,24 @@ Status Sample(const CorpusRequest& req) {
   return Status::Ok();
 }
 
+// Whether `path` is one of the corpus's own files (its index, a kernel, a model's file), which
+// a dataset must not replace.
+bool InCorpus(const std::string& corpus, const std::string& path) {
+  std::error_code ec;
+  const fs::path rel =
+      fs::weakly_canonical(path, ec).lexically_relative(fs::weakly_canonical(corpus, ec));
+  if (rel.empty() || *rel.begin() == "..") return false;
+  return rel == "index.json" || rel == "index.csv" || *rel.begin() == "kernels" ||
+         *rel.begin() == "model_output_codes";
+}
+
 Status Export(const CorpusRequest& req) {
   const std::string& corpus = req.paths[0];
   KT_ASSIGN_OR_RETURN(CorpusIndex index, LoadIndex(corpus));
+  if (InCorpus(corpus, req.out)) {
+    return InvalidArgument("--out " + req.out + " is a file of the corpus " + corpus +
+                           "; give another");
+  }
   const std::vector<CorpusEntry> entries = req.dedup ? Unique(index) : index.kernels;
   nlohmann::json dataset = nlohmann::json::array();
   size_t left_out = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
@@ -88,86 +89,125 @@ std::optional<Import> ImportOf(const PyLogicalLine& line) {
 class Extractor {
  public:
   Result<std::vector<CorpusKernel>> Run(std::string_view source) {
-    KT_RETURN_IF_ERROR(Module(source, 0, ""));
+    KT_RETURN_IF_ERROR(Module(source, 1, nullptr));
+    // Kernel modules are read before the defs around them: back into the file's order.
+    std::stable_sort(
+        kernels_.begin(), kernels_.end(),
+        [](const CorpusKernel& a, const CorpusKernel& b) { return a.first_line < b.first_line; });
     return std::move(kernels_);
   }
 
  private:
-  // The kernels of `module`, whose line 1 is line `offset` + 1 of the file. `given_name` is
-  // async_compile.triton's name for a kernel module ("" for the file itself).
-  Status Module(std::string_view module, int offset, const std::string& given_name) {
-    auto lines = PyLogicalLines(module);
+  // A top-level def with a Triton decorator: its logical lines [first, end), decorators first.
+  struct TritonDef {
+    size_t first, def_line, end;
+    std::vector<std::string> decorators;
+  };
+
+  // The kernels of `module`, whose first line is line `first_line` of the file. `given_name` is
+  // async_compile.triton's name for a kernel module, null for the file itself. Each Triton def
+  // of the file is a kernel with the imports it uses; a kernel module is one kernel, from its
+  // first Triton def to its last (the kernel and the helpers it calls), with all its imports.
+  Status Module(std::string_view module, int first_line, const std::string* given_name) {
+    auto lines = PyLogicalLines(module, first_line);
     if (!lines.ok()) {
-      return offset == 0
-                 ? lines.status()
-                 : InvalidArgument("in the kernel source that starts on line " +
-                                   std::to_string(offset + 1) + ": " + lines.status().message());
+      if (!given_name) return lines.status();
+      return InvalidArgument(lines.status().message() + " (in the kernel source of '" +
+                             *given_name + "', which starts on line " + std::to_string(first_line) +
+                             ")");
     }
-    const std::vector<std::string_view> physical = Split(module, '\n');
+    const auto& ls = *lines;
+    for (const PyLogicalLine& l : ls) KT_RETURN_IF_ERROR(KernelModules(l));
+
+    std::vector<TritonDef> defs;
+    for (size_t k = 0; k < ls.size(); ++k) {
+      if (ls[k].indent != 0 || !Is(ls[k].tokens[0], "@")) continue;
+      TritonDef def{k, k, k, {}};
+      size_t d = k;
+      while (d < ls.size() && ls[d].indent == 0 && Is(ls[d].tokens[0], "@")) {
+        def.decorators.push_back(DecoratorName(ls[d++]));
+      }
+      if (d == ls.size() || ls[d].indent != 0 || !IsDef(ls[d])) {
+        k = d - 1;
+        continue;
+      }
+      def.def_line = d;
+      def.end = d + 1;
+      while (def.end < ls.size() && ls[def.end].indent > 0) ++def.end;
+      k = def.end - 1;
+      if (std::any_of(def.decorators.begin(), def.decorators.end(), TritonDecorator)) {
+        defs.push_back(std::move(def));
+      }
+    }
+    if (defs.empty()) return Status::Ok();
+
+    std::vector<std::string_view> physical = Split(module, '\n');
+    if (!physical.empty() && physical[0].starts_with("\xEF\xBB\xBF")) {
+      physical[0].remove_prefix(3);
+    }
     auto text_of = [&](int first, int last) {
       std::string out;
-      for (int l = first; l <= last && l <= static_cast<int>(physical.size()); ++l) {
-        out += std::string(physical[static_cast<size_t>(l - 1)]) + "\n";
+      for (int l = first; l <= last && l - first_line < static_cast<int>(physical.size()); ++l) {
+        out += std::string(physical[static_cast<size_t>(l - first_line)]) + "\n";
       }
       return out;
     };
     std::vector<Import> imports;
-    for (const PyLogicalLine& l : *lines) {
-      if (auto imp = ImportOf(l)) imports.push_back(*imp);
+    std::map<std::string, std::vector<size_t>> importers;  // bound name -> its imports
+    for (const PyLogicalLine& l : ls) {
+      if (auto imp = ImportOf(l)) {
+        for (const std::string& b : imp->binds) importers[b].push_back(imports.size());
+        imports.push_back(std::move(*imp));
+      }
     }
-    const auto& ls = *lines;
-    for (size_t k = 0; k < ls.size(); ++k) {
-      KT_RETURN_IF_ERROR(KernelModules(ls[k], offset));
-      if (ls[k].indent != 0 || !Is(ls[k].tokens[0], "@")) continue;
-      // Decorators, then the def they decorate, then its indented body.
-      std::vector<std::string> decorators;
-      size_t d = k;
-      while (d < ls.size() && ls[d].indent == 0 && Is(ls[d].tokens[0], "@")) {
-        decorators.push_back(DecoratorName(ls[d]));
-        ++d;
-      }
-      if (d == ls.size() || ls[d].indent != 0 || !IsDef(ls[d])) {
-        k = d == ls.size() ? d : d - 1;
-        continue;
-      }
-      size_t end = d + 1;
-      while (end < ls.size() && ls[end].indent > 0) {
-        KT_RETURN_IF_ERROR(KernelModules(ls[end], offset));
-        ++end;
-      }
-      bool triton = false;
-      for (const std::string& name : decorators) triton = triton || TritonDecorator(name);
-      if (triton) {
-        std::set<std::string> used;
-        for (size_t i = k; i < end; ++i) {
+    auto add_kernel = [&](const std::string& name, size_t first, size_t end,
+                          const std::vector<std::string>& decorators) {
+      // The imports, by position: all of a kernel module's, else those binding a name the def
+      // uses, and star imports.
+      std::set<size_t> needed;
+      auto need = [&](const std::string& bound) {
+        if (auto it = importers.find(bound); it != importers.end()) {
+          needed.insert(it->second.begin(), it->second.end());
+        }
+      };
+      if (given_name) {
+        for (size_t i = 0; i < imports.size(); ++i) needed.insert(i);
+      } else {
+        need("*");
+        for (size_t i = first; i < end; ++i) {
           for (const PyToken& t : ls[i].tokens) {
-            if (t.kind == PyToken::kName) used.insert(t.text);
+            if (t.kind == PyToken::kName) need(t.text);
           }
         }
-        std::string header;
-        for (const Import& imp : imports) {
-          bool needed = offset != 0;  // a kernel module's imports are all its own
-          for (const std::string& b : imp.binds) needed = needed || b == "*" || used.count(b);
-          if (needed) header += text_of(imp.first_line, imp.last_line);
-        }
-        CorpusKernel kernel;
-        const std::string def_name = DefName(ls[d]);
-        kernel.name = given_name.empty() ? def_name : given_name;
-        kernel.kind = TritonKernelKind(kernel.name, decorators);
-        kernel.first_line = offset + ls[k].first_line;
-        kernel.last_line = offset + ls[end - 1].last_line;
-        kernel.length_lines = static_cast<size_t>(kernel.last_line - kernel.first_line + 1);
-        kernel.source = header + (header.empty() ? "" : "\n") +
-                        text_of(ls[k].first_line, ls[end - 1].last_line);
-        kernels_.push_back(std::move(kernel));
       }
-      k = end - 1;
+      std::string header;
+      for (size_t i : needed) header += text_of(imports[i].first_line, imports[i].last_line);
+      CorpusKernel kernel;
+      kernel.name = name;
+      kernel.kind = TritonKernelKind(name, decorators);
+      kernel.first_line = ls[first].first_line;
+      kernel.last_line = ls[end - 1].last_line;
+      kernel.length_lines = static_cast<size_t>(kernel.last_line - kernel.first_line + 1);
+      kernel.source =
+          header + (header.empty() ? "" : "\n") + text_of(kernel.first_line, kernel.last_line);
+      kernels_.push_back(std::move(kernel));
+    };
+    if (given_name) {
+      std::vector<std::string> decorators;
+      for (const TritonDef& def : defs) {
+        decorators.insert(decorators.end(), def.decorators.begin(), def.decorators.end());
+      }
+      add_kernel(*given_name, defs.front().first, defs.back().end, decorators);
+    } else {
+      for (const TritonDef& def : defs) {
+        add_kernel(DefName(ls[def.def_line]), def.first, def.end, def.decorators);
+      }
     }
     return Status::Ok();
   }
 
   // Kernel modules of Inductor in `line`: async_compile.triton(NAME, SOURCE, ...).
-  Status KernelModules(const PyLogicalLine& line, int offset) {
+  Status KernelModules(const PyLogicalLine& line) {
     const auto& t = line.tokens;
     for (size_t i = 0; i + 3 < t.size(); ++i) {
       if (!(Is(t[i], "async_compile") && Is(t[i + 1], ".") && Is(t[i + 2], "triton") &&
@@ -176,8 +216,7 @@ class Extractor {
       }
       if (i + 6 < t.size() && t[i + 4].kind == PyToken::kString && Is(t[i + 5], ",") &&
           t[i + 6].kind == PyToken::kString) {
-        KT_RETURN_IF_ERROR(
-            Module(t[i + 6].contents, offset + t[i + 6].line - 1, t[i + 4].contents));
+        KT_RETURN_IF_ERROR(Module(t[i + 6].contents, t[i + 6].line, &t[i + 4].contents));
       }
     }
     return Status::Ok();
@@ -221,7 +260,11 @@ std::string NormalizeKernel(std::string_view source, const std::string& name) {
     out += std::to_string(l.indent) + ":";
     for (const PyToken& t : l.tokens) {
       out += " ";
-      out += t.kind == PyToken::kName && generated.count(t.text) ? "kernel" : t.text;
+      // The name also comes as text: Inductor's inductor_meta={'kernel_name': 'triton_...'}.
+      const bool named = t.kind == PyToken::kName     ? generated.count(t.text) > 0
+                         : t.kind == PyToken::kString ? generated.count(t.contents) > 0
+                                                      : false;
+      out += named ? (t.kind == PyToken::kName ? "kernel" : "'kernel'") : t.text;
     }
     out += "\n";
   }
@@ -300,7 +343,8 @@ std::string CorpusIndexJson(const CorpusIndex& index) {
                               {"hash", e.hash},
                               {"file", e.file}});
   }
-  return doc.dump(2) + "\n";
+  // Paths need not be UTF-8; JSON must be: such bytes become U+FFFD (the CSV keeps them).
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string CorpusIndexCsv(const CorpusIndex& index) {

@@ -19,12 +19,15 @@ struct CorpusKernel {
   std::string kind;  // pointwise, reduction, persistent_reduction, template or other
   int first_line = 0, last_line = 0;  // in the file, decorators included, 1-based, inclusive
   std::string source;                 // the imports it needs, a blank line, the function
-  size_t length_lines = 0;            // of the function, decorators included
+  size_t length_lines = 0;            // last_line - first_line + 1
 };
 
-// Pure. The kernels of one output_code.py in the order they appear. Source the extractor
-// cannot follow (an unterminated string, unbalanced brackets, a NUL byte) is an
-// InvalidArgument naming the line.
+// Pure. The kernels of one output_code.py in the order they appear: each top-level def of the
+// file with a Triton decorator, with the imports it uses; and each kernel module as one kernel,
+// from its first such def to its last (a kernel and the helpers it calls), with all its
+// imports. Source the extractor cannot follow (an unterminated string, unbalanced brackets, a
+// NUL byte) is an InvalidArgument "line N: ..." in the file's lines (inside a kernel module,
+// followed by the module's name and first line).
 Result<std::vector<CorpusKernel>> ExtractTritonKernels(std::string_view python_source);
 
 // Pure. Inductor's kind of a kernel: from its name (triton_poi_, triton_red_, triton_per_,
@@ -32,9 +35,10 @@ Result<std::vector<CorpusKernel>> ExtractTritonKernels(std::string_view python_s
 // else (a user's own @triton.jit).
 std::string TritonKernelKind(const std::string& name, const std::vector<std::string>& decorators);
 
-// Pure. The text two kernels share when they are the same kernel: `name` and the name of the
-// top-level def replaced by "kernel", comments and blank lines dropped, the tokens of each
-// logical line one space apart after its indentation.
+// Pure. The text two kernels share when they are the same kernel: `name` and the names of the
+// top-level defs replaced by "kernel" (also as a string, as in Inductor's 'kernel_name'),
+// comments and blank lines dropped, the tokens of each logical line one space apart after its
+// indentation.
 std::string NormalizeKernel(std::string_view source, const std::string& name);
 
 // Pure. Where `bytes` stop being text: the offset of the first NUL byte or byte that is not

@@ -24,7 +24,9 @@ bool StringPrefix(std::string_view word) {
 
 class Lexer {
  public:
-  explicit Lexer(std::string_view s) : s_(s) {}
+  Lexer(std::string_view s, int first_line) : s_(s), line_(first_line) {
+    if (s_.starts_with("\xEF\xBB\xBF")) i_ = 3;
+  }
 
   Result<std::vector<PyLogicalLine>> Run() {
     while (i_ < s_.size()) {
@@ -150,8 +152,9 @@ class Lexer {
       const char c = s_[j];
       if (c == '\0') return Error(line_, "a NUL byte (not Python source)");
       if (c == '\\' && j + 1 < s_.size()) {
-        if (s_[j + 1] == '\n') ++line_;
-        j += 2;
+        const bool crlf = s_[j + 1] == '\r' && j + 2 < s_.size() && s_[j + 2] == '\n';
+        if (s_[j + 1] == '\n' || crlf) ++line_;
+        j += crlf ? 3 : 2;
         continue;
       }
       if (c == '\n') {
@@ -173,7 +176,7 @@ class Lexer {
 
   std::string_view s_;
   size_t i_ = 0;
-  int line_ = 1;
+  int line_;
   bool at_line_start_ = true, in_line_ = false;
   std::vector<std::pair<char, int>> open_;  // open brackets and their lines
   PyLogicalLine current_;
@@ -182,8 +185,8 @@ class Lexer {
 
 }  // namespace
 
-Result<std::vector<PyLogicalLine>> PyLogicalLines(std::string_view source) {
-  return Lexer(source).Run();
+Result<std::vector<PyLogicalLine>> PyLogicalLines(std::string_view source, int first_line) {
+  return Lexer(source, first_line).Run();
 }
 
 }  // namespace ktune

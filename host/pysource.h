@@ -26,9 +26,10 @@ struct PyLogicalLine {
   std::vector<PyToken> tokens;
 };
 
-// The logical lines of `source` (blank and comment-only lines give none). An unterminated
-// string, an unbalanced bracket or a NUL byte is an InvalidArgument naming the line where the
-// construct began.
-Result<std::vector<PyLogicalLine>> PyLogicalLines(std::string_view source);
+// The logical lines of `source` (blank and comment-only lines give none; a UTF-8 byte-order
+// mark at the start is skipped, as Python skips it), numbered from `first_line` (code within a
+// string of a file counts in the file's lines). An unterminated string, an unbalanced bracket
+// or a NUL byte is an InvalidArgument "line N: ..." naming the line where the construct began.
+Result<std::vector<PyLogicalLine>> PyLogicalLines(std::string_view source, int first_line = 1);
 
 }  // namespace ktune

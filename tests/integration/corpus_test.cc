@@ -198,6 +198,58 @@ TEST_CASE("corpus: bad input is one error line and a non-zero exit") {
   one_error({"export", c.out, "--seed", "1"}, 2, "--seed goes with 'khost corpus sample'");
   REQUIRE(WriteFileAtomic(c.tmp.path() + "/index.json", "{\"schema\": 1, \"kernels\": [{}]}").ok());
   one_error({"export", c.tmp.path()}, 1, "kernel 0: no name");
+
+  // A dataset never takes the place of the corpus's own files.
+  REQUIRE(c.Khost({"extract", c.fixtures, "--out", c.out}).exit_code == 0);
+  const std::string index = ReadFile(c.out + "/index.json").value();
+  for (const char* own : {"/index.json", "/index.csv", "/kernels/scaled_scores.py"}) {
+    one_error({"export", c.out, "--out", c.out + own}, 1, "is a file of the corpus");
+  }
+  CHECK(ReadFile(c.out + "/index.json").value() == index);
+}
+
+TEST_CASE("extract: odd names and paths, overlapping directories, a dangling link") {
+  Corpus c;
+  const std::string graph = "/torch_compile_debug/run_1/torchinductor/g";
+  // A kernel named with "..", one of 300 bytes, a directory name that is not UTF-8.
+  const std::string model = c.tmp.path() + "/dumps/m\xff" + graph;
+  fs::create_directories(model);
+  const std::string long_name = "triton_poi_" + std::string(289, 'x');
+  REQUIRE(WriteFileAtomic(model + "/output_code.py",
+                          "a = async_compile.triton('triton_poi_a..b_0', '''\n@triton.jit\n"
+                          "def triton_(x):\n    return x\n''')\n"
+                          "b = async_compile.triton('" +
+                              long_name +
+                              "', '''\n@triton.jit\ndef triton_(x):\n    return x + 1\n''')\n")
+              .ok());
+  // A link to nothing, named output_code.py: counted as unreadable.
+  fs::create_directories(c.tmp.path() + "/dumps/gone" + graph);
+  fs::create_symlink(c.tmp.path() + "/nothing",
+                     c.tmp.path() + "/dumps/gone" + graph + "/output_code.py");
+  // The same directory twice, once inside the other: each file read once.
+  auto r =
+      c.Khost({"extract", c.tmp.path() + "/dumps", c.tmp.path() + "/dumps/m\xff", "--out", c.out});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(Contains(r.out, "extracted 2 kernels (2 unique: 2 pointwise) from 1 file of 1 model"));
+  CHECK(Contains(r.out, "skipped 1 file (1 unreadable)"));
+  const CorpusIndex index = c.Index(c.out);
+  REQUIRE(index.kernels.size() == 2);
+  CHECK(index.kernels[0].file == "kernels/triton_poi_a__b_0.py");
+  CHECK(index.kernels[1].file == "kernels/" + long_name.substr(0, 100) + ".py");
+  CHECK(index.kernels[0].model == "m\xef\xbf\xbd");  // JSON holds U+FFFD for the byte
+  // The corpus stays usable: sample and export read it.
+  CHECK(c.Khost({"sample", c.out, "--n", "2"}).exit_code == 0);
+  CHECK(c.Khost({"export", c.out}).exit_code == 0);
+
+  // `extract .` inside a model's directory (here DIR/.) names the model after it.
+  Corpus here;
+  const std::string resnet = here.tmp.path() + "/resnet50";
+  fs::create_directories(resnet + graph);
+  REQUIRE(WriteFileAtomic(resnet + graph + "/output_code.py", "@triton.jit\ndef k(x):\n    pass\n")
+              .ok());
+  auto dot = here.Khost({"extract", resnet + "/.", "--out", here.out});
+  REQUIRE_MESSAGE(dot.exit_code == 0, dot.err);
+  CHECK(fs::exists(here.out + "/model_output_codes/resnet50.py"));
 }
 
 }  // namespace

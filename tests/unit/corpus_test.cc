@@ -54,6 +54,22 @@ TEST_CASE("logical lines: what the reader cannot follow names its line") {
         "line 2: a NUL byte (not Python source)");
   CHECK(PyLogicalLines("").value().empty());
   CHECK(PyLogicalLines("x\\\n").value().size() == 1);
+  // Numbered from the line given: code within a string of a file, in the file's lines.
+  CHECK(PyLogicalLines("a = 1\nb = (\n", 11).status().message() == "line 12: '(' is never closed");
+}
+
+TEST_CASE("logical lines: a byte-order mark and CRLF line ends read as Python reads them") {
+  auto bom = PyLogicalLines("\xEF\xBB\xBFimport triton.language as tl\n");
+  REQUIRE(bom.ok());
+  REQUIRE(bom->size() == 1);
+  CHECK((*bom)[0].tokens[0].text == "import");
+  CHECK((*bom)[0].indent == 0);
+  // A backslash before CRLF continues a quoted string, as before LF.
+  auto crlf = PyLogicalLines("x = \"a\\\r\nb\"\r\ny = 2\r\n");
+  REQUIRE(crlf.ok());
+  REQUIRE(crlf->size() == 2);
+  CHECK((*crlf)[0].last_line == 2);
+  CHECK((*crlf)[1].first_line == 3);
 }
 
 // An output_code.py as Inductor writes it: kernel modules in async_compile.triton strings.
@@ -191,7 +207,49 @@ TEST_CASE("what the extractor cannot follow is an error naming the line, in the 
       "x = 1\nk = async_compile.triton('k', '''\n@triton.jit\ndef k(:\n''')\n");
   REQUIRE_FALSE(inner.ok());
   CHECK(inner.status().message() ==
-        "in the kernel source that starts on line 2: line 3: '(' is never closed");
+        "line 4: '(' is never closed (in the kernel source of 'k', which starts on line 2)");
+}
+
+TEST_CASE("a kernel module is one kernel: its helpers stay with it, under the module's name") {
+  const std::string src =
+      "k = async_compile.triton('add_kernel', '''\n"  // the module starts on line 1
+      "import triton\n"
+      "import triton.language as tl\n"
+      "import os\n"
+      "@triton.jit\n"
+      "def helper(x):\n"
+      "    return x + 1\n"
+      "\n"
+      "@triton.jit\n"
+      "def add_kernel(p):\n"
+      "    tl.store(p, helper(tl.load(p)))\n"
+      "''', device_str='cuda')\n";
+  auto kernels = ExtractTritonKernels(src);
+  REQUIRE(kernels.ok());
+  REQUIRE(kernels->size() == 1);
+  const CorpusKernel& k = (*kernels)[0];
+  CHECK(k.name == "add_kernel");
+  CHECK(k.first_line == 5);
+  CHECK(k.last_line == 11);
+  CHECK(k.length_lines == 7);
+  // All of a module's imports, "import os" too, though the module starts on the file's line 1.
+  CHECK(k.source ==
+        "import triton\nimport triton.language as tl\nimport os\n\n" +
+            src.substr(src.find("@triton.jit"), src.find("''', device") - src.find("@triton.jit")));
+}
+
+TEST_CASE("many imports and kernels: each kernel gets exactly the import it uses") {
+  // 3,000 of each (each kernel looks the names it uses up, rather than trying every import).
+  std::string src;
+  for (int i = 0; i < 3000; ++i) src += "import m" + std::to_string(i) + "\n";
+  for (int i = 0; i < 3000; ++i) {
+    src += "@triton.jit\ndef k" + std::to_string(i) + "(x):\n    return m" + std::to_string(i) +
+           ".f(x)\n";
+  }
+  auto kernels = ExtractTritonKernels(src);
+  REQUIRE(kernels.ok());
+  REQUIRE(kernels->size() == 3000);
+  CHECK((*kernels)[2999].source.starts_with("import m2999\n\n@triton.jit\ndef k2999(x):"));
 }
 
 TEST_CASE("kinds from Inductor's names, else its decorators; the same kernel normalizes alike") {
@@ -206,6 +264,13 @@ TEST_CASE("kinds from Inductor's names, else its decorators; the same kernel nor
   CHECK(NormalizeKernel(a, "triton_poi_a_0") == NormalizeKernel(b, "triton_"));
   const std::string c = "@triton.jit\ndef triton_poi_b_7(x):\n    y = x + 2\n    return y\n";
   CHECK(NormalizeKernel(b, "triton_poi_b_7") != NormalizeKernel(c, "triton_poi_b_7"));
+  // Inductor also writes the name as text, in inductor_meta.
+  const std::string meta_a =
+      "@triton_heuristics.pointwise(inductor_meta={'kernel_name': 'triton_poi_a_0'})\n"
+      "@triton.jit\ndef triton_(x):\n    return x\n";
+  std::string meta_b = meta_a;
+  meta_b.replace(meta_b.find("triton_poi_a_0"), 14, "triton_poi_b_7");
+  CHECK(NormalizeKernel(meta_a, "triton_poi_a_0") == NormalizeKernel(meta_b, "triton_poi_b_7"));
 }
 
 TEST_CASE("a file's model: the directory holding torch_compile_debug, else the one given") {
