@@ -1,6 +1,7 @@
 #include "host/agent_locator.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -96,7 +97,19 @@ std::string ConfigFilePath() {
 }
 
 std::string LocalAgentStoreDir() {
-  return EnvOr("XDG_CACHE_HOME", HomeDir() + "/.cache") + "/ktune/local-agent";
+  const std::string dir = EnvOr("XDG_CACHE_HOME", HomeDir() + "/.cache") + "/ktune/local-agent";
+  return ::geteuid() != 0 || SearchableByOthers(dir) ? dir : "/var/lib/ktune/local-agent";
+}
+
+bool SearchableByOthers(const std::string& path) {
+  fs::path at;
+  for (const fs::path& part : fs::absolute(path).lexically_normal()) {
+    at /= part;
+    struct stat st;
+    if (::stat(at.c_str(), &st) != 0) return true;  // made later, by agentd
+    if (!(st.st_mode & S_IXOTH)) return false;
+  }
+  return true;
 }
 
 std::string SshControlDir() {

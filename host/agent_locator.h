@@ -42,7 +42,14 @@ Result<std::string> ChooseTokenFile(const std::string& flag, const std::string& 
                                     const std::string& config_text, const std::string& config_path);
 
 std::string ConfigFilePath();
+// The store of the agentd khost starts when no agent is given: $XDG_CACHE_HOME/ktune/local-agent
+// (default ~/.cache/ktune/local-agent). As root, agentd runs kernels as nobody, who must reach
+// the store: when a directory on that path is closed to others (Debian's /root is 0700),
+// /var/lib/ktune/local-agent instead.
 std::string LocalAgentStoreDir();
+// Whether others (neither its owner nor its group) may search every directory of `path` that
+// exists; those still to be made count as searchable.
+bool SearchableByOthers(const std::string& path);
 // $XDG_CACHE_HOME/ktune/ssh (default ~/.cache/ktune/ssh): the boards' ControlMaster sockets;
 // /tmp/ktune-ssh-<uid> when that is too long a path for a socket.
 std::string SshControlDir();

@@ -1,6 +1,7 @@
 // khost as users run it: real khost and agentd processes, the seed's layout on disk, and the
 // bad inputs that must end in one clear error line and a non-zero exit without losing results.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <boost/asio.hpp>
 #include <filesystem>
@@ -159,6 +160,22 @@ TEST_CASE("without an agent, khost starts a local one and says so") {
   CHECK(status.exit_code == 0);
   CHECK(status.out.find("task-clock") != std::string::npos);
   CHECK(status.out.find("event table: none (generic events only)") != std::string::npos);
+}
+
+TEST_CASE("as root, a local agent's store that nobody could reach goes to /var/lib/ktune") {
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: only root's agentd runs kernels as nobody");
+    return;
+  }
+  // A home closed to others, as Debian's /root is (0700).
+  Cli c;
+  const std::string home = c.tmp.path() + "/home";
+  fs::create_directories(home);
+  fs::permissions(home, fs::perms(0700));
+  auto r = test::RunKhost({"run", "k", "--root", c.root, "--reps", "1", "--warmup", "0"},
+                          c.tmp.path(), {{"XDG_CACHE_HOME", home + "/.cache"}});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.err.find("(store /var/lib/ktune/local-agent)") != std::string::npos);
 }
 
 TEST_CASE("bad input: one clear error line, non-zero exit, nothing measured is lost") {

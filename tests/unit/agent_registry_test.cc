@@ -8,6 +8,7 @@
 #include "host/deploy.h"
 #include "host/elf_symbols.h"
 #include "host/ssh.h"
+#include "tests/unit/temp_dir.h"
 
 namespace ktune {
 namespace {
@@ -235,6 +236,17 @@ TEST_CASE("a board's /proc/net/tcp tables say whether anything listens on a port
   CHECK_FALSE(ListensOnPort(table, 7179));
   CHECK_FALSE(ListensOnPort("", 7178));
   CHECK_FALSE(ListensOnPort("cat: /proc/net/tcp: No such file or directory\n", 7178));
+}
+
+TEST_CASE("the local agent's store: a path others may search, made or still to be made") {
+  test::UnitTempDir tmp("ktune-unit", 0711);
+  std::filesystem::create_directories(tmp / "open/inner");
+  std::filesystem::create_directories(tmp / "closed/inner");
+  std::filesystem::permissions(tmp / "closed", std::filesystem::perms(0700));
+  CHECK(SearchableByOthers(tmp / "open/inner"));
+  CHECK(SearchableByOthers(tmp / "open/inner/not/made/yet"));
+  CHECK_FALSE(SearchableByOthers(tmp / "closed/inner/store"));
+  CHECK_FALSE(SearchableByOthers(tmp / "closed"));
 }
 
 }  // namespace
