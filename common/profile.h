@@ -1,5 +1,6 @@
 // A sampling profile: what the agent's sampler (agent/sampler.h) collects for one repetition and
-// khost symbolizes (host/symbols.h). Samples are aggregated by (event, IP) and (event, callchain).
+// khost symbolizes (host/elf_symbols.h). Samples are aggregated by (event, IP) and (event,
+// callchain).
 #pragma once
 
 #include <cstdint>
