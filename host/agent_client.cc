@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -178,12 +179,6 @@ Result<wire::Envelope> AgentConnection::Receive() {
 
 namespace {
 
-std::string_view Extension(std::string_view path) {
-  const std::string_view name = path.substr(path.rfind('/') + 1);
-  const size_t dot = name.rfind('.');
-  return dot == std::string_view::npos ? std::string_view() : name.substr(dot);
-}
-
 bool DeltaSized(uint64_t size_bytes) {
   return size_bytes >= kMinDeltaBytes && size_bytes <= kMaxDeltaBaseBytes;
 }
@@ -216,7 +211,8 @@ std::map<std::string, std::string> ChooseDeltaBases(const Manifest& manifest,
       uint64_t best_gap = 0;
       for (const FileEntry& f : manifest.files) {
         if (!held.count(f.hash) || !DeltaSized(f.size_bytes) ||
-            Extension(f.path) != Extension(blob.path)) {
+            std::filesystem::path(f.path).extension() !=
+                std::filesystem::path(blob.path).extension()) {
           continue;
         }
         const uint64_t gap = f.size_bytes > blob.size_bytes ? f.size_bytes - blob.size_bytes

@@ -145,6 +145,16 @@ Result<std::vector<std::string>> OutputCodes(const std::string& dir) {
   return files;
 }
 
+// The index's kernels, each hash once (its first entry).
+std::vector<CorpusEntry> Unique(const CorpusIndex& index) {
+  std::vector<CorpusEntry> unique;
+  std::set<std::string> seen;
+  for (const CorpusEntry& e : index.kernels) {
+    if (seen.insert(e.hash).second) unique.push_back(e);
+  }
+  return unique;
+}
+
 Status Extract(const CorpusRequest& req) {
   std::vector<std::pair<std::string, std::string>> files;  // (debug dir, file)
   std::set<std::string> listed;  // each file once when directories given overlap
@@ -211,10 +221,7 @@ Status Extract(const CorpusRequest& req) {
   }
   KT_RETURN_IF_ERROR(WriteIndex(req.out, index));
   std::map<std::string, size_t> kinds;
-  std::set<std::string> seen;
-  for (const CorpusEntry& e : index.kernels) {
-    if (seen.insert(e.hash).second) ++kinds[e.kind];
-  }
+  for (const CorpusEntry& e : Unique(index)) ++kinds[e.kind];
   std::vector<std::string> kind_counts;
   for (const auto& [kind, n] : kinds) kind_counts.push_back(std::to_string(n) + " " + kind);
   std::cout << "extracted " << CountOf(index.kernels.size(), "kernel") << " ("
@@ -223,16 +230,6 @@ Status Extract(const CorpusRequest& req) {
             << CountOf(files_read, "file") << " of " << CountOf(models.size(), "model") << " into "
             << req.out << "; skipped " << skips.Describe() << "\n";
   return Status::Ok();
-}
-
-// The index's kernels, each hash once (its first entry).
-std::vector<CorpusEntry> Unique(const CorpusIndex& index) {
-  std::vector<CorpusEntry> unique;
-  std::set<std::string> seen;
-  for (const CorpusEntry& e : index.kernels) {
-    if (seen.insert(e.hash).second) unique.push_back(e);
-  }
-  return unique;
 }
 
 Status Sample(const CorpusRequest& req) {
