@@ -4,6 +4,7 @@
 // --apply-best writes a run's winner back into the spec and launcher constants.
 #include <sys/utsname.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -24,6 +25,7 @@
 #include "host/results_dir.h"
 #include "host/subprocess.h"
 #include "host/tensors.h"
+#include "host/test_data_files.h"
 #include "host/toolchain.h"
 #include "host/triton.h"
 #include "host/variant_build.h"
@@ -130,7 +132,6 @@ Result<TunePlan> Prepare(const TuneRequest& req) {
                    " dropped";
     }
   }
-  KT_ASSIGN_OR_RETURN(p.data, MakeTestData(p.spec, p.shape));
   std::vector<std::string> sources = p.spec.main_sources;
   if (req.triton.empty()) {
     sources.insert(sources.end(), p.spec.kernel_sources.begin(), p.spec.kernel_sources.end());
@@ -146,11 +147,52 @@ Result<TunePlan> Prepare(const TuneRequest& req) {
       return NotFound(p.spec.path + ": include directory " + d + " does not exist");
     }
   }
+  // data: auto gives binary files only to mains reading through ktune's loader (the loader's
+  // own file, kernels/common/ktune_kernel.c, calls it too and does not count).
+  bool main_calls_loader = false;
+  for (const std::string& s : p.spec.main_sources) {
+    if (fs::path(s).filename() == "ktune_kernel.c") continue;
+    KT_ASSIGN_OR_RETURN(std::string text, ReadFile((fs::path(p.spec.dir) / s).string()));
+    main_calls_loader = main_calls_loader || CallsKtuneLoader(text);
+  }
+  KT_ASSIGN_OR_RETURN(
+      p.data, MakeTestData(p.spec, p.shape, ResolveDataFormat(p.spec.data, main_calls_loader)));
   return p;
+}
+
+// Removes what an earlier khost tune numbered from 0 (host/test_data_files.h): every `_0` file,
+// and the current tensors' files under their old numbers unless they are written now. Returns
+// how many went.
+Result<size_t> RemoveOldNumbering(const TestData& data, const std::string& dir) {
+  KT_ASSIGN_OR_RETURN(std::vector<std::string> old, OldNumberedTestData(dir));
+  if (old.empty()) return size_t{0};
+  std::vector<std::string> written;
+  for (const auto& file : data.files) written.push_back(file.first);
+  for (const std::string& name : written) {
+    const auto f = ParseTestDataFileName(name);
+    if (!f || f->index == 0) continue;
+    for (bool binary : {false, true}) {
+      std::string former = TestDataFileName(f->rows, f->cols, f->index - 1, binary);
+      if (f->index - 1 > 0 && std::find(written.begin(), written.end(), former) == written.end())
+        old.push_back(std::move(former));
+    }
+  }
+  size_t removed = 0;
+  for (const std::string& name : old) {
+    std::error_code ec;
+    if (fs::remove(dir + "/" + name, ec)) ++removed;
+    if (ec) return IoError("removing " + dir + "/" + name + ": " + ec.message());
+  }
+  return removed;
 }
 
 Status WriteTestData(const TestData& data, const std::string& dir) {
   KT_RETURN_IF_ERROR(MakeDirs(dir));
+  KT_ASSIGN_OR_RETURN(size_t removed, RemoveOldNumbering(data, dir));
+  if (removed > 0) {
+    std::cout << "removed " << removed << " test data file" << (removed == 1 ? "" : "s")
+              << " an earlier khost tune numbered from 0 (tensors are numbered from 1 now)\n";
+  }
   for (const auto& [name, bytes] : data.files) {
     KT_RETURN_IF_ERROR(WriteFileIfChanged(dir + "/" + name, bytes));
     // The kernels read .bin before .txt: the same tensor in the other format must go.
@@ -310,7 +352,9 @@ Status ExecuteTune(const TuneRequest& req) {
   const size_t parallel =
       req.jobs > 0 ? req.jobs : std::max<size_t>(1, std::thread::hardware_concurrency());
   std::cout << "tune " << p.spec.name << " with " << p.toolchain.name << ": " << jobs.size()
-            << " variants (" << p.summary << "), " << parallel << " parallel builds\n";
+            << " variants (" << p.summary << "), " << parallel << " parallel builds\n"
+            << "test data: " << DescribeTestData(p.spec, p.data) << " in " << run_dir
+            << "/test_data\n";
 
   Progress progress(jobs.size(), isatty(2));
   size_t finished = 0, built = 0, cached = 0, failed = 0;

@@ -8,6 +8,7 @@
 
 #include "common/fs.h"
 #include "common/hash.h"
+#include "host/test_data_files.h"
 
 namespace ktune {
 namespace fs = std::filesystem;
@@ -126,6 +127,8 @@ Result<Manifest> BuildManifest(const KernelDir& dir) {
   paths.push_back(dir.kernel + "/run/configs.json");
   for (const KernelVariant& v : dir.variants) paths.push_back(v.elf_path);
   const fs::path test_data = fs::path(dir.run_dir) / "test_data";
+  KT_ASSIGN_OR_RETURN(std::vector<std::string> old, OldNumberedTestData(test_data.string()));
+  if (!old.empty()) return InvalidArgument(OldNumberingMessage(dir.kernel, old[0], old.size()));
   std::error_code ec;
   if (fs::is_directory(test_data)) {
     for (auto it = fs::recursive_directory_iterator(test_data, ec);

@@ -44,7 +44,8 @@ Result<KernelDir> ParseConfigsJson(const std::string& text, const std::string& k
 // Loads <root>/<kernel>/run/configs.json and checks that every variant's ELF exists.
 Result<KernelDir> LoadKernelDir(const std::string& root, const std::string& kernel);
 
-// The bundle's files with their hashes (reads and hashes every file).
+// The bundle's files with their hashes (reads and hashes every file). Test data numbered from 0
+// (host/test_data_files.h) is refused with what to do: an earlier khost tune's numbering.
 Result<Manifest> BuildManifest(const KernelDir& dir);
 
 }  // namespace ktune

@@ -15,7 +15,7 @@
 //   input: NAME DTYPE [D1, D2...] DIST [seed=N]
 //   output: NAME DTYPE [D1, D2...] [atol=X] [rtol=X]
 //   reference: NAME                     the host implementation computing golden outputs
-//   data: auto | txt | bin              test data format (auto: bin above kBinaryThreshold)
+//   data: auto | txt | bin              test data format (auto: ResolveDataFormat, host/tensors.h)
 //
 // Paths are relative to the spec's directory. Every error names the spec's file and line.
 #pragma once
@@ -62,7 +62,8 @@ struct SpecConstraint {
 };
 
 enum class DataFormat { kAuto, kTxt, kBin };
-// Tensors with more elements than this are written in binary when the format is auto.
+// Tensors with more elements than this are written in binary when the format is auto and the
+// main reads through ktune's loader (ResolveDataFormat, host/tensors.h).
 inline constexpr int64_t kBinaryThreshold = int64_t{1} << 20;
 
 struct KernelSpec {

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "common/strings.h"
+#include "host/test_data_files.h"
 
 namespace ktune {
 namespace {
@@ -72,8 +73,27 @@ std::vector<double> GenerateValues(const TensorSpec& t, int64_t n) {
 
 std::string TensorFileName(const std::vector<int64_t>& dims, size_t idx, DataFormat format) {
   const auto [rows, cols] = Flatten(dims);
-  return "matrix_" + std::to_string(rows) + "x" + std::to_string(cols) + "_" + std::to_string(idx) +
-         (format == DataFormat::kBin ? ".bin" : ".txt");
+  return TestDataFileName(rows, cols, idx, format == DataFormat::kBin);
+}
+
+bool CallsKtuneLoader(std::string_view source) {
+  auto ident = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  };
+  for (std::string_view name : {"kt_load_f32", "kt_load_i32"}) {
+    for (size_t at = source.find(name); at != std::string_view::npos;
+         at = source.find(name, at + 1)) {
+      if (at > 0 && ident(source[at - 1])) continue;
+      size_t next = at + name.size();
+      while (next < source.size() && (source[next] == ' ' || source[next] == '\t')) ++next;
+      if (next < source.size() && source[next] == '(') return true;
+    }
+  }
+  return false;
+}
+
+DataFormat ResolveDataFormat(DataFormat wanted, bool main_calls_loader) {
+  return wanted == DataFormat::kAuto && !main_calls_loader ? DataFormat::kTxt : wanted;
 }
 
 DataFormat ChooseFormat(DataFormat wanted, int64_t elements) {
@@ -175,17 +195,18 @@ Result<HostTensor> DecodeTensor(const std::string& bytes, const std::string& wha
 }
 
 Result<TestData> MakeTestData(const KernelSpec& spec,
-                              const std::vector<std::pair<std::string, int64_t>>& shape) {
+                              const std::vector<std::pair<std::string, int64_t>>& shape,
+                              DataFormat wanted) {
   TestData data;
   std::vector<HostTensor> inputs, outputs;
-  size_t idx = 0;
+  size_t idx = kFirstTensorIndex;
   for (const TensorSpec& t : spec.inputs) {
     HostTensor h;
     KT_ASSIGN_OR_RETURN(h.dims, TensorDims(t, shape));
     int64_t n = 1;
     for (int64_t d : h.dims) n *= d;
     h.values = GenerateValues(t, n);
-    const DataFormat format = ChooseFormat(spec.data, n);
+    const DataFormat format = ChooseFormat(wanted, n);
     data.files.emplace_back(TensorFileName(h.dims, idx++, format),
                             EncodeTensor(h, t.dtype, format));
     inputs.push_back(std::move(h));
@@ -203,12 +224,30 @@ Result<TestData> MakeTestData(const KernelSpec& spec,
   Status computed = ref->compute(inputs, &outputs);
   if (!computed.ok()) return InvalidArgument(spec.path + ": reference " + computed.message());
   for (size_t i = 0; i < outputs.size(); ++i) {
-    const DataFormat format =
-        ChooseFormat(spec.data, static_cast<int64_t>(outputs[i].values.size()));
+    const DataFormat format = ChooseFormat(wanted, static_cast<int64_t>(outputs[i].values.size()));
     data.files.emplace_back(TensorFileName(outputs[i].dims, idx++, format),
                             EncodeTensor(outputs[i], spec.outputs[i].dtype, format));
   }
   return data;
+}
+
+std::string DescribeTestData(const KernelSpec& spec, const TestData& data) {
+  std::string text;
+  bool txt = false, bin = false;
+  for (size_t i = 0; i < data.files.size(); ++i) {
+    const auto parsed = ParseTestDataFileName(data.files[i].first);
+    if (!parsed) continue;
+    (parsed->binary ? bin : txt) = true;
+    const bool input = i < spec.inputs.size();
+    const TensorSpec* t = input ? &spec.inputs[i]
+                          : i - spec.inputs.size() < spec.outputs.size()
+                              ? &spec.outputs[i - spec.inputs.size()]
+                              : nullptr;
+    if (!t) continue;
+    if (!text.empty()) text += ", ";
+    text += (input ? "" : "golden ") + t->name + " _" + std::to_string(parsed->index);
+  }
+  return text + (txt && bin ? " (TXT and BIN)" : bin ? " (BIN)" : " (TXT)");
 }
 
 }  // namespace ktune

@@ -4,8 +4,9 @@
 //   <kernel>/run/test_data/matrix_<rows>x<cols>_<idx>.txt   the seed's TXT format
 //   <kernel>/run/test_data/matrix_<rows>x<cols>_<idx>.bin   the binary format, for large tensors
 //
-// idx counts the spec's inputs, then its outputs (matmul: A 0, B 1, golden C 2). An N-D tensor is
-// written flattened to (product of leading dims) x last dim; a 1-D tensor is 1 x n.
+// idx counts from 1, the spec's inputs, then its outputs (matmul: A 1, B 2, golden C 3), as the
+// seed numbers them (host/test_data_files.h). An N-D tensor is written flattened to (product of
+// leading dims) x last dim; a 1-D tensor is 1 x n.
 //
 // TXT: "rows cols" on the first line, then each row's values separated by spaces, one row per
 // line (float32 with 9 significant digits, which read back exactly; int32 as integers).
@@ -16,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -30,8 +32,18 @@ namespace ktune {
 // (uniform: in [low, high]).
 std::vector<double> GenerateValues(const TensorSpec& t, int64_t n);
 
-// The file's name for tensor number `idx` with these dims.
+// The file's name for tensor number `idx` (from kFirstTensorIndex) with these dims.
 std::string TensorFileName(const std::vector<int64_t>& dims, size_t idx, DataFormat format);
+
+// Whether a main source reads its tensors through ktune's loader (kernels/common/ktune_kernel.h),
+// which reads both formats: the text calls kt_load_f32 or kt_load_i32 (pure; a mention in a
+// comment counts too). A seed-style main with its own reader reads TXT only.
+bool CallsKtuneLoader(std::string_view source);
+
+// The spec's `data:` as it applies to these mains: auto stays auto (binary above
+// kBinaryThreshold) only when `main_calls_loader`; otherwise auto is TXT, so that a main with
+// its own reader is never given a format it cannot read. txt and bin are kept as asked.
+DataFormat ResolveDataFormat(DataFormat wanted, bool main_calls_loader);
 
 // Which format a tensor of `elements` is written in.
 DataFormat ChooseFormat(DataFormat wanted, int64_t elements);
@@ -44,8 +56,12 @@ struct TestData {
   std::vector<std::pair<std::string, std::string>> files;  // name -> bytes, inputs then outputs
 };
 
-// Inputs and golden outputs for `spec` at `shape` (pure).
+// Which file is which, for khost tune's output: "A _1, B _2, golden C _3 (TXT)" (pure).
+std::string DescribeTestData(const KernelSpec& spec, const TestData& data);
+
+// Inputs and golden outputs for `spec` at `shape` in `format` (ResolveDataFormat's; pure).
 Result<TestData> MakeTestData(const KernelSpec& spec,
-                              const std::vector<std::pair<std::string, int64_t>>& shape);
+                              const std::vector<std::pair<std::string, int64_t>>& shape,
+                              DataFormat format);
 
 }  // namespace ktune

@@ -50,6 +50,13 @@ static void* load_txt(FILE* f, const char* path, int is_float, long rows, long c
 
 static void* load(const char* kernel, int idx, long rows, long cols, int is_float) {
   char path[512];
+  if (idx < 1) {
+    fprintf(stderr,
+            "%s: tensor index %d: test data is numbered from 1 (the spec's inputs, then its "
+            "outputs), as the seed numbers it\n",
+            kernel, idx);
+    exit(2);
+  }
   snprintf(path, sizeof path, "%s/run/test_data/matrix_%ldx%ld_%d.bin", kernel, rows, cols, idx);
   FILE* f = fopen(path, "rb");
   void* m = NULL;

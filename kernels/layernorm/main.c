@@ -2,9 +2,9 @@
  *
  *   <prefix>layernorm_<BM>_<BN><suffix>.elf ROWSxCOLSxRUN_COUNT
  *
- * reads X (tensor 0, ROWS x COLS), W and B (tensors 1 and 2, 1 x COLS), runs the kernel RUN_COUNT
- * times, prints the seed's timing line, then checks Y against the golden tensor 3: "out OK"
- * (exit 0) or "out NOT OK" (exit 1). */
+ * reads X (test data _1, ROWS x COLS), W and B (_2 and _3, 1 x COLS), runs the kernel RUN_COUNT
+ * times, prints the seed's timing line, then checks Y against the golden _4: "out OK" (exit 0)
+ * or "out NOT OK" (exit 1). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -21,12 +21,12 @@ int main(int argc, char** argv) {
   const int rows = (int)s[0], cols = (int)s[1], runs = (int)s[2];
   printf("layernorm %dx%d, BLOCK_SIZE_M=%d BLOCK_SIZE_N=%d\n", rows, cols, layernorm_BLOCK_SIZE_M,
          layernorm_BLOCK_SIZE_N);
-  float* x = kt_load_f32("layernorm", 0, rows, cols);
-  float* w = kt_load_f32("layernorm", 1, 1, cols);
-  float* b = kt_load_f32("layernorm", 2, 1, cols);
+  float* x = kt_load_f32("layernorm", 1, rows, cols);
+  float* w = kt_load_f32("layernorm", 2, 1, cols);
+  float* b = kt_load_f32("layernorm", 3, 1, cols);
   float* y = malloc(sizeof(float) * (size_t)rows * (size_t)cols + 1);
   const double start = kt_now();
   for (int r = 0; r < runs; ++r) layernorm_kernel(x, w, b, y, rows, cols);
   kt_report_time(runs > 0 ? (kt_now() - start) / runs : 0);
-  return kt_check_f32("layernorm", 0, 3, y, rows, cols);
+  return kt_check_f32("layernorm", 0, 4, y, rows, cols);
 }

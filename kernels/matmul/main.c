@@ -2,8 +2,8 @@
  *
  *   VL256_matmul_<BM>_<BN>_<BK>_g_static_O2.elf MxNxKxRUN_COUNT
  *
- * reads A (tensor 0) and B (tensor 1), runs the kernel RUN_COUNT times, prints the seed's timing
- * line, then checks C against the golden tensor 2: "out OK" (exit 0) or "out NOT OK" (exit 1). */
+ * reads A (test data _1) and B (_2), runs the kernel RUN_COUNT times, prints the seed's timing
+ * line, then checks C against the golden _3: "out OK" (exit 0) or "out NOT OK" (exit 1). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -21,11 +21,11 @@ int main(int argc, char** argv) {
   const int M = (int)s[0], N = (int)s[1], K = (int)s[2], runs = (int)s[3];
   printf("matmul %dx%dx%d, BLOCK_SIZE_M=%d BLOCK_SIZE_N=%d BLOCK_SIZE_K=%d GROUP_SIZE_M=%d\n", M, N,
          K, matmul_BLOCK_SIZE_M, matmul_BLOCK_SIZE_N, matmul_BLOCK_SIZE_K, matmul_GROUP_SIZE_M);
-  float* a = kt_load_f32("matmul", 0, M, K);
-  float* b = kt_load_f32("matmul", 1, K, N);
+  float* a = kt_load_f32("matmul", 1, M, K);
+  float* b = kt_load_f32("matmul", 2, K, N);
   float* c = malloc(sizeof(float) * (size_t)M * (size_t)N + 1);
   const double start = kt_now();
   for (int r = 0; r < runs; ++r) matmul_kernel(a, b, c, M, N, K);
   kt_report_time(runs > 0 ? (kt_now() - start) / runs : 0);
-  return kt_check_f32("matmul", 0, 2, c, M, N);
+  return kt_check_f32("matmul", 0, 3, c, M, N);
 }

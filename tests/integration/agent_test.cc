@@ -28,7 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<test::TestVariant> kFive = {
-    {"ok.elf", {{"BLOCK_SIZE_M", 4}}, {"demo/run/test_data/matrix_4x4_0.txt", "3"}},
+    {"ok.elf", {{"BLOCK_SIZE_M", 4}}, {"demo/run/test_data/matrix_4x4_1.txt", "3"}},
     {"segv.elf", {{"BLOCK_SIZE_M", 8}}, {}},
     {"hang.elf", {{"BLOCK_SIZE_M", 16}}, {}},
     {"notok.elf", {{"BLOCK_SIZE_M", 32}}, {}},

@@ -52,7 +52,7 @@ TEST_CASE("misbehaving kernels: each row is kept with its outcome, and the agent
   test::AgentProcess agent(tmp.path() + "/store", {"--limit-as-mb", "256", "--limit-nproc", "64",
                                                    "--limit-fsize-mb", "8"});
   test::MakeKernelDir(root, "k",
-                      {{"ok.elf", {{"B", 0}}, {"k/run/test_data/matrix_4x4_0.txt", "2"}},
+                      {{"ok.elf", {{"B", 0}}, {"k/run/test_data/matrix_4x4_1.txt", "2"}},
                        {"segv.elf", {{"B", 1}}, {}},
                        {"hang.elf", {{"B", 2}}, {}},
                        {"flood.elf", {{"B", 3}}, {"64"}},

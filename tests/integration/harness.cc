@@ -235,7 +235,7 @@ void MakeKernelDir(const std::string& root, const std::string& kernel,
   const fs::path run = fs::path(root) / kernel / "run";
   fs::create_directories(run / "bin");
   fs::create_directories(run / "test_data");
-  std::ofstream(run / "test_data/matrix_4x4_0.txt") << "4 4\n1 2 3 4\n5 6 7 8\n";
+  std::ofstream(run / "test_data/matrix_4x4_1.txt") << "4 4\n1 2 3 4\n5 6 7 8\n";
   nlohmann::ordered_json doc;
   doc["variants"] = nlohmann::ordered_json::array();
   for (size_t i = 0; i < variants.size(); ++i) {

@@ -101,7 +101,7 @@ struct TestVariant {
   std::vector<std::string> args;
 };
 
-// Writes <root>/<kernel>/run/{bin/*.elf,test_data/matrix_4x4_0.txt,configs.json} in the seed's
+// Writes <root>/<kernel>/run/{bin/*.elf,test_data/matrix_4x4_1.txt,configs.json} in the seed's
 // layout (perf_files.stat = <kernel>/run/perf_stats.csv). Each variant gets its own copy of its
 // ELF (from `elves_dir`, default ElvesDir()), named "<index>_<elf>".
 void MakeKernelDir(const std::string& root, const std::string& kernel,

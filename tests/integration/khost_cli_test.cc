@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 const std::vector<test::TestVariant> kThree = {
     {"ok.elf",
      {{"BLOCK_SIZE_M", 4}, {"BLOCK_SIZE_N", 16}},
-     {"k/run/test_data/matrix_4x4_0.txt", "2"}},
+     {"k/run/test_data/matrix_4x4_1.txt", "2"}},
     {"segv.elf", {{"BLOCK_SIZE_M", 8}, {"BLOCK_SIZE_N", 16}}, {}},
     {"sci.elf", {{"BLOCK_SIZE_M", 16}, {"BLOCK_SIZE_N", 16}}, {}},
 };

@@ -76,8 +76,8 @@ TEST_CASE(
   CHECK(b.sshd->Connections() == 1);    // the master, kept for the next command
 
   test::MakeKernelDir(b.root, "k",
-                      {{"ok.elf", {{"B", 1}}, {"k/run/test_data/matrix_4x4_0.txt"}},
-                       {"ok.elf", {{"B", 2}}, {"k/run/test_data/matrix_4x4_0.txt"}}});
+                      {{"ok.elf", {{"B", 1}}, {"k/run/test_data/matrix_4x4_1.txt"}},
+                       {"ok.elf", {{"B", 2}}, {"k/run/test_data/matrix_4x4_1.txt"}}});
   auto run = b.Khost({"run", "k", "--root", b.root, "--agent", "b1", "--reps", "2", "--warmup", "0",
                       "--events", "task-clock"});
   REQUIRE_MESSAGE(run.exit_code == 0, run.err);
@@ -156,7 +156,7 @@ TEST_CASE(
     CHECK(r.ErrLines().size() == 1);
     CHECK(Contains(r.err, text));
   };
-  test::MakeKernelDir(b.root, "k", {{"ok.elf", {{"B", 1}}, {"k/run/test_data/matrix_4x4_0.txt"}}});
+  test::MakeKernelDir(b.root, "k", {{"ok.elf", {{"B", 1}}, {"k/run/test_data/matrix_4x4_1.txt"}}});
   one_error({"run", "k", "--root", b.root, "--agent", "nosuch"}, "no agent named 'nosuch'");
 
   REQUIRE(b.Khost({"agent", "add", "down", "--ssh",

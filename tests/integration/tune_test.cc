@@ -13,6 +13,7 @@
 #include "host/kernel_dir.h"
 #include "host/subprocess.h"
 #include "tests/integration/harness.h"
+#include "tests/integration/triton_dirs.h"
 
 namespace ktune {
 namespace {
@@ -77,13 +78,15 @@ TEST_CASE("tune builds the shipped kernels natively; every variant checks out OK
       CHECK(v.args.size() == 1);
     }
   }
-  // The seed's matmul files: two inputs and the golden output in TXT, and per-variant constants.
+  // The seed's matmul files: two inputs and the golden output in TXT, numbered from 1, and
+  // per-variant constants.
   const std::string data = t.Run("matmul") + "/test_data/";
   for (const std::string f :
-       {"matrix_192x192_0.txt", "matrix_192x192_1.txt", "matrix_192x192_2.txt"}) {
+       {"matrix_192x192_1.txt", "matrix_192x192_2.txt", "matrix_192x192_3.txt"}) {
     CHECK(t.Read(data + f).rfind("192 192\n", 0) == 0);
   }
-  CHECK(fs::exists(t.Run("layernorm") + "/test_data/matrix_1x768_1.txt"));
+  CHECK(!fs::exists(data + "matrix_192x192_0.txt"));
+  CHECK(fs::exists(t.Run("layernorm") + "/test_data/matrix_1x768_2.txt"));
   Result<KernelDir> dir = LoadKernelDir(t.root, "matmul");
   REQUIRE(dir.ok());
   const KernelVariant& v = dir->variants[0];
@@ -119,7 +122,7 @@ TEST_CASE("rvv-clang19 variants are RISC-V ELFs with vector code, checked under 
     CHECK(Contains(dump, "\tvset"));      // vsetvli / vsetivli: the kernel is vectorized
     CHECK(!Contains(dump, "<printf>:"));  // only the variant's own code, not libc
   }
-  CHECK(fs::exists(t.Run("matmul") + "/test_data/matrix_40x16_0.txt"));
+  CHECK(fs::exists(t.Run("matmul") + "/test_data/matrix_40x16_1.txt"));
   CHECK(dir->variants[0].args == std::vector<std::string>{"40x24x16x3"});
 }
 
@@ -151,17 +154,17 @@ TEST_CASE("binary test data is what the kernels read when the spec asks for it")
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(Contains(r.out, "check: 1 of 1 variants print 'out OK' and exit 0 under qemu-riscv64"));
   const std::string data = t.Run("layernorm") + "/test_data/";
-  CHECK(t.Read(data + "matrix_8x768_0.bin").rfind("KTTENSR1", 0) == 0);
-  CHECK(t.Read(data + "matrix_8x768_0.bin").size() == 32 + 8 * 768 * 4);
-  CHECK(fs::exists(data + "matrix_1x768_1.bin"));
-  CHECK(!fs::exists(data + "matrix_8x768_0.txt"));
+  CHECK(t.Read(data + "matrix_8x768_1.bin").rfind("KTTENSR1", 0) == 0);
+  CHECK(t.Read(data + "matrix_8x768_1.bin").size() == 32 + 8 * 768 * 4);
+  CHECK(fs::exists(data + "matrix_1x768_2.bin"));
+  CHECK(!fs::exists(data + "matrix_8x768_1.txt"));
   // Back to TXT: the .bin files go, or the kernels would read them first.
   t.Write(spec_path, t.Read(spec_path) + "data: txt\n");
   auto txt = t.Khost({"tune", "layernorm", "--root", t.root, "--kernels", kernels, "--sample", "1",
                       "--shape", "ROWS=8", "--toolchain", "native", "--check"});
   REQUIRE_MESSAGE(txt.exit_code == 0, txt.err);
-  CHECK(fs::exists(data + "matrix_8x768_0.txt"));
-  CHECK(!fs::exists(data + "matrix_8x768_0.bin"));
+  CHECK(fs::exists(data + "matrix_8x768_1.txt"));
+  CHECK(!fs::exists(data + "matrix_8x768_1.bin"));
 }
 
 TEST_CASE("a check that failed and then passes is a pass: old output does not linger") {
@@ -266,7 +269,7 @@ TEST_CASE("an unchanged variant is not rebuilt; a changed source or flag rebuild
   auto shape = t.Khost(narrowed);
   REQUIRE_MESSAGE(shape.exit_code == 0, shape.err);
   CHECK(Contains(shape.out, "built 0, up to date 2, failed 0"));
-  CHECK(fs::exists(t.Run("matmul") + "/test_data/matrix_64x192_0.txt"));
+  CHECK(fs::exists(t.Run("matmul") + "/test_data/matrix_64x192_1.txt"));
 }
 
 TEST_CASE("a variant that fails to compile is reported with the compiler's output; others build") {
@@ -291,52 +294,12 @@ TEST_CASE("a variant that fails to compile is reported with the compiler's outpu
   CHECK(Contains(t.Read(t.Run("boom") + "/build/native/boom_3/build.log"), "block three"));
 }
 
-// What a Triton-CPU autotuner leaves per configuration, made here with clang for this host: the
-// tile function as LLVM IR (host triple), a C++ launcher walking the program ids with the seed's
-// `extern const int` constants, and blk_constants.json.
-void MakeTritonConfig(Tune& t, const std::string& dir, int bm, int bn, int bk) {
-  const std::string kernel_c = dir + "/kernel.c";
-  t.Write(
-      kernel_c,
-      "void matmul_kernel(const float* a, const float* b, float* c, int M, int N, int K,\n"
-      "                   int pid_m, int pid_n) {\n"
-      "  for (int i = pid_m * BM; i < (pid_m + 1) * BM && i < M; ++i)\n"
-      "    for (int j = pid_n * BN; j < (pid_n + 1) * BN && j < N; ++j) {\n"
-      "      float acc = 0;\n"
-      "      for (int k0 = 0; k0 < K; k0 += BK)\n"
-      "        for (int k = k0; k < k0 + BK && k < K; ++k) acc += a[i * K + k] * b[k * N + j];\n"
-      "      c[i * N + j] = acc;\n"
-      "    }\n"
-      "}\n");
-  ToolRun ir = RunTool({"clang-19", "-S", "-emit-llvm", "-O1", "-DBM=" + std::to_string(bm),
-                        "-DBN=" + std::to_string(bn), "-DBK=" + std::to_string(bk), kernel_c, "-o",
-                        dir + "/matmul_kernel.llir"})
-                   .value();
-  REQUIRE_MESSAGE(ir.exit_code == 0, ir.output);
-  fs::remove(kernel_c);
-  t.Write(
-      dir + "/matmul_kernel_launcher.cpp",
-      "extern const int matmul_BLOCK_SIZE_M;\n"
-      "extern const int matmul_BLOCK_SIZE_N;\n"
-      "extern \"C\" void matmul_kernel(const float*, const float*, float*, int, int, int, int,\n"
-      "                              int);\n"
-      "void matmul_kernel_launcher(const float* a, const float* b, float* c, int M, int N,\n"
-      "                            int K) {\n"
-      "  for (int pm = 0; pm * matmul_BLOCK_SIZE_M < M; ++pm)\n"
-      "    for (int pn = 0; pn * matmul_BLOCK_SIZE_N < N; ++pn) matmul_kernel(a, b, c, M, N, K, "
-      "pm, pn);\n"
-      "}\n");
-  t.Write(dir + "/blk_constants.json", "{\"BLOCK_SIZE_M\": " + std::to_string(bm) +
-                                           ", \"BLOCK_SIZE_N\": " + std::to_string(bn) +
-                                           ", \"BLOCK_SIZE_K\": " + std::to_string(bk) + "}\n");
-}
-
 TEST_CASE("Triton-CPU configuration directories: host .llir retargeted, launcher and main built") {
   Tune t;
   const std::string triton = t.tmp.path() + "/triton";
-  MakeTritonConfig(t, triton + "/matmul_0", 4, 8, 8);
-  MakeTritonConfig(t, triton + "/matmul_1", 8, 8, 4);
-  MakeTritonConfig(t, triton + "/matmul_2", 4, 8, 8);  // the same configuration again
+  test::MakeTritonConfig(triton + "/matmul_0", 4, 8, 8);
+  test::MakeTritonConfig(triton + "/matmul_1", 8, 8, 4);
+  test::MakeTritonConfig(triton + "/matmul_2", 4, 8, 8);  // the same configuration again
   REQUIRE(Contains(t.Read(triton + "/matmul_0/matmul_kernel.llir"), "target triple = \"x86_64"));
   // A seed-style C++ main: it sees the launcher and the variant's constants, nothing else.
   const std::string spec_dir = t.tmp.path() + "/spec";
@@ -361,11 +324,11 @@ TEST_CASE("Triton-CPU configuration directories: host .llir retargeted, launcher
           "  long s[4];\n  kt_parse_shape(argc, argv, 4, s, \"MxNxKxRUN_COUNT\");\n"
           "  const int M = s[0], N = s[1], K = s[2];\n"
           "  std::printf(\"BLOCK_SIZE_K=%d\\n\", matmul_BLOCK_SIZE_K);\n"
-          "  float* a = kt_load_f32(\"matmul\", 0, M, K);\n"
-          "  float* b = kt_load_f32(\"matmul\", 1, K, N);\n"
+          "  float* a = kt_load_f32(\"matmul\", 1, M, K);\n"
+          "  float* b = kt_load_f32(\"matmul\", 2, K, N);\n"
           "  std::vector<float> c(M * N);\n"
           "  for (long r = 0; r < s[3]; ++r) matmul_kernel_launcher(a, b, c.data(), M, N, K);\n"
-          "  return kt_check_f32(\"matmul\", 0, 2, c.data(), M, N);\n}\n");
+          "  return kt_check_f32(\"matmul\", 0, 3, c.data(), M, N);\n}\n");
   for (const std::string toolchain : {"rvv-clang19", "native"}) {
     CAPTURE(toolchain);
     auto r = t.Khost({"tune", spec_dir + "/matmul.kspec", "--triton", triton, "--toolchain",
@@ -403,7 +366,7 @@ TEST_CASE("bad specs and toolchains: one error line naming the file and line; ou
   auto first = tune();
   REQUIRE_MESSAGE(first.exit_code == 0, first.err);
   const std::string configs = t.Read(t.Run("matmul") + "/configs.json");
-  const std::string data = t.Read(t.Run("matmul") + "/test_data/matrix_192x192_0.txt");
+  const std::string data = t.Read(t.Run("matmul") + "/test_data/matrix_192x192_1.txt");
   Result<KernelDir> dir = LoadKernelDir(t.root, "matmul");
   REQUIRE(dir.ok());
   const std::string elf = t.Read(t.root + "/" + dir->variants[0].elf_path);
@@ -455,7 +418,7 @@ TEST_CASE("bad specs and toolchains: one error line naming the file and line; ou
 
   // Nothing earlier was touched.
   CHECK(t.Read(t.Run("matmul") + "/configs.json") == configs);
-  CHECK(t.Read(t.Run("matmul") + "/test_data/matrix_192x192_0.txt") == data);
+  CHECK(t.Read(t.Run("matmul") + "/test_data/matrix_192x192_1.txt") == data);
   CHECK(t.Read(t.root + "/" + dir->variants[0].elf_path) == elf);
 }
 

@@ -28,7 +28,7 @@ TEST_CASE("an unprivileged agent stores, runs and counts what it may") {
   REQUIRE(::chown(store.c_str(), 65534, 65534) == 0);
   const std::string root = tmp.path() + "/work";
   test::MakeKernelDir(root, "k",
-                      {{"ok.elf", {{"B", 1}}, {"k/run/test_data/matrix_4x4_0.txt", "2"}}});
+                      {{"ok.elf", {{"B", 1}}, {"k/run/test_data/matrix_4x4_1.txt", "2"}}});
   test::AgentProcess agent(store, {},
                            {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
   auto r =

@@ -14,6 +14,7 @@
 #include "host/kspec.h"
 #include "host/references.h"
 #include "host/tensors.h"
+#include "host/test_data_files.h"
 
 namespace ktune {
 namespace {
@@ -333,13 +334,48 @@ TEST_CASE("generated values: seeded, in range, of their dtype") {
 }
 
 TEST_CASE("tensor file names flatten to rows x cols; the format follows the size") {
-  CHECK(TensorFileName({192, 64}, 0, DataFormat::kTxt) == "matrix_192x64_0.txt");
-  CHECK(TensorFileName({2, 3, 4}, 2, DataFormat::kBin) == "matrix_6x4_2.bin");
-  CHECK(TensorFileName({768}, 1, DataFormat::kTxt) == "matrix_1x768_1.txt");
+  CHECK(TensorFileName({192, 64}, 1, DataFormat::kTxt) == "matrix_192x64_1.txt");
+  CHECK(TensorFileName({2, 3, 4}, 3, DataFormat::kBin) == "matrix_6x4_3.bin");
+  CHECK(TensorFileName({768}, 2, DataFormat::kTxt) == "matrix_1x768_2.txt");
   CHECK(ChooseFormat(DataFormat::kAuto, kBinaryThreshold) == DataFormat::kTxt);
   CHECK(ChooseFormat(DataFormat::kAuto, kBinaryThreshold + 1) == DataFormat::kBin);
   CHECK(ChooseFormat(DataFormat::kTxt, kBinaryThreshold + 1) == DataFormat::kTxt);
   CHECK(ChooseFormat(DataFormat::kBin, 1) == DataFormat::kBin);
+}
+
+TEST_CASE("test data names parse back; anything else is not one") {
+  auto f = ParseTestDataFileName("matrix_64x32_3.bin");
+  REQUIRE(f.has_value());
+  CHECK(f->rows == 64);
+  CHECK(f->cols == 32);
+  CHECK(f->index == 3);
+  CHECK(f->binary);
+  f = ParseTestDataFileName(TestDataFileName(1, 768, 0, false));
+  REQUIRE(f.has_value());
+  CHECK(f->index == 0);
+  CHECK(!f->binary);
+  for (const char* other :
+       {"matrix_64x32_1.csv", "matrix_64x32.txt", "matrix_64_1.txt", "matrix_x32_1.txt",
+        "matrix_64x32_.txt", "matrix_64x32_01.txt", "matrix_-4x32_1.txt", "matrix_64x3a_1.txt",
+        "Matrix_64x32_1.txt", "matrix_1_2x3.txt", ".txt", "matrix_99999999999999999999x1_1.txt"}) {
+    CAPTURE(other);
+    CHECK(!ParseTestDataFileName(other).has_value());
+  }
+}
+
+TEST_CASE("data: auto is binary above the threshold only for mains that call ktune's loader") {
+  CHECK(CallsKtuneLoader("float* a = kt_load_f32(\"matmul\", 1, M, K);"));
+  CHECK(CallsKtuneLoader("int32_t* i = kt_load_i32 (k, 2, 1, n);"));
+  CHECK(CallsKtuneLoader("x=kt_load_f32\t(k,1,1,1);"));
+  // A seed-style main: its own reader, and ktune's name only as part of another or unused.
+  CHECK(!CallsKtuneLoader("float* a = getDB(\"matmul\", shape, 1);"));
+  CHECK(!CallsKtuneLoader("my_kt_load_f32(k, 1, 1, 1); kt_load_f32x(k);"));
+  CHECK(!CallsKtuneLoader("#include \"ktune_kernel.h\"  // declares kt_load_f32"));
+  CHECK(!CallsKtuneLoader("kt_load_f32"));
+  CHECK(ResolveDataFormat(DataFormat::kAuto, true) == DataFormat::kAuto);
+  CHECK(ResolveDataFormat(DataFormat::kAuto, false) == DataFormat::kTxt);
+  CHECK(ResolveDataFormat(DataFormat::kBin, false) == DataFormat::kBin);
+  CHECK(ResolveDataFormat(DataFormat::kTxt, true) == DataFormat::kTxt);
 }
 
 TEST_CASE("both formats round-trip exactly; damaged files are errors") {
@@ -391,12 +427,18 @@ TEST_CASE("test data: inputs then golden outputs, computed by the reference") {
       "input: A float32 [M, K] constant(2)\n"
       "input: B float32 [K, N] uniform(-1, 1) seed=9\n"
       "output: C float32 [M, N]\nreference: matmul\n");
-  auto data = MakeTestData(s, s.shape);
+  auto data = MakeTestData(s, s.shape, s.data);
   REQUIRE(data.ok());
   REQUIRE(data->files.size() == 3);
-  CHECK(data->files[0].first == "matrix_2x3_0.txt");
-  CHECK(data->files[1].first == "matrix_3x2_1.txt");
-  CHECK(data->files[2].first == "matrix_2x2_2.txt");
+  // Numbered from 1 as the seed numbers them: the inputs in order, then the outputs.
+  CHECK(data->files[0].first == "matrix_2x3_1.txt");
+  CHECK(data->files[1].first == "matrix_3x2_2.txt");
+  CHECK(data->files[2].first == "matrix_2x2_3.txt");
+  CHECK(DescribeTestData(s, *data) == "A _1, B _2, golden C _3 (TXT)");
+  auto bin = MakeTestData(s, s.shape, DataFormat::kBin);
+  REQUIRE(bin.ok());
+  CHECK(bin->files[2].first == "matrix_2x2_3.bin");
+  CHECK(DescribeTestData(s, *bin) == "A _1, B _2, golden C _3 (BIN)");
   auto b = DecodeTensor(data->files[1].second, "B");
   auto c = DecodeTensor(data->files[2].second, "C");
   REQUIRE(b.ok());
@@ -411,7 +453,7 @@ TEST_CASE("test data: inputs then golden outputs, computed by the reference") {
       CHECK(f(c->values[i * 2 + j]) == f(want));
     }
   }
-  auto again = MakeTestData(s, s.shape);
+  auto again = MakeTestData(s, s.shape, s.data);
   REQUIRE(again.ok());
   CHECK(again->files == data->files);
 
@@ -419,7 +461,7 @@ TEST_CASE("test data: inputs then golden outputs, computed by the reference") {
       "kernel: matmul\nmain: m.c\nparam: P = 1\nshape: M=2 N=2 K=3\n"
       "input: A float32 [M, K] constant(2)\ninput: B float32 [M, N] constant(1)\n"
       "output: C float32 [M, N]\nreference: matmul\n");
-  CHECK(MakeTestData(bad, bad.shape).status().message() ==
+  CHECK(MakeTestData(bad, bad.shape, bad.data).status().message() ==
         "/k/matmul/matmul.kspec: reference matmul cannot take inputs [2, 3] [2, 2] to outputs "
         "[2, 2]");
 }
