@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
 }
 )";
 
-// The C kernel for the same main: the launcher over BLOCK_SIZE_M x BLOCK_SIZE_N tiles.
+// The kernel from source for the same main (C++, as the Triton launchers are, so that the main
+// declares one launcher for both): BLOCK_SIZE_M x BLOCK_SIZE_N tiles.
 constexpr const char* kCKernel = R"(void matmul_kernel_launcher(const float* a, const float* b,
                                                        float* c, int M, int N, int K) {
   for (int i0 = 0; i0 < M; i0 += BLOCK_SIZE_M)
@@ -99,9 +100,9 @@ struct SeedKernel {
   // M=24 N=20 K=12: A 24x12 (_1), B 12x20 (_2), C 24x20 (_3), no two alike.
   explicit SeedKernel(const std::string& shape = "M=24 N=20 K=12") {
     Write(tmp.path() + "/spec/main.cpp", kSeedMain);
-    Write(tmp.path() + "/spec/kernel.c", kCKernel);
+    Write(tmp.path() + "/spec/kernel.cpp", kCKernel);
     Write(spec,
-          "kernel: matmul\nmain: main.cpp\nkernel_source: kernel.c\n"
+          "kernel: matmul\nmain: main.cpp\nkernel_source: kernel.cpp\n"
           "param: BLOCK_SIZE_M = 4 8\nparam: BLOCK_SIZE_N = 4\nparam: BLOCK_SIZE_K = 4\n"
           "shape: " +
               shape +
