@@ -31,6 +31,10 @@ constexpr const char* kSeedMain = R"(#include <cmath>
 #include <chrono>
 
 extern const int matmul_BLOCK_SIZE_M, matmul_BLOCK_SIZE_N, matmul_BLOCK_SIZE_K;
+// A Triton launcher is C++; a kernel written in C has C linkage.
+#ifdef SEED_C_KERNEL
+extern "C"
+#endif
 void matmul_kernel_launcher(const float* a, const float* b, float* c, int M, int N, int K);
 
 // The seed's reader: <kernel>/run/test_data/matrix_<shape>_<index>.txt, "rows cols" then values.
@@ -76,10 +80,9 @@ int main(int argc, char** argv) {
 }
 )";
 
-// The kernel from source for the same main (C++, as the Triton launchers are, so that the main
-// declares one launcher for both): BLOCK_SIZE_M x BLOCK_SIZE_N tiles.
-constexpr const char* kCKernel = R"(void matmul_kernel_launcher(const float* a, const float* b,
-                                                       float* c, int M, int N, int K) {
+// The C kernel for the same main: BLOCK_SIZE_M x BLOCK_SIZE_N tiles.
+constexpr const char* kCKernel = R"(void matmul_kernel_launcher(const float* restrict a,
+                            const float* restrict b, float* restrict c, int M, int N, int K) {
   for (int i0 = 0; i0 < M; i0 += BLOCK_SIZE_M)
     for (int j0 = 0; j0 < N; j0 += BLOCK_SIZE_N)
       for (int i = i0; i < i0 + BLOCK_SIZE_M && i < M; ++i)
@@ -97,19 +100,22 @@ struct SeedKernel {
   std::string spec = tmp.path() + "/spec/matmul.kspec";
   std::string data = root + "/matmul/run/test_data/";
 
-  // M=24 N=20 K=12: A 24x12 (_1), B 12x20 (_2), C 24x20 (_3), no two alike.
-  explicit SeedKernel(const std::string& shape = "M=24 N=20 K=12") {
+  enum Kernel { kC, kTriton };
+  // M=24 N=20 K=12: A 24x12 (_1), B 12x20 (_2), C 24x20 (_3), no two alike. kC: the spec builds
+  // kernel.c; kTriton: it is built with --triton directories only.
+  explicit SeedKernel(Kernel kernel, const std::string& shape = "M=24 N=20 K=12") {
     Write(tmp.path() + "/spec/main.cpp", kSeedMain);
-    Write(tmp.path() + "/spec/kernel.cpp", kCKernel);
-    Write(spec,
-          "kernel: matmul\nmain: main.cpp\nkernel_source: kernel.cpp\n"
-          "param: BLOCK_SIZE_M = 4 8\nparam: BLOCK_SIZE_N = 4\nparam: BLOCK_SIZE_K = 4\n"
-          "shape: " +
-              shape +
-              "\nargs: {M}x{N}x{K}x2\n"
-              "input: A float32 [M, K] uniform(-1, 1) seed=3\n"
-              "input: B float32 [K, N] uniform(-1, 1) seed=4\n"
-              "output: C float32 [M, N] atol=1e-4 rtol=1e-4\nreference: matmul\n");
+    Write(tmp.path() + "/spec/kernel.c", kCKernel);
+    Write(spec, "kernel: matmul\nmain: main.cpp\n" +
+                    std::string(kernel == kC ? "kernel_source: kernel.c\ncflags: -DSEED_C_KERNEL\n"
+                                             : "") +
+                    "param: BLOCK_SIZE_M = 4 8\nparam: BLOCK_SIZE_N = 4\nparam: BLOCK_SIZE_K = 4\n"
+                    "shape: " +
+                    shape +
+                    "\nargs: {M}x{N}x{K}x2\n"
+                    "input: A float32 [M, K] uniform(-1, 1) seed=3\n"
+                    "input: B float32 [K, N] uniform(-1, 1) seed=4\n"
+                    "output: C float32 [M, N] atol=1e-4 rtol=1e-4\nreference: matmul\n");
   }
   static void Write(const std::string& path, const std::string& text) {
     fs::create_directories(fs::path(path).parent_path());
@@ -147,11 +153,16 @@ bool Contains(const std::string& haystack, const std::string& needle) {
 }
 
 TEST_CASE("a seed-style main reads test data numbered from 1: C kernel, checked and measured") {
-  SeedKernel k;
+  SeedKernel k(SeedKernel::kC);
   auto tuned = k.Tune("native");
   REQUIRE_MESSAGE(tuned.exit_code == 0, tuned.err);
   CHECK(Contains(tuned.out, "test data: A _1, B _2, golden C _3 (TXT)"));
   CHECK(Contains(tuned.out, "check: 2 of 2 variants print 'out OK' and exit 0"));
+  auto rvv = k.Tune("rvv-clang19");  // the C kernel for the board, checked under qemu-riscv64
+  REQUIRE_MESSAGE(rvv.exit_code == 0, rvv.err);
+  CHECK(Contains(rvv.out, "check: 2 of 2 variants print 'out OK' and exit 0 under qemu-riscv64"));
+  tuned = k.Tune("native");  // back to this machine's build, for the local agent
+  REQUIRE_MESSAGE(tuned.exit_code == 0, tuned.err);
   for (const std::string name :
        {"matrix_24x12_1.txt", "matrix_12x20_2.txt", "matrix_24x20_3.txt"}) {
     CHECK(fs::exists(k.data + name));
@@ -164,7 +175,7 @@ TEST_CASE("a seed-style main reads test data numbered from 1: C kernel, checked 
 }
 
 TEST_CASE("a seed-style main with Triton-CPU variants: checked under qemu-riscv64, measured") {
-  SeedKernel k;
+  SeedKernel k(SeedKernel::kTriton);
   const std::string triton = k.tmp.path() + "/triton";
   test::MakeTritonConfig(triton + "/matmul_0", 4, 4, 4);
   test::MakeTritonConfig(triton + "/matmul_1", 8, 4, 4);
@@ -181,7 +192,7 @@ TEST_CASE("a seed-style main with Triton-CPU variants: checked under qemu-riscv6
 }
 
 TEST_CASE("test data numbered from 0 by an earlier khost tune: refused, then rewritten by tune") {
-  SeedKernel k;
+  SeedKernel k(SeedKernel::kC);
   auto tuned = k.Tune("native");
   REQUIRE_MESSAGE(tuned.exit_code == 0, tuned.err);
   // The layout an earlier khost tune wrote: A _0, B _1, golden C _2.
@@ -216,7 +227,7 @@ TEST_CASE("test data numbered from 0 by an earlier khost tune: refused, then rew
 
 TEST_CASE("data: auto gives a main with its own reader TXT above the binary threshold too") {
   // A is 1024 x 1025 = 1,049,600 elements, past 2^20: ktune's loader would get it in binary.
-  SeedKernel k("M=1024 N=1 K=1025");
+  SeedKernel k(SeedKernel::kC, "M=1024 N=1 K=1025");
   auto tuned = k.Tune("native");
   REQUIRE_MESSAGE(tuned.exit_code == 0, tuned.err);
   CHECK(Contains(tuned.out, "test data: A _1, B _2, golden C _3 (TXT)"));
