@@ -1,5 +1,5 @@
 // A sampling profile: what the agent's sampler (agent/sampler.h) collects for one repetition and
-// khost symbolizes (host/elf_symbols.h). Samples are aggregated by (event, IP) and (event,
+// khost symbolizes (host/util/elf_symbols.h). Samples are aggregated by (event, IP) and (event,
 // callchain).
 #pragma once
 

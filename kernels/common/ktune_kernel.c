@@ -13,7 +13,7 @@ static void fail(const char* path, const char* what) {
   exit(2);
 }
 
-/* The BIN header (host/tensors.h): magic, u32 dtype, u32 zero, u64 rows, u64 cols. */
+/* The BIN header (host/tune/tensors.h): magic, u32 dtype, u32 zero, u64 rows, u64 cols. */
 static void* load_bin(FILE* f, const char* path, uint32_t dtype, long rows, long cols) {
   unsigned char h[32];
   if (fread(h, 1, sizeof h, f) != sizeof h || memcmp(h, "KTTENSR1", 8) != 0)

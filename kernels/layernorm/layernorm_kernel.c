@@ -1,5 +1,5 @@
 /* layernorm_kernel: Y[r, :] = (X[r, :] - mean) / sqrt(var + eps) * W + B, float32, row-major,
- * ROWS x COLS, population variance, eps 1e-5 (host/references.h kLayernormEpsilon).
+ * ROWS x COLS, population variance, eps 1e-5 (host/tune/references.h kLayernormEpsilon).
  *
  * Two passes per row: sums of x and of (x - shift)^2 over BLOCK_SIZE_N-column chunks into
  * per-lane accumulators (fixed-length inner loops, no float reduction inside, so clang

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "common/results.h"
-#include "host/kernel_dir.h"
+#include "host/results/kernel_dir.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

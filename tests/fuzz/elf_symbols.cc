@@ -1,4 +1,4 @@
-// Fuzzes ElfImage (host/elf_symbols.h), which reads the ELF of each sampled variant for khost
+// Fuzzes ElfImage (host/util/elf_symbols.h), which reads the ELF of each sampled variant for khost
 // report --samples and --annotate: its header, program headers, section headers and symbol and
 // string tables, every offset and size taken from the file.
 //
@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "host/elf_symbols.h"
+#include "host/util/elf_symbols.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace ktune {

@@ -1,7 +1,8 @@
-// Fuzzes khost's side of a run (host/run_receiver.h ReceiveRun over host/agent_client.h): what an
-// agent sends back for a RunRequest or a FetchRun -- RunQueued, RunAccepted (for a fetch, with
-// the request the run was asked), rows, profiles, RunDone, errors -- read through khost's framing
-// and written into the run's results, samples and metadata files.
+// Fuzzes khost's side of a run (host/remote/run_receiver.h ReceiveRun over
+// host/remote/agent_client.h): what an agent sends back for a RunRequest or a FetchRun --
+// RunQueued, RunAccepted (for a fetch, with the request the run was asked), rows, profiles,
+// RunDone, errors -- read through khost's framing and written into the run's results, samples and
+// metadata files.
 //
 // Input: one options byte (bit 0: a FetchRun, so the request comes from the agent; else a
 // RunRequest of two variants that records events), then the bytes the agent sends after its
@@ -27,9 +28,9 @@
 
 #include "common/fs.h"
 #include "common/results.h"
-#include "host/results_dir.h"
-#include "host/run_receiver.h"
-#include "host/samples.h"
+#include "host/remote/run_receiver.h"
+#include "host/results/results_dir.h"
+#include "host/results/samples.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace ktune {

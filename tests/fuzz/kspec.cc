@@ -1,6 +1,6 @@
 // Fuzzes ParseKernelSpec, which reads a kernel spec (kernels/<name>/<name>.kspec, anyone's text)
 // for khost tune, with what tune does next on the parsed spec that needs no compiler: its
-// constraints (host/expr.h) evaluated on a configuration, the tensors' dimensions, the ELF's
+// constraints (host/util/expr.h) evaluated on a configuration, the tensors' dimensions, the ELF's
 // argv, the configuration space of a small grid; and --apply-best's rewriting of the spec text
 // (WithBestLine, WithoutBestLine).
 //
@@ -20,8 +20,8 @@
 #include <string_view>
 #include <vector>
 
-#include "host/config_space.h"
-#include "host/kspec.h"
+#include "host/tune/config_space.h"
+#include "host/tune/kspec.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace ktune {

@@ -1,6 +1,7 @@
-// Fuzzes ExtractTritonKernels (host/corpus.h) and the Python reader under it (host/pysource.h),
-// which read Inductor's output_code.py files for `khost corpus extract`: any file a user points
-// it at, and code within code (the kernel modules in async_compile.triton strings).
+// Fuzzes ExtractTritonKernels (host/corpus/corpus.h) and the Python reader under it
+// (host/corpus/pysource.h), which read Inductor's output_code.py files for `khost corpus extract`:
+// any file a user points it at, and code within code (the kernel modules in async_compile.triton
+// strings).
 //
 // Input: the text of a .py file.
 //
@@ -14,7 +15,7 @@
 #include <string_view>
 
 #include "common/strings.h"
-#include "host/corpus.h"
+#include "host/corpus/corpus.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

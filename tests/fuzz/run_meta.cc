@@ -1,6 +1,6 @@
 // Fuzzes ReadRunMeta, the reader of a run's <run_id>.json beside its results (what the run asked
 // for and its metric formulas; the file may be edited, or left by another version), with what
-// LoadRun does next: MakeMetric on every formula (host/expr.h).
+// LoadRun does next: MakeMetric on every formula (host/util/expr.h).
 //
 // Input: the text of the .json file (ReadRunMeta reads files, so it goes to a scratch file).
 //
@@ -14,8 +14,8 @@
 #include <string>
 
 #include "common/fs.h"
-#include "host/event_groups.h"
-#include "host/results_dir.h"
+#include "host/events/event_groups.h"
+#include "host/results/results_dir.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace ktune {

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "host/samples.h"
+#include "host/results/samples.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace ktune {

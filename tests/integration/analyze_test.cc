@@ -11,8 +11,8 @@
 
 #include "common/fs.h"
 #include "common/strings.h"
-#include "host/stats.h"
-#include "host/subprocess.h"
+#include "host/report/stats.h"
+#include "host/util/subprocess.h"
 #include "tests/integration/harness.h"
 
 namespace ktune {

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "common/fs.h"
-#include "host/corpus.h"
+#include "host/corpus/corpus.h"
 #include "tests/integration/harness.h"
 
 namespace ktune {

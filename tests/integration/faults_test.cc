@@ -19,9 +19,9 @@
 #include "common/manifest.h"
 #include "common/results.h"
 #include "common/strings.h"
-#include "host/agent_client.h"
-#include "host/command.h"
-#include "host/kernel_dir.h"
+#include "host/cli/command.h"
+#include "host/remote/agent_client.h"
+#include "host/results/kernel_dir.h"
 #include "protocol/convert.h"
 #include "tests/integration/harness.h"
 

@@ -10,7 +10,7 @@
 #include "agent/sampler.h"
 #include "agent/workload.h"
 #include "common/fs.h"
-#include "host/samples.h"
+#include "host/results/samples.h"
 #include "tests/integration/harness.h"
 
 namespace ktune {

@@ -11,7 +11,7 @@
 #include "common/cpu.h"
 #include "common/fs.h"
 #include "common/hash.h"
-#include "host/results_dir.h"
+#include "host/results/results_dir.h"
 #include "tests/integration/harness.h"
 
 namespace ktune {

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "host/subprocess.h"
+#include "host/util/subprocess.h"
 
 namespace ktune::test {
 namespace fs = std::filesystem;

@@ -10,8 +10,8 @@
 
 #include "common/fs.h"
 #include "common/results.h"
-#include "host/kernel_dir.h"
-#include "host/subprocess.h"
+#include "host/results/kernel_dir.h"
+#include "host/util/subprocess.h"
 #include "tests/integration/harness.h"
 #include "tests/integration/triton_dirs.h"
 

@@ -15,7 +15,7 @@
 #include "common/fs.h"
 #include "common/results.h"
 #include "common/strings.h"
-#include "host/subprocess.h"
+#include "host/util/subprocess.h"
 #include "tests/integration/harness.h"
 #include "tests/target/target.h"
 

@@ -2,12 +2,12 @@
 // document's edits, how --agent NAME resolves, and khost agent's arguments.
 #include <doctest/doctest.h>
 
-#include "host/agent_locator.h"
-#include "host/agent_registry.h"
-#include "host/command.h"
-#include "host/deploy.h"
-#include "host/elf_symbols.h"
-#include "host/ssh.h"
+#include "host/cli/command.h"
+#include "host/remote/agent_locator.h"
+#include "host/remote/agent_registry.h"
+#include "host/remote/deploy.h"
+#include "host/remote/ssh.h"
+#include "host/util/elf_symbols.h"
 #include "tests/unit/temp_dir.h"
 
 namespace ktune {

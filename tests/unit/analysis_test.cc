@@ -1,4 +1,4 @@
-// khost analyze's model and renderings (host/analysis.h, table.h, compare.h, plots.h,
+// khost analyze's model and renderings (host/report/analysis.h, table.h, compare.h, plots.h,
 // html_report.h) on a run built here, whose answers are known by construction; the renderings
 // are compared with golden files in test_data/golden/ (KTUNE_UPDATE_GOLDEN=1 rewrites them).
 #include <doctest/doctest.h>
@@ -9,12 +9,12 @@
 #include <cstdlib>
 
 #include "common/fs.h"
-#include "host/analysis.h"
-#include "host/compare.h"
-#include "host/html_report.h"
-#include "host/plots.h"
-#include "host/report.h"
-#include "host/table.h"
+#include "host/report/analysis.h"
+#include "host/report/compare.h"
+#include "host/report/html_report.h"
+#include "host/report/plots.h"
+#include "host/report/report.h"
+#include "host/report/table.h"
 
 namespace ktune {
 namespace {

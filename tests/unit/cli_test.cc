@@ -1,10 +1,10 @@
 #include <doctest/doctest.h>
 
 #include "common/events.h"
-#include "host/agent_locator.h"
-#include "host/command.h"
-#include "host/kernel_dir.h"
-#include "host/results_dir.h"
+#include "host/cli/command.h"
+#include "host/remote/agent_locator.h"
+#include "host/results/kernel_dir.h"
+#include "host/results/results_dir.h"
 
 #include <chrono>
 #include <filesystem>

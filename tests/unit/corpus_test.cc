@@ -1,12 +1,12 @@
-// The Python reader (host/pysource.h) and the Triton kernel extractor (host/corpus.h), on
-// output_code.py-shaped text written here.
+// The Python reader (host/corpus/pysource.h) and the Triton kernel extractor
+// (host/corpus/corpus.h), on output_code.py-shaped text written here.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
-#include "host/command.h"
-#include "host/corpus.h"
-#include "host/pysource.h"
+#include "host/cli/command.h"
+#include "host/corpus/corpus.h"
+#include "host/corpus/pysource.h"
 
 namespace ktune {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "host/event_groups.h"
+#include "host/events/event_groups.h"
 
 namespace ktune {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "host/expr.h"
+#include "host/util/expr.h"
 
 namespace ktune {
 namespace {

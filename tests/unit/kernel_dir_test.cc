@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "common/fs.h"
-#include "host/kernel_dir.h"
+#include "host/results/kernel_dir.h"
 
 namespace ktune {
 namespace {

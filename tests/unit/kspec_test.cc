@@ -10,11 +10,11 @@
 #include <set>
 
 #include "common/fs.h"
-#include "host/config_space.h"
-#include "host/kspec.h"
-#include "host/references.h"
-#include "host/tensors.h"
-#include "host/test_data_files.h"
+#include "host/results/test_data_files.h"
+#include "host/tune/config_space.h"
+#include "host/tune/kspec.h"
+#include "host/tune/references.h"
+#include "host/tune/tensors.h"
 
 namespace ktune {
 namespace {

@@ -1,7 +1,7 @@
 // khost's choice of the base each pushed blob is compressed against (ChooseDeltaBases).
 #include <doctest/doctest.h>
 
-#include "host/agent_client.h"
+#include "host/remote/agent_client.h"
 
 namespace ktune {
 namespace {

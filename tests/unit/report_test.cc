@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "host/report.h"
+#include "host/report/report.h"
 
 namespace ktune {
 namespace {

@@ -8,9 +8,9 @@
 #include <filesystem>
 
 #include "common/fs.h"
-#include "host/elf_symbols.h"
-#include "host/report.h"
-#include "host/samples.h"
+#include "host/report/report.h"
+#include "host/results/samples.h"
+#include "host/util/elf_symbols.h"
 #include "tests/unit/temp_dir.h"
 
 namespace ktune {

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "host/progress.h"
-#include "host/stats.h"
+#include "host/report/stats.h"
+#include "host/util/progress.h"
 
 namespace ktune {
 namespace {

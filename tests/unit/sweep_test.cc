@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "host/sweep.h"
+#include "host/remote/sweep.h"
 
 namespace ktune {
 namespace {

@@ -3,13 +3,13 @@
 #include <doctest/doctest.h>
 
 #include "common/fs.h"
-#include "host/command.h"
-#include "host/kernel_dir.h"
-#include "host/kspec.h"
-#include "host/subprocess.h"
-#include "host/toolchain.h"
-#include "host/triton.h"
-#include "host/variant_build.h"
+#include "host/cli/command.h"
+#include "host/results/kernel_dir.h"
+#include "host/tune/kspec.h"
+#include "host/tune/toolchain.h"
+#include "host/tune/triton.h"
+#include "host/tune/variant_build.h"
+#include "host/util/subprocess.h"
 
 namespace ktune {
 namespace {

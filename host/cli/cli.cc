@@ -1,0 +1,70 @@
+#include "host/cli/cli.h"
+
+#include <iostream>
+
+namespace ktune {
+
+Result<cxxopts::ParseResult> ParseOptions(cxxopts::Options& options, const Args& args,
+                                          const std::vector<std::string>& positionals,
+                                          std::optional<size_t> required) {
+  std::vector<std::string> storage = {"khost"};
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : storage) argv.push_back(s.data());
+  options.parse_positional(positionals);
+  try {
+    auto result = options.parse(static_cast<int>(argv.size()), argv.data());
+    if (!result.unmatched().empty()) {
+      return InvalidArgument("unexpected argument '" + result.unmatched().front() + "'");
+    }
+    for (size_t i = 0; i < required.value_or(positionals.size()); ++i) {
+      if (!result.count(positionals[i])) {
+        return InvalidArgument("missing <" + positionals[i] + "> argument");
+      }
+    }
+    return result;
+  } catch (const cxxopts::exceptions::exception& e) {
+    return InvalidArgument(e.what());
+  }
+}
+
+Status OptionsOnlyWith(const cxxopts::ParseResult& result, const std::string& command,
+                       const std::string& given_action, const std::string& action,
+                       const std::vector<std::string>& options) {
+  for (const std::string& opt : options) {
+    if (result.count(opt) && given_action != action) {
+      return InvalidArgument("--" + opt + " goes with 'khost " + command + " " + action + "'");
+    }
+  }
+  return Status::Ok();
+}
+
+void AddRootOption(cxxopts::Options& options) {
+  options.add_options()("root", "directory holding <kernel>/run/ (the seed's layout)",
+                        cxxopts::value<std::string>()->default_value("."));
+}
+
+void AddAgentOption(cxxopts::Options& options) {
+  options.add_options()("agent",
+                        "the agent: a name from khost agent add, or HOST:PORT (else "
+                        "KTUNE_AGENT, the config file, or a local agentd started for this "
+                        "command)",
+                        cxxopts::value<std::string>()->default_value(""))(
+      "token-file",
+      "the agent's token, for an agent that asks for one (else KTUNE_TOKEN_FILE or the config "
+      "file's token_file)",
+      cxxopts::value<std::string>()->default_value(""));
+}
+
+bool WantsHelp(const Args& args) {
+  for (const auto& a : args) {
+    if (a == "--help" || a == "-h") return true;
+  }
+  return false;
+}
+
+void PrintError(const std::string& command, const Status& status) {
+  std::cerr << "khost " << command << ": " << status.message() << "\n";
+}
+
+}  // namespace ktune

@@ -1,0 +1,59 @@
+// What every khost subcommand shares on its command line: cxxopts over an argument vector, with
+// usage errors as InvalidArgument; --help; the --root/--agent options; and CommandMain, the one
+// shape of every subcommand.
+#pragma once
+
+#include <cxxopts.hpp>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "common/status.h"
+#include "host/cli/command.h"
+
+namespace ktune {
+
+// Parses `args` (without the command name). Unknown options and extra positionals are errors;
+// so is a missing positional among the first `required` (default: all of them).
+Result<cxxopts::ParseResult> ParseOptions(cxxopts::Options& options, const Args& args,
+                                          const std::vector<std::string>& positionals,
+                                          std::optional<size_t> required = std::nullopt);
+
+// Adds --root DIR, and --agent HOST:PORT with --token-file FILE.
+void AddRootOption(cxxopts::Options& options);
+void AddAgentOption(cxxopts::Options& options);
+
+bool WantsHelp(const Args& args);
+
+// A command with actions (khost agent add, ...): an error naming the first of `options` given
+// with another action than `action` ("--ssh goes with 'khost agent add'").
+Status OptionsOnlyWith(const cxxopts::ParseResult& result, const std::string& command,
+                       const std::string& given_action, const std::string& action,
+                       const std::vector<std::string>& options);
+
+// Prints "khost <command>: <message>" on stderr.
+void PrintError(const std::string& command, const Status& status);
+
+// A subcommand: --help prints its options (exit 0); the arguments become a request with the pure
+// `parse` (a usage error exits 2); `execute` does the work (a failure exits 1). Either error is
+// one line on stderr.
+template <typename Request>
+int CommandMain(const std::string& name, cxxopts::Options (*cli)(),
+                Result<Request> (*parse)(const Args&), Status (*execute)(const Request&),
+                const Args& args) {
+  if (WantsHelp(args)) {
+    std::cout << cli().help();
+    return 0;
+  }
+  Result<Request> request = parse(args);
+  if (!request.ok()) {
+    PrintError(name, request.status());
+    return 2;
+  }
+  const Status status = execute(*request);
+  if (status.ok()) return 0;
+  PrintError(name, status);
+  return 1;
+}
+
+}  // namespace ktune

@@ -1,0 +1,207 @@
+// khost agent: the agents a user works with. `add NAME --addr HOST:PORT | --ssh [USER@]HOST[:PORT]`
+// registers one in the config file (host/remote/agent_registry.h), `list` shows them, `remove NAME`
+// forgets one, `status [NAME]` connects and shows what the agent reported about its machine,
+// `deploy NAME` puts agentd on a board reached by ssh and starts it (host/remote/deploy.h).
+#include <filesystem>
+#include <iostream>
+
+#include "common/fs.h"
+#include "host/cli/cli.h"
+#include "host/cli/command.h"
+#include "host/remote/agent_locator.h"
+#include "protocol/convert.h"
+
+namespace ktune {
+namespace {
+
+const char* const kActions = "add, list, status, remove, deploy";
+
+cxxopts::Options AgentCliOptions() {
+  cxxopts::Options o("khost agent",
+                     "The agents khost works with. Actions: add NAME (--addr HOST:PORT | --ssh "
+                     "[USER@]HOST[:PORT]), list, status [NAME], remove NAME, deploy NAME.");
+  o.add_options()("action", kActions, cxxopts::value<std::string>())(
+      "name", "the agent's name", cxxopts::value<std::string>()->default_value(""))(
+      "addr", "add: the agent listens at HOST:PORT",
+      cxxopts::value<std::string>()->default_value(""))(
+      "ssh", "add: the board is reached by ssh at [USER@]HOST[:PORT]",
+      cxxopts::value<std::string>()->default_value(""))(
+      "agent-port", "add --ssh: agentd's port on the board's loopback",
+      cxxopts::value<uint32_t>()->default_value(std::to_string(kDefaultAgentPort)))(
+      "ssh-option", "add --ssh: an ssh option KEY=VALUE (repeatable), e.g. IdentityFile=~/.ssh/lab",
+      cxxopts::value<std::vector<std::string>>())("replace",
+                                                  "add: replace an agent of the same name")(
+      "agentd", "deploy: the agentd binary to copy (default: the one built for the board)",
+      cxxopts::value<std::string>()->default_value(""))(
+      "systemd", "deploy: install and start the systemd unit scripts/ktune-agentd.service")(
+      "store", "deploy: agentd's store on the board (default ~/.local/share/ktune/agent)",
+      cxxopts::value<std::string>()->default_value(""))(
+      "bin-dir", "deploy: where agentd goes on the board (default ~/.local/lib/ktune)",
+      cxxopts::value<std::string>()->default_value(""));
+  AddAgentOption(o);
+  o.positional_help("add|list|status|remove|deploy [NAME]");
+  return o;
+}
+
+// The config file as a JSON document (empty when there is none yet; a file that exists but
+// cannot be read is an error, never taken for an empty one that add/remove would overwrite).
+Result<nlohmann::json> LoadConfig(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec) && !ec) return ParseConfigText("", path);
+  KT_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  return ParseConfigText(text, path);
+}
+
+Result<std::vector<RegisteredAgent>> LoadRegistry() {
+  const std::string path = ConfigFilePath();
+  KT_ASSIGN_OR_RETURN(const nlohmann::json doc, LoadConfig(path));
+  return ReadRegistry(doc, path);
+}
+
+Status SaveConfig(const nlohmann::json& doc) {
+  const std::string path = ConfigFilePath();
+  KT_RETURN_IF_ERROR(MakeDirs(path.substr(0, path.rfind('/'))));
+  return WriteFileAtomic(path, doc.dump(2) + "\n");
+}
+
+Status ShowStatus(const AgentRequest& req) {
+  KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(req.agent, req.token_file));
+  const wire::HelloReply& h = session.conn->hello();
+  const wire::Capabilities& c = h.capabilities();
+  std::cout << "agent:       "
+            << (session.ssh
+                    ? session.ssh->name() + " (ssh " + session.ssh->spec().target.ToString() +
+                          ", forwarded to " + session.conn->where() + ")"
+                    : session.conn->where())
+            << " (agentd " << h.agent_version() << ", protocol " << h.protocol_version() << ")\n"
+            << "cpu:         " << DescribeCpu(CpuFromWire(c.cpu())) << "\n"
+            << "event table: "
+            << (c.cpu().core().empty() ? "none (generic events only)" : c.cpu().core()) << "\n"
+            << "cpus:        " << c.cpu_count() << "\n"
+            << "kernel:      " << c.kernel_release() << "\n"
+            << "paranoid:    "
+            << (c.has_perf_event_paranoid() ? std::to_string(c.perf_event_paranoid()) : "unknown")
+            << (c.running_as_root() ? " (agent runs as root)" : "") << "\n";
+  int opens = 0;
+  for (const auto& e : c.events()) opens += e.opens();
+  std::cout << "events:      " << opens << " of " << c.events_size()
+            << " open here (khost events list shows each)\n";
+  if (opens > 0) {
+    std::cout << "opening:     ";
+    int shown = 0;
+    for (const auto& e : c.events()) {
+      if (e.opens() && shown++ < 12) std::cout << e.name() << " ";
+    }
+    std::cout << (opens > 12 ? "..." : "") << "\n";
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<AgentRequest> ParseAgentArgs(const Args& args) {
+  cxxopts::Options o = AgentCliOptions();
+  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"action", "name"}, 1));
+  AgentRequest req;
+  req.action = r["action"].as<std::string>();
+  const std::string name = r["name"].as<std::string>();
+  req.agent = r["agent"].as<std::string>();
+  req.token_file = r["token-file"].as<std::string>();
+  auto only_with = [&](const std::vector<std::string>& options, const std::string& action) {
+    return OptionsOnlyWith(r, "agent", req.action, action, options);
+  };
+  KT_RETURN_IF_ERROR(only_with({"addr", "ssh", "agent-port", "ssh-option", "replace"}, "add"));
+  KT_RETURN_IF_ERROR(only_with({"agentd", "systemd", "store", "bin-dir"}, "deploy"));
+  if (req.action == "list") {
+    if (!name.empty()) return InvalidArgument("'khost agent list' takes no name");
+    return req;
+  }
+  if (req.action == "status") {
+    if (!name.empty() && !req.agent.empty()) {
+      return InvalidArgument("give the agent as NAME or as --agent, not both");
+    }
+    if (!name.empty()) req.agent = name;
+    return req;
+  }
+  if (req.action != "add" && req.action != "remove" && req.action != "deploy") {
+    return InvalidArgument("unknown action '" + req.action + "' (" + kActions + ")");
+  }
+  if (name.empty()) return InvalidArgument("'khost agent " + req.action + "' needs a NAME");
+  KT_RETURN_IF_ERROR(ValidateAgentName(name));
+  req.entry.name = name;
+  if (req.action == "deploy") {
+    req.deploy.agentd = r["agentd"].as<std::string>();
+    req.deploy.systemd = r.count("systemd") > 0;
+    req.deploy.store = r["store"].as<std::string>();
+    req.deploy.bin_dir = r["bin-dir"].as<std::string>();
+    return req;
+  }
+  if (req.action == "remove") return req;
+  const std::string addr = r["addr"].as<std::string>(), ssh = r["ssh"].as<std::string>();
+  if (addr.empty() == ssh.empty()) {
+    return InvalidArgument("'khost agent add " + name +
+                           "' needs --addr HOST:PORT or --ssh [USER@]HOST[:PORT]");
+  }
+  if (!addr.empty()) {
+    KT_ASSIGN_OR_RETURN(req.entry.addr, ParseHostPort(addr));
+    req.entry.token_file = req.token_file;
+  } else {
+    KT_ASSIGN_OR_RETURN(req.entry.ssh, ParseSshTarget(ssh));
+    if (!req.token_file.empty()) {
+      return InvalidArgument("an ssh agent needs no token: agentd stays on the board's loopback");
+    }
+  }
+  const uint32_t port = r["agent-port"].as<uint32_t>();
+  if (port < 1 || port > 65535) return InvalidArgument("--agent-port must be 1-65535");
+  req.entry.agent_port = static_cast<uint16_t>(port);
+  if (r.count("ssh-option")) {
+    req.entry.ssh_options = r["ssh-option"].as<std::vector<std::string>>();
+  }
+  for (const std::string& opt : req.entry.ssh_options) {
+    if (opt.find('=') == std::string::npos || opt.front() == '=') {
+      return InvalidArgument("--ssh-option '" + opt + "': KEY=VALUE");
+    }
+  }
+  if (req.entry.addr && (r.count("agent-port") || r.count("ssh-option"))) {
+    return InvalidArgument("--agent-port and --ssh-option go with --ssh");
+  }
+  req.replace = r.count("replace") > 0;
+  return req;
+}
+
+Status ExecuteAgent(const AgentRequest& req) {
+  if (req.action == "status") return ShowStatus(req);
+  const std::string path = ConfigFilePath();
+  if (req.action == "list") {
+    KT_ASSIGN_OR_RETURN(const std::vector<RegisteredAgent> agents, LoadRegistry());
+    if (agents.empty()) {
+      std::cout << "no agents registered in " << path
+                << " (khost agent add NAME --addr HOST:PORT | --ssh [USER@]HOST[:PORT])\n";
+    }
+    for (const RegisteredAgent& a : agents) std::cout << a.name << "\t" << a.Describe() << "\n";
+    return Status::Ok();
+  }
+  if (req.action == "deploy") {
+    KT_ASSIGN_OR_RETURN(const std::vector<RegisteredAgent> agents, LoadRegistry());
+    const auto agent = FindAgent(agents, req.entry.name);
+    if (!agent) return NotFound("no agent named " + req.entry.name + " (khost agent list)");
+    return DeployAgent(*agent, req.deploy);
+  }
+  KT_ASSIGN_OR_RETURN(nlohmann::json doc, LoadConfig(path));
+  if (req.action == "add") {
+    KT_ASSIGN_OR_RETURN(doc, WithAgent(std::move(doc), req.entry, req.replace));
+  } else {
+    KT_ASSIGN_OR_RETURN(doc, WithoutAgent(std::move(doc), req.entry.name));
+  }
+  KT_RETURN_IF_ERROR(SaveConfig(doc));
+  std::cerr << "khost agent: " << (req.action == "add" ? "added " : "removed ") << req.entry.name
+            << (req.action == "add" ? " (" + req.entry.Describe() + ")" : "") << " in " << path
+            << "\n";
+  return Status::Ok();
+}
+
+int AgentMain(const Args& args) {
+  return CommandMain("agent", AgentCliOptions, ParseAgentArgs, ExecuteAgent, args);
+}
+
+}  // namespace ktune

@@ -1,0 +1,147 @@
+// khost analyze <kernel>: for a stored run (the newest unless --run names one), which variant
+// wins and whether the win is real, which counters explain it, and what each parameter does
+// (host/report/analysis.h). Prints the tables (table, markdown, csv or json) and writes, into the
+// analysis directory, the seed's high_correlations.csv, the tables as JSON, the plots (PNG and
+// SVG, through gnuplot) and one self-contained report.html.
+#include <filesystem>
+#include <iostream>
+
+#include "common/fs.h"
+#include "common/manifest.h"
+#include "host/cli/cli.h"
+#include "host/cli/command.h"
+#include "host/report/analysis.h"
+#include "host/report/html_report.h"
+#include "host/report/plots.h"
+#include "host/report/report.h"
+#include "host/results/results_dir.h"
+
+namespace ktune {
+namespace fs = std::filesystem;
+namespace {
+
+cxxopts::Options AnalyzeCliOptions() {
+  cxxopts::Options o("khost analyze",
+                     "Which variant wins, whether the win is real, and which counters explain it.");
+  o.add_options()("kernel", "kernel name", cxxopts::value<std::string>())(
+      "run", "run id (default: the newest run)", cxxopts::value<std::string>()->default_value(""))(
+      "format", "table, markdown, csv or json",
+      cxxopts::value<std::string>()->default_value("table"))(
+      "threshold",
+      "|r| from which a counter counts as correlated (and goes to high_correlations.csv)",
+      cxxopts::value<double>()->default_value("0.7"))(
+      "heatmap", "the two parameters of the heat map: X,Y (default: the first two)",
+      cxxopts::value<std::vector<std::string>>())(
+      "counters", "scatter plots of this many of the most correlated counters",
+      cxxopts::value<size_t>()->default_value("3"))("no-plots", "draw no plots")(
+      "out", "where to write (default: <root>/<kernel>/run/analysis/<run id>)",
+      cxxopts::value<std::string>()->default_value(""));
+  AddRootOption(o);
+  o.positional_help("<kernel>");
+  return o;
+}
+
+}  // namespace
+
+Result<AnalyzeRequest> ParseAnalyzeArgs(const Args& args) {
+  cxxopts::Options o = AnalyzeCliOptions();
+  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"kernel"}));
+  AnalyzeRequest req;
+  req.kernel = r["kernel"].as<std::string>();
+  KT_RETURN_IF_ERROR(ValidateKernelName(req.kernel));
+  req.root = r["root"].as<std::string>();
+  req.run_id = r["run"].as<std::string>();
+  req.format = r["format"].as<std::string>();
+  TableFormat format;
+  if (!ParseTableFormat(req.format, &format)) {
+    return InvalidArgument("unknown format '" + req.format + "' (table, markdown, csv or json)");
+  }
+  req.threshold = r["threshold"].as<double>();
+  if (!(req.threshold >= 0 && req.threshold <= 1)) {
+    return InvalidArgument("--threshold must be between 0 and 1");
+  }
+  if (r.count("heatmap")) {
+    const auto xy = r["heatmap"].as<std::vector<std::string>>();
+    if (xy.size() != 2 || xy[0].empty() || xy[1].empty() || xy[0] == xy[1]) {
+      return InvalidArgument("--heatmap takes two different parameters: X,Y");
+    }
+    req.heat_x = xy[0];
+    req.heat_y = xy[1];
+  }
+  req.counters = r["counters"].as<size_t>();
+  req.plots = r.count("no-plots") == 0;
+  req.out_dir = r["out"].as<std::string>();
+  return req;
+}
+
+namespace {
+
+Status ExecuteAnalyze(const AnalyzeRequest& req) {
+  const std::string run_dir = req.root + "/" + req.kernel + "/run";
+  KT_ASSIGN_OR_RETURN(LoadedRun run, LoadRun(run_dir, req.run_id));
+  const RunReport report = BuildReport(run.rows, run.metrics);
+  AnalyzeOptions options;
+  options.threshold = req.threshold;
+  KT_ASSIGN_OR_RETURN(Analysis a, Analyze(report, options));
+  PlotOptions po;
+  po.counters = req.counters;
+  po.heat_x = req.heat_x;
+  po.heat_y = req.heat_y;
+  // Planned before anything is printed or written: a --heatmap naming no parameter stops here.
+  KT_ASSIGN_OR_RETURN(std::vector<Plot> plots, PlanPlots(a, report, po));
+
+  TableFormat format = TableFormat::kConsole;
+  ParseTableFormat(req.format, &format);
+  const std::vector<Table> tables = AnalysisTables(a, report);
+  std::cout << RenderAll(tables, format, format == TableFormat::kConsole && StdoutWantsColour());
+
+  // Named after the results file (a run id khost chose, or a file name), not after what the
+  // file says.
+  const std::string out = req.out_dir.empty()
+                              ? run_dir + "/analysis/" + fs::path(run.path).stem().string()
+                              : req.out_dir;
+  KT_RETURN_IF_ERROR(MakeDirs(out));
+  KT_RETURN_IF_ERROR(WriteFileAtomic(out + "/high_correlations.csv", HighCorrelationsCsv(a)));
+  KT_RETURN_IF_ERROR(
+      WriteFileAtomic(out + "/analysis.json", RenderAll(tables, TableFormat::kJson)));
+
+  HtmlInputs html;
+  html.kernel = req.kernel;
+  if (run.meta) {
+    html.about = "agent " + run.meta->agent + ", " + run.meta->cpu;
+    if (!run.meta->events.empty()) {
+      std::string events;
+      for (const std::string& e : run.meta->events) events += (events.empty() ? "" : ", ") + e;
+      html.about += "; events " + events;
+    }
+  }
+  size_t drawn = 0;
+  if (req.plots) {
+    const Status drew = DrawPlots(plots, out);
+    if (drew.ok()) {
+      for (const Plot& p : plots) {
+        KT_ASSIGN_OR_RETURN(std::string svg, ReadFile(out + "/" + p.name + ".svg"));
+        html.plots.push_back({p.name, std::move(svg)});
+      }
+      drawn = plots.size();
+    } else {
+      // The tables and the rest still stand: say why there are no plots and go on.
+      html.plots_note = "No plots: " + drew.message();
+      std::cerr << "khost analyze: " << drew.message() << "\n";
+    }
+  } else {
+    html.plots_note = "No plots (--no-plots).";
+  }
+  KT_RETURN_IF_ERROR(WriteFileAtomic(out + "/report.html", RenderHtmlReport(a, report, html)));
+  std::cerr << "khost analyze: wrote " << out << " (report.html, high_correlations.csv, "
+            << "analysis.json, " << drawn << " plots as PNG and SVG)\n";
+  return Status::Ok();
+}
+
+}  // namespace
+
+int AnalyzeMain(const Args& args) {
+  return CommandMain("analyze", AnalyzeCliOptions, ParseAnalyzeArgs, ExecuteAnalyze, args);
+}
+
+}  // namespace ktune

@@ -1,0 +1,59 @@
+// khost push <kernel>: sends the kernel's bundle to the agent; blobs it already holds are not
+// sent again.
+#include <cstdio>
+#include <iostream>
+
+#include "host/cli/cli.h"
+#include "host/cli/command.h"
+#include "host/remote/agent_locator.h"
+#include "host/results/kernel_dir.h"
+
+namespace ktune {
+namespace {
+
+cxxopts::Options PushCliOptions() {
+  cxxopts::Options o("khost push", "Send a kernel's bundle to an agent.");
+  o.add_options()("kernel", "kernel name", cxxopts::value<std::string>());
+  AddRootOption(o);
+  AddAgentOption(o);
+  o.positional_help("<kernel>");
+  return o;
+}
+
+std::string MiB(uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(bytes) / (1 << 20));
+  return buf;
+}
+
+}  // namespace
+
+Result<PushRequest> ParsePushArgs(const Args& args) {
+  cxxopts::Options o = PushCliOptions();
+  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"kernel"}));
+  PushRequest req;
+  req.kernel = r["kernel"].as<std::string>();
+  req.root = r["root"].as<std::string>();
+  req.agent = r["agent"].as<std::string>();
+  req.token_file = r["token-file"].as<std::string>();
+  return req;
+}
+
+Status ExecutePush(const PushRequest& req) {
+  KT_ASSIGN_OR_RETURN(KernelDir dir, LoadKernelDir(req.root, req.kernel));
+  KT_ASSIGN_OR_RETURN(Manifest manifest, BuildManifest(dir));
+  KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(req.agent, req.token_file));
+  KT_ASSIGN_OR_RETURN(PushStats stats, PushBundle(*session.conn, manifest, dir.root));
+  std::cout << "pushed " << req.kernel << " to " << session.conn->where() << ": bundle "
+            << stats.bundle_id.substr(0, 12) << ", " << stats.files << " files, "
+            << stats.blobs_sent << " blobs sent, " << stats.deltas_sent << " of them as deltas ("
+            << MiB(stats.raw_bytes_sent) << " raw, " << MiB(stats.wire_bytes_sent)
+            << " on the wire)\n";
+  return Status::Ok();
+}
+
+int PushMain(const Args& args) {
+  return CommandMain("push", PushCliOptions, ParsePushArgs, ExecutePush, args);
+}
+
+}  // namespace ktune

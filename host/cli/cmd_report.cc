@@ -1,0 +1,233 @@
+// khost report <kernel>: renders a stored run (the newest unless --run names one) as a table
+// (colour on a terminal), Markdown, the long-format CSV, JSON, or the seed's perf_stats.csv; its
+// samples or a variant's annotated disassembly; or two runs side by side (--compare A B).
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+#include "common/fs.h"
+#include "common/manifest.h"
+#include "host/cli/cli.h"
+#include "host/cli/command.h"
+#include "host/events/event_groups.h"
+#include "host/remote/agent_locator.h"
+#include "host/remote/run_receiver.h"
+#include "host/report/compare.h"
+#include "host/report/report.h"
+#include "host/results/kernel_dir.h"
+#include "host/results/results_dir.h"
+#include "host/results/samples.h"
+
+namespace ktune {
+namespace {
+
+cxxopts::Options ReportCliOptions() {
+  cxxopts::Options o("khost report", "Show the results of a run.");
+  o.add_options()("kernel", "kernel name", cxxopts::value<std::string>())(
+      "run", "run id (default: the newest run)", cxxopts::value<std::string>()->default_value(""))(
+      "format", "table, markdown, csv (the long results file), json or perf-stats",
+      cxxopts::value<std::string>()->default_value("table"))(
+      "o,output", "write to this file instead of stdout",
+      cxxopts::value<std::string>()->default_value(""))(
+      "compare",
+      "two runs side by side: RUN_A,RUN_B (run ids of this kernel, or results .csv files); the "
+      "ratio of each variant's median time and whether it is significant",
+      cxxopts::value<std::vector<std::string>>())(
+      "samples", "the sampling profile (khost run --record): symbols by share of each event")(
+      "annotate", "show this variant's disassembly with each instruction's share of the samples",
+      cxxopts::value<std::string>()->default_value(""))(
+      "event", "the sampled event to annotate (default: the first)",
+      cxxopts::value<std::string>()->default_value(""))(
+      "top", "symbols shown per event", cxxopts::value<size_t>()->default_value("10"))(
+      "fetch",
+      "first fetch the run's rows from the agent's journal (after khost was killed or the link "
+      "was lost; the run may still be measuring)");
+  AddRootOption(o);
+  AddAgentOption(o);
+  o.positional_help("<kernel>");
+  return o;
+}
+
+Status ExecuteCompare(const ReportRequest& req, const std::string& run_dir, std::string* out) {
+  KT_ASSIGN_OR_RETURN(LoadedRun a, LoadRun(run_dir, req.compare[0]));
+  KT_ASSIGN_OR_RETURN(LoadedRun b, LoadRun(run_dir, req.compare[1]));
+  KT_ASSIGN_OR_RETURN(RunComparison c,
+                      CompareRuns(BuildReport(a.rows, a.metrics), BuildReport(b.rows, b.metrics)));
+  TableFormat format = TableFormat::kConsole;
+  if (req.format == ReportFormat::kMarkdown) format = TableFormat::kMarkdown;
+  if (req.format == ReportFormat::kCsv) format = TableFormat::kCsv;
+  if (req.format == ReportFormat::kJson) format = TableFormat::kJson;
+  *out = Render(ComparisonTable(c), format, req.output.empty() && StdoutWantsColour());
+  return Status::Ok();
+}
+
+// --fetch: the run's rows that the agent's journal holds into the local file (the newest local
+// run, or --run's, which need not be here yet).
+Status Fetch(const ReportRequest& req, const std::string& run_dir) {
+  ReceiveSetup setup;
+  setup.command = "khost report";
+  std::string run_id = req.run_id;
+  if (run_id.empty()) {
+    KT_ASSIGN_OR_RETURN(setup.results_path, FindRunFile(run_dir, ""));
+    run_id = std::filesystem::path(setup.results_path).stem().string();
+  } else {
+    KT_RETURN_IF_ERROR(ValidateRunId(run_id));
+    setup.results_path = ResultsDir(run_dir) + "/" + run_id + ".csv";
+  }
+  if (auto meta = ReadRunMeta(RunMetaPath(setup.results_path)); meta.ok()) {
+    setup.meta = std::move(meta).value();
+  } else {
+    setup.meta.run_id = run_id;
+    setup.meta.kernel = req.kernel;
+  }
+  KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(req.agent, req.token_file));
+  if (setup.meta.agent.empty()) setup.meta.agent = session.conn->where();
+  wire::Envelope ask;
+  ask.mutable_fetch_run()->set_run_id(run_id);
+  KT_ASSIGN_OR_RETURN(const ReceivedRun got, ReceiveRun(*session.conn, ask, std::move(setup)));
+  std::cerr << "khost report: fetched run " << run_id << ": " << got.rows_new << " new rows, "
+            << got.rows.size() << " of " << got.rows_planned
+            << (got.complete ? " (complete)"
+                             : " (not complete: khost run --resume measures the rest)")
+            << "\n";
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<ReportRequest> ParseReportArgs(const Args& args) {
+  cxxopts::Options o = ReportCliOptions();
+  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"kernel"}));
+  ReportRequest req;
+  req.kernel = r["kernel"].as<std::string>();
+  KT_RETURN_IF_ERROR(ValidateKernelName(req.kernel));
+  req.root = r["root"].as<std::string>();
+  req.run_id = r["run"].as<std::string>();
+  req.output = r["output"].as<std::string>();
+  req.samples = r.count("samples") > 0;
+  req.annotate = r["annotate"].as<std::string>();
+  req.event = r["event"].as<std::string>();
+  req.top = r["top"].as<size_t>();
+  req.fetch = r.count("fetch") > 0;
+  req.agent = r["agent"].as<std::string>();
+  req.token_file = r["token-file"].as<std::string>();
+  if (r.count("compare")) {
+    req.compare = r["compare"].as<std::vector<std::string>>();
+    if (req.compare.size() != 2 || req.compare[0].empty() || req.compare[1].empty()) {
+      return InvalidArgument("--compare takes two runs: RUN_A,RUN_B");
+    }
+    if (!req.run_id.empty() || req.samples || !req.annotate.empty() || req.fetch) {
+      return InvalidArgument(
+          "--compare names its own runs; it goes without --run, --samples, --annotate "
+          "and --fetch");
+    }
+  }
+  const std::string f = r["format"].as<std::string>();
+  if (f == "table") {
+    req.format = ReportFormat::kTable;
+  } else if (f == "markdown" || f == "md") {
+    req.format = ReportFormat::kMarkdown;
+  } else if (f == "csv") {
+    req.format = ReportFormat::kCsv;
+  } else if (f == "json") {
+    req.format = ReportFormat::kJson;
+  } else if (f == "perf-stats") {
+    req.format = ReportFormat::kPerfStats;
+    if (!req.compare.empty()) return InvalidArgument("--compare has no perf-stats format");
+  } else {
+    return InvalidArgument("unknown format '" + f + "' (table, markdown, csv, json or perf-stats)");
+  }
+  return req;
+}
+
+Status ExecuteReport(const ReportRequest& req) {
+  const std::string run_dir = req.root + "/" + req.kernel + "/run";
+  std::string out;
+  if (!req.compare.empty()) {
+    KT_RETURN_IF_ERROR(ExecuteCompare(req, run_dir, &out));
+    if (!req.output.empty()) return WriteFileAtomic(req.output, out);
+    std::cout << out;
+    return Status::Ok();
+  }
+  if (req.fetch) KT_RETURN_IF_ERROR(Fetch(req, run_dir));
+  KT_ASSIGN_OR_RETURN(LoadedRun run, LoadRun(run_dir, req.run_id));
+  if (run.meta && !run.meta->complete) {
+    std::cerr << "khost report: run " << run.meta->run_id << " is not complete (" << run.rows.size()
+              << " rows; khost run --resume measures the rest)\n";
+  }
+  if (run.torn_lines) {
+    std::cerr << "khost report: " << run.path << ": ignored an unterminated last line\n";
+  }
+  const std::string kernel_symbol = req.kernel + "_kernel";
+  KT_ASSIGN_OR_RETURN(const std::vector<VariantSamples> samples,
+                      LoadRunSamples(run.path, run.rows, req.root, kernel_symbol));
+  if ((req.samples || !req.annotate.empty()) && samples.empty()) {
+    return NotFound("run " + run.rows.front().run_id +
+                    " sampled nothing (khost run --record EVENTS samples)");
+  }
+  if (!req.annotate.empty()) {
+    auto v = std::find_if(samples.begin(), samples.end(),
+                          [&](const VariantSamples& s) { return s.name == req.annotate; });
+    if (v == samples.end()) return NotFound("no samples of a variant named " + req.annotate);
+    if (v->events.empty()) return NotFound(v->name + " has no sampled event");
+    const std::string event = req.event.empty() ? v->events.front().event : req.event;
+    // The variant's disassembly, when configs.json names one that is there.
+    std::string disassembly;
+    if (auto dir = LoadKernelDir(req.root, req.kernel); dir.ok()) {
+      for (const KernelVariant& kv : dir->variants) {
+        if (kv.name != v->name || kv.asm_path.empty()) continue;
+        const std::string asm_file =
+            kv.asm_path.starts_with("/") ? kv.asm_path : req.root + "/" + kv.asm_path;
+        if (auto text = ReadFile(asm_file); text.ok()) disassembly = *text;
+      }
+    }
+    out = RenderAnnotated(*v, event, disassembly);
+  } else if (req.samples) {
+    const std::vector<Table> tables = SamplesTables(samples, req.top, kernel_symbol);
+    switch (req.format) {
+      case ReportFormat::kJson:  // the whole profile, IPs included
+        out = RenderSamplesJson(samples);
+        break;
+      case ReportFormat::kTable:
+        out = RenderAll(tables, TableFormat::kConsole, req.output.empty() && StdoutWantsColour());
+        break;
+      case ReportFormat::kMarkdown:
+        out = RenderAll(tables, TableFormat::kMarkdown);
+        break;
+      case ReportFormat::kCsv:
+        out = RenderAll(tables, TableFormat::kCsv);
+        break;
+      case ReportFormat::kPerfStats:
+        return InvalidArgument("--samples has no perf-stats format");
+    }
+  } else {
+    const RunReport report = BuildReport(run.rows, run.metrics);
+    switch (req.format) {
+      case ReportFormat::kCsv: {
+        KT_ASSIGN_OR_RETURN(out, ReadFile(run.path));
+        break;
+      }
+      case ReportFormat::kTable:
+        out = RenderTable(report, req.output.empty() && StdoutWantsColour());
+        break;
+      case ReportFormat::kMarkdown:
+        out = RenderMarkdown(ReportTable(report));
+        break;
+      case ReportFormat::kJson:
+        out = RenderJson(report);
+        break;
+      case ReportFormat::kPerfStats:
+        out = RenderPerfStats(report, KernelPeriodColumns(samples, kernel_symbol));
+        break;
+    }
+  }
+  if (!req.output.empty()) return WriteFileAtomic(req.output, out);
+  std::cout << out;
+  return Status::Ok();
+}
+
+int ReportMain(const Args& args) {
+  return CommandMain("report", ReportCliOptions, ParseReportArgs, ExecuteReport, args);
+}
+
+}  // namespace ktune

@@ -1,0 +1,64 @@
+#include "host/cli/command.h"
+
+#include <cstring>
+#include <iostream>
+
+#include "common/version.h"
+
+namespace ktune {
+
+const std::vector<CommandInfo>& Commands() {
+  static const std::vector<CommandInfo> kCommands = {
+      {"tune", "build one ELF per configuration of a kernel, with test data", TuneMain},
+      {"push", "send a kernel's bundle to an agent (only what it lacks)", PushMain},
+      {"run", "measure every variant of a kernel on an agent", RunMain},
+      {"report", "show the results of a run, or compare two", ReportMain},
+      {"analyze", "which variant wins, whether it is real, and which counters explain it",
+       AnalyzeMain},
+      {"events", "the events and groups of a CPU: list, groups", EventsMain},
+      {"agent", "the agents: add, list, status, remove, deploy", AgentMain},
+      {"corpus", "Triton kernels from Inductor dumps: extract, sample, export", CorpusMain},
+  };
+  return kCommands;
+}
+
+namespace {
+
+void Usage(std::ostream& out) {
+  out << "usage: khost <command> [options]   (khost <command> --help for its options)\n\n";
+  for (const CommandInfo& c : Commands()) {
+    out << "  " << c.name << std::string(10 - std::strlen(c.name), ' ') << c.summary << "\n";
+  }
+}
+
+}  // namespace
+
+int KhostMain(int argc, char** argv) {
+  if (argc < 2) {
+    Usage(std::cerr);
+    return 2;
+  }
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    Usage(std::cout);
+    return 0;
+  }
+  if (name == "--version") {
+    std::cout << "khost " KTUNE_VERSION "\n";
+    return 0;
+  }
+  for (const CommandInfo& c : Commands()) {
+    if (name != c.name) continue;
+    try {
+      return c.main(Args(argv + 2, argv + argc));
+    } catch (const std::exception& e) {
+      std::cerr << "khost " << name << ": " << e.what() << "\n";
+      return 1;
+    }
+  }
+  std::cerr << "khost: unknown command '" << name << "'\n";
+  Usage(std::cerr);
+  return 2;
+}
+
+}  // namespace ktune

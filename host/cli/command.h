@@ -1,0 +1,164 @@
+// khost's subcommands, registered in one explicit table (command.cc), simpleperf-style. Each
+// lives in its own file cmd_<name>.cc and follows one shape: parse the arguments into a request
+// with a pure function (declared here, unit-tested), then execute the request.
+// Exit status: 0 success, 1 the work failed, 2 the command line was wrong.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "host/corpus/corpus.h"
+#include "host/remote/agent_registry.h"
+#include "host/remote/deploy.h"
+#include "protocol/ktune.pb.h"
+
+namespace ktune {
+
+struct KernelDir;
+
+using Args = std::vector<std::string>;
+
+struct CommandInfo {
+  const char* name;
+  const char* summary;
+  int (*main)(const Args& args);
+};
+
+const std::vector<CommandInfo>& Commands();
+
+// Dispatches argv to its subcommand; exceptions stop here as one error line.
+int KhostMain(int argc, char** argv);
+
+// --- khost tune <kernel> ---
+struct TuneRequest {
+  std::string kernel;  // a name in kernels_dir, or a .kspec file
+  std::string root = ".";
+  std::string toolchain = "rvv-clang19";
+  size_t jobs = 0;  // 0: one per core
+  std::optional<size_t> sample;
+  uint64_t seed = 0;
+  std::vector<std::string> shape;  // NAME=VALUE overrides
+  std::string triton;              // Triton-CPU configuration directories instead of the grid
+  bool check = false;
+  double check_timeout_seconds = 300;
+  std::string kernels_dir, toolchains_dir;
+  // --apply-best: instead of building, write the winner of a run (run_id, or the newest) into
+  // the kernel's spec and launcher constants.
+  bool apply_best = false;
+  std::string run_id;
+};
+Result<TuneRequest> ParseTuneArgs(const Args& args);
+int TuneMain(const Args& args);
+
+// --- khost push <kernel> ---
+struct PushRequest {
+  std::string kernel;
+  std::string root = ".";
+  std::string agent;
+  std::string token_file;
+};
+Result<PushRequest> ParsePushArgs(const Args& args);
+int PushMain(const Args& args);
+
+// --- khost run <kernel> ---
+struct RunOptions {
+  std::string kernel;
+  std::string root = ".";
+  std::string agent;
+  std::vector<std::string> agents;  // --agents: a sweep spread over them (host/remote/sweep.h)
+  bool allow_mixed = false;         // agents of several CPU fingerprints in one sweep
+  std::string token_file;
+  std::vector<std::string> events;
+  uint32_t repetitions = 5;
+  uint32_t warmup = 1;
+  uint64_t timeout_ms = 60000;
+  int cpu = -1;
+  std::string cpu_model;            // event table to use instead of the agent's detected one
+  bool multiplex = false;           // all events at once, scaled as perf does, instead of passes
+  std::vector<std::string> record;  // events to sample, in one more pass per variant
+  uint64_t sample_period = 0;       // a sample every N events, or
+  uint32_t sample_freq = 0;         // N samples per second (default 4001, as the seed)
+  bool callchain = false;
+  bool resume = false;  // fetch an earlier run and measure what it lacks, as it was asked
+  std::string run_id;   // with resume: which run (empty: the newest)
+};
+// Pure: checks syntax; event names are resolved against the agent's catalog when it answers.
+Result<RunOptions> ParseRunArgs(const Args& args);
+// The request for the agent: every variant of `dir`, the options' measurement settings.
+wire::RunRequest MakeRunRequest(const RunOptions& options, const KernelDir& dir,
+                                const std::string& bundle_id, const std::string& run_id);
+int RunMain(const Args& args);
+
+// --- khost report <kernel> ---
+enum class ReportFormat { kTable, kMarkdown, kCsv, kJson, kPerfStats };
+struct ReportRequest {
+  std::string kernel;
+  std::string root = ".";
+  std::string run_id;  // empty: the newest run
+  ReportFormat format = ReportFormat::kTable;
+  std::string output;                // empty: stdout
+  bool samples = false;              // the sampling profile instead of the measurements
+  std::string annotate;              // a variant whose disassembly to show with its samples
+  std::string event;                 // which sampled event to annotate (default: the first)
+  size_t top = 10;                   // symbols per event in the samples table
+  std::vector<std::string> compare;  // two runs (ids or results files) to compare, or none
+  bool fetch = false;                // first fetch the run's rows from the agent
+  std::string agent, token_file;     // for fetch
+};
+Result<ReportRequest> ParseReportArgs(const Args& args);
+int ReportMain(const Args& args);
+
+// --- khost analyze <kernel> ---
+struct AnalyzeRequest {
+  std::string kernel;
+  std::string root = ".";
+  std::string run_id;            // empty: the newest run
+  std::string format = "table";  // table, markdown, csv or json (host/report/table.h)
+  double threshold = 0.7;        // |r| that counts as correlated
+  std::string heat_x, heat_y;    // --heatmap X,Y
+  size_t counters = 3;           // scatter plots of the most correlated counters
+  bool plots = true;
+  std::string out_dir;  // empty: <root>/<kernel>/run/analysis/<run_id>
+};
+Result<AnalyzeRequest> ParseAnalyzeArgs(const Args& args);
+int AnalyzeMain(const Args& args);
+
+// --- khost events list|groups ---
+struct EventsRequest {
+  std::string action;     // "list" or "groups"
+  std::string cpu_model;  // a table to show; "" asks the agent
+  std::string agent;
+  std::string token_file;
+};
+Result<EventsRequest> ParseEventsArgs(const Args& args);
+int EventsMain(const Args& args);
+
+// --- khost agent status ---
+// --- khost agent add|list|status|remove|deploy ---
+struct AgentRequest {
+  std::string action;  // "status", "list", "add", "remove", "deploy"
+  std::string agent;   // status: --agent, or the NAME given
+  std::string token_file;
+  RegisteredAgent entry;  // add: the new entry; remove, deploy: its name
+  bool replace = false;   // add: over an entry of the same name
+  DeployOptions deploy;
+};
+Result<AgentRequest> ParseAgentArgs(const Args& args);
+int AgentMain(const Args& args);
+
+// --- khost corpus extract|sample|export ---
+struct CorpusRequest {
+  std::string action;              // "extract", "sample" or "export"
+  std::vector<std::string> paths;  // extract: the debug directories; else the one corpus
+  std::string out;  // extract: the corpus; sample: its projections; export: the JSON file
+  SampleOptions sample;
+  std::string format = "text-completion";  // export
+  bool dedup = false;                      // export: identical kernels once
+  size_t min_lines = 0, max_lines = 0;     // export: length limits, 0 for none
+};
+Result<CorpusRequest> ParseCorpusArgs(const Args& args);
+int CorpusMain(const Args& args);
+
+}  // namespace ktune

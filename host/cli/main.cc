@@ -1,0 +1,6 @@
+// khost: the ktune host controller.
+#include "host/cli/command.h"
+
+int main(int argc, char** argv) {
+  return ktune::KhostMain(argc, argv);
+}

@@ -1,6 +1,0 @@
-// khost: the ktune host controller.
-#include "host/command.h"
-
-int main(int argc, char** argv) {
-  return ktune::KhostMain(argc, argv);
-}

@@ -1,0 +1,227 @@
+#include "host/remote/agent_locator.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "common/fs.h"
+#include "host/remote/agent_registry.h"
+
+namespace ktune {
+namespace bp = boost::process;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string HomeDir() {
+  const char* h = std::getenv("HOME");
+  return h && *h ? h : "/tmp";
+}
+
+std::string EnvOr(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+// agentd next to khost (build tree and install tree alike), unless KTUNE_AGENTD names one.
+std::string AgentdPath() {
+  if (const char* p = std::getenv("KTUNE_AGENTD"); p && *p) return p;
+  return KhostDir() + "/agentd";
+}
+
+}  // namespace
+
+Result<AgentChoice> ChooseAgent(const std::string& flag, const std::string& env,
+                                const std::string& config_text, const std::string& config_path) {
+  AgentChoice choice;
+  std::string text;
+  // The file is read only when it decides: a broken one does not stop --agent HOST:PORT.
+  auto config = [&]() { return ParseConfigText(config_text, config_path); };
+  if (!flag.empty()) {
+    text = flag;
+    choice.source = "--agent";
+  } else if (!env.empty()) {
+    text = env;
+    choice.source = "KTUNE_AGENT";
+  } else {
+    KT_ASSIGN_OR_RETURN(const nlohmann::json doc, config());
+    if (doc.contains("agent")) {
+      if (!doc["agent"].is_string()) {
+        return InvalidArgument(config_path +
+                               ": \"agent\" must be an agent's name or a \"HOST:PORT\" string");
+      }
+      text = doc["agent"].get<std::string>();
+      choice.source = config_path;
+    }
+  }
+  if (text.empty()) return choice;
+  if (text.find(':') == std::string::npos) {  // a name: names never hold ':'
+    KT_ASSIGN_OR_RETURN(const nlohmann::json doc, config());
+    KT_ASSIGN_OR_RETURN(const std::vector<RegisteredAgent> agents, ReadRegistry(doc, config_path));
+    choice.registered = FindAgent(agents, text);
+    if (!choice.registered) {
+      return NotFound(choice.source + ": no agent named '" + text +
+                      "' (khost agent list shows the registered ones; an address is HOST:PORT)");
+    }
+    choice.address = choice.registered->addr;
+    return choice;
+  }
+  auto hp = ParseHostPort(text);
+  if (!hp.ok()) return hp.status().WithContext(choice.source);
+  choice.address = *hp;
+  return choice;
+}
+
+Result<std::string> ChooseTokenFile(const std::string& flag, const std::string& env,
+                                    const std::string& agent_token_file,
+                                    const std::string& config_text,
+                                    const std::string& config_path) {
+  if (!flag.empty()) return flag;
+  if (!env.empty()) return env;
+  if (!agent_token_file.empty()) return agent_token_file;
+  KT_ASSIGN_OR_RETURN(const nlohmann::json doc, ParseConfigText(config_text, config_path));
+  if (!doc.contains("token_file")) return std::string();
+  if (!doc["token_file"].is_string()) {
+    return InvalidArgument(config_path + ": \"token_file\" must be a path");
+  }
+  return doc["token_file"].get<std::string>();
+}
+
+std::string ConfigFilePath() {
+  return EnvOr("XDG_CONFIG_HOME", HomeDir() + "/.config") + "/ktune/config.json";
+}
+
+std::string LocalAgentStoreDir() {
+  const std::string dir = EnvOr("XDG_CACHE_HOME", HomeDir() + "/.cache") + "/ktune/local-agent";
+  return ::geteuid() != 0 || SearchableByOthers(dir) ? dir : "/var/lib/ktune/local-agent";
+}
+
+bool SearchableByOthers(const std::string& path) {
+  fs::path at;
+  for (const fs::path& part : fs::absolute(path).lexically_normal()) {
+    at /= part;
+    struct stat st;
+    if (::stat(at.c_str(), &st) != 0) return true;  // made later, by agentd
+    if (!(st.st_mode & S_IXOTH)) return false;
+  }
+  return true;
+}
+
+std::string SshControlDir() {
+  const std::string dir = EnvOr("XDG_CACHE_HOME", HomeDir() + "/.cache") + "/ktune/ssh";
+  // ssh names a control socket <dir>/<%C: 40 hex digits> and adds a 17-character suffix while
+  // it makes one; a unix socket's path holds at most 107 bytes.
+  constexpr size_t kMaxSocketPathBytes = 107, kControlNameBytes = 1 + 40 + 17;
+  if (dir.size() + kControlNameBytes <= kMaxSocketPathBytes) return dir;
+  return "/tmp/ktune-ssh-" + std::to_string(::getuid());
+}
+
+std::string KhostDir() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? "." : self.parent_path().string();
+}
+
+SshSpec SshSpecFor(const RegisteredAgent& agent) {
+  return {agent.ssh.value_or(SshTarget{}), agent.ssh_options, SshControlDir()};
+}
+
+Result<std::unique_ptr<LocalAgent>> LocalAgent::Start(const std::string& store_dir) {
+  const std::string exe = AgentdPath();
+  if (::access(exe.c_str(), X_OK) != 0) {
+    return NotFound("no agent given and no agentd to start at " + exe +
+                    " (set --agent, KTUNE_AGENT or KTUNE_AGENTD)");
+  }
+  std::unique_ptr<LocalAgent> a(new LocalAgent());
+  std::error_code ec;
+  a->child_ = bp::child(exe, "--listen", "127.0.0.1:0", "--store", store_dir, "--log-level", "warn",
+                        bp::std_out > a->out_, bp::std_in < bp::null, ec);
+  if (ec) return IoError("cannot start " + exe + ": " + ec.message());
+  // "agentd <version> listening on <host:port> store <dir>"
+  std::string line;
+  if (!std::getline(a->out_, line)) {
+    return Unavailable("local agentd exited before listening (see its messages above)");
+  }
+  const std::string marker = " listening on ";
+  const size_t at = line.find(marker);
+  const size_t end = line.find(' ', at + marker.size());
+  if (at == std::string::npos) return ProtocolError("unexpected agentd output: " + line);
+  KT_ASSIGN_OR_RETURN(a->address_,
+                      ParseHostPort(line.substr(at + marker.size(), end - at - marker.size())));
+  return a;
+}
+
+LocalAgent::~LocalAgent() {
+  if (child_.valid() && child_.running()) {
+    ::kill(child_.id(), SIGTERM);
+    std::error_code ec;
+    child_.wait(ec);
+  }
+}
+
+Result<AgentSession> OpenAgentSession(const std::string& agent_flag,
+                                      const std::string& token_flag) {
+  const std::string config_path = ConfigFilePath();
+  auto config_text = ReadFile(config_path);
+  const std::string config = config_text.ok() ? *config_text : "";
+  KT_ASSIGN_OR_RETURN(AgentChoice choice,
+                      ChooseAgent(agent_flag, EnvOr("KTUNE_AGENT", ""), config, config_path));
+  AgentSession session;
+  if (choice.registered && choice.registered->ssh) {
+    // Over ssh agentd stays on the board's loopback: no token.
+    const RegisteredAgent& a = *choice.registered;
+    if (!token_flag.empty()) {
+      return InvalidArgument("--token-file: board " + a.name +
+                             " is reached over ssh, where agentd takes no token");
+    }
+    KT_ASSIGN_OR_RETURN(session.ssh, SshLink::Open(a.name, SshSpecFor(a)));
+    KT_ASSIGN_OR_RETURN(session.forward, PortForward::Open(*session.ssh, a.agent_port));
+    auto conn = AgentConnection::ConnectLocal(session.forward->socket_path());
+    if (!conn.ok()) {
+      // Something listening there that the forward cannot reach is the board's sshd refusing
+      // to forward; else no agentd runs.
+      auto tables = session.ssh->Run("cat /proc/net/tcp /proc/net/tcp6 2>/dev/null; true", "", 20);
+      if (tables.ok() && ListensOnPort(*tables, a.agent_port)) {
+        return conn.status().WithContext("board " + a.name + ": something listens on its port " +
+                                         std::to_string(a.agent_port) +
+                                         " but the board's sshd does not forward to it "
+                                         "(AllowTcpForwarding in its sshd_config?)");
+      }
+      return conn.status().WithContext("board " + a.name + ": no agentd answers on its port " +
+                                       std::to_string(a.agent_port) + " (khost agent deploy " +
+                                       a.name + " starts one)");
+    }
+    session.conn = std::move(conn).value();
+    session.name = a.name;
+    return session;
+  }
+  KT_ASSIGN_OR_RETURN(
+      std::string token_file,
+      ChooseTokenFile(token_flag, EnvOr("KTUNE_TOKEN_FILE", ""),
+                      choice.registered ? choice.registered->token_file : "", config, config_path));
+  std::optional<Token> token;
+  if (!token_file.empty()) {
+    KT_ASSIGN_OR_RETURN(token, Token::Load(token_file));
+  }
+  HostPort address;
+  if (choice.address) {
+    address = *choice.address;
+  } else {
+    const std::string store = LocalAgentStoreDir();
+    KT_ASSIGN_OR_RETURN(session.local, LocalAgent::Start(store));
+    address = session.local->address();
+    std::cerr << "khost: no agent given (--agent, KTUNE_AGENT or " << config_path
+              << "); started a local agentd on " << address.ToString() << " (store " << store
+              << ")\n";
+  }
+  KT_ASSIGN_OR_RETURN(session.conn, AgentConnection::Connect(address, token));
+  session.name = choice.registered ? choice.registered->name : address.ToString();
+  return session;
+}
+
+}  // namespace ktune

@@ -1,0 +1,91 @@
+// Where khost finds its agent: --agent NAME|HOST:PORT, else the KTUNE_AGENT environment
+// variable, else "agent" in the config file ($XDG_CONFIG_HOME/ktune/config.json, default
+// ~/.config/ktune/config.json). A NAME is an agent registered there (host/remote/agent_registry.h);
+// one reached over ssh gets a port forward (host/remote/ssh.h) for the command's length. With none
+// of these, khost starts a local agentd on a free loopback port for the one command (store in
+// $XDG_CACHE_HOME/ktune/local-agent), says so on stderr, and stops it afterwards. The token for an
+// agent that asks for one comes the same way:
+// --token-file, KTUNE_TOKEN_FILE, the registered agent's "token_file", "token_file" in the
+// config file.
+#pragma once
+
+#include <boost/process.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/address.h"
+#include "common/status.h"
+#include "host/remote/agent_client.h"
+#include "host/remote/agent_registry.h"
+#include "host/remote/ssh.h"
+
+namespace ktune {
+
+struct AgentChoice {
+  std::optional<HostPort> address;  // empty: start a local agent, or reach `registered` by ssh
+  std::optional<RegisteredAgent> registered;  // the agent was named
+  std::string source;                         // "--agent", "KTUNE_AGENT", the config file's path
+};
+
+// Pure: picks the agent from the three sources in order of precedence; a name is looked up in
+// the registry, and one that is not there is an error. `config_text` is the config file's
+// content ("" when there is none).
+Result<AgentChoice> ChooseAgent(const std::string& flag, const std::string& env,
+                                const std::string& config_text, const std::string& config_path);
+
+// Pure: the token file from the flag, the environment, the chosen agent's registry entry, then
+// the config file; "" when none names one.
+Result<std::string> ChooseTokenFile(const std::string& flag, const std::string& env,
+                                    const std::string& agent_token_file,
+                                    const std::string& config_text, const std::string& config_path);
+
+std::string ConfigFilePath();
+// The store of the agentd khost starts when no agent is given: $XDG_CACHE_HOME/ktune/local-agent
+// (default ~/.cache/ktune/local-agent). As root, agentd runs kernels as nobody, who must reach
+// the store: when a directory on that path is closed to others (Debian's /root is 0700),
+// /var/lib/ktune/local-agent instead.
+std::string LocalAgentStoreDir();
+// Whether others (neither its owner nor its group) may search every directory of `path` that
+// exists; those still to be made count as searchable.
+bool SearchableByOthers(const std::string& path);
+// $XDG_CACHE_HOME/ktune/ssh (default ~/.cache/ktune/ssh): the boards' ControlMaster sockets;
+// /tmp/ktune-ssh-<uid> when that is too long a path for a socket.
+std::string SshControlDir();
+// The directory of the running khost (agentd is looked for beside it).
+std::string KhostDir();
+
+// How to reach a board registered with --ssh.
+SshSpec SshSpecFor(const RegisteredAgent& agent);
+
+// An agentd child process serving loopback; stopped (SIGTERM, then waited for) on destruction.
+class LocalAgent {
+ public:
+  static Result<std::unique_ptr<LocalAgent>> Start(const std::string& store_dir);
+  ~LocalAgent();
+  const HostPort& address() const { return address_; }
+
+ private:
+  LocalAgent() = default;
+  boost::process::child child_;
+  boost::process::ipstream out_;
+  HostPort address_;
+};
+
+// A connection to the chosen agent, owning the local agent when one was started, or the ssh
+// link and port forward it goes through (members are destroyed bottom up: the connection first).
+struct AgentSession {
+  std::string name;  // for messages: the registered name, else the address
+  std::unique_ptr<LocalAgent> local;
+  std::unique_ptr<SshLink> ssh;
+  std::unique_ptr<PortForward> forward;
+  std::unique_ptr<AgentConnection> conn;
+};
+
+// Resolves --agent/KTUNE_AGENT/config, starting a local agent when none is given, and connects,
+// with the token of --token-file/KTUNE_TOKEN_FILE/config when one is named.
+Result<AgentSession> OpenAgentSession(const std::string& agent_flag,
+                                      const std::string& token_flag = "");
+
+}  // namespace ktune

@@ -1,0 +1,75 @@
+// khost run's measuring step, on one agent or spread over several (khost run --agents a,b,c):
+// the variants are cut into shards, each measured as a run of its own (<run_id>_<n>) on
+// whichever agent is free next, every row going into the one results file under its global
+// variant index. Agents must share a CPU fingerprint unless mixing is allowed. When an agent
+// drops out (its link or agentd fails), the variants of its shard that did not arrive whole
+// are moved to a new shard for the others; what it measured is kept, and khost run --resume
+// merges its journal (that shard fetched as the agent holds it) once it is back.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/manifest.h"
+#include "common/status.h"
+#include "host/remote/agent_locator.h"
+#include "host/remote/run_receiver.h"
+#include "host/results/results_dir.h"
+
+namespace ktune {
+
+// Pure: "a,b,c" -> names; empty items and repeats are errors.
+Result<std::vector<std::string>> ParseAgentList(const std::string& list);
+
+// Pure: refuses agents of more than one CPU fingerprint unless `allow_mixed`, naming which agent
+// has which. `agents`: (name, CpuFingerprint).
+Status CheckFingerprints(const std::vector<std::pair<std::string, std::string>>& agents,
+                         bool allow_mixed);
+
+// Pure: the shards of a run of `variants` variants over `agents` agents: one, named run_id
+// itself, for one agent; else about four per agent (so a faster board takes more of them), in
+// variant order, named <run_id>_<n>.
+std::vector<RunMeta::Shard> PlanShards(const std::string& run_id, size_t variants, size_t agents);
+
+// Pure: the variants of `shard` that did not arrive whole (all of them before its plan did).
+std::vector<uint32_t> Unfinished(const RunMeta::Shard& shard, const StreamTally& tally);
+
+// Pure: what a results file holds of `shard` (its rows carry the shard's id), as a stream of it
+// would have counted it.
+StreamTally TallyOf(const RunMeta::Shard& shard, const std::vector<RepetitionRow>& rows,
+                    size_t rows_per_variant);
+
+// Pure: `request` cut to the shard's variants, under the shard's run id.
+wire::RunRequest ShardRequest(const wire::RunRequest& request, const RunMeta::Shard& shard);
+
+// What a sweep does with an agent's shard besides measuring it: fetch it as the agent's
+// journal holds it (a shard moved away, its board back), or fetch and resume it (khost was
+// stopped while it measured).
+struct PinnedTask {
+  size_t shard = 0;  // index into the sweep's shards
+  bool resume = false;
+};
+
+struct SweepAgent {
+  std::string name;  // as given
+  AgentSession session;
+  std::vector<PinnedTask> pinned;
+};
+
+struct SweepSetup {
+  wire::RunRequest request;            // every variant, under the run's id
+  const Manifest* manifest = nullptr;  // pushed to each agent before it measures
+  std::string root;                    // the manifest's files are under it
+  std::vector<RunMeta::Shard> shards;
+};
+
+// Measures the setup's pending shards on `agents` (one thread each) into `sink`, keeping the
+// sink's metadata's shards up to date; true when every shard is whole. Fails when no agent is
+// left with shards still pending, or when the run's own files fail. One agent with one shard
+// under the run's own id is a plain run: its agent's error is the sweep's, nothing is moved.
+Result<bool> RunSweep(std::vector<SweepAgent>& agents, SweepSetup setup, RunSink& sink);
+
+}  // namespace ktune

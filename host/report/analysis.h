@@ -1,0 +1,121 @@
+// khost analyze's model: from one run's report (host/report/report.h), which variant wins, whether
+// the win is real, which counters explain it, and what each parameter does. Pure: computed once,
+// then rendered as tables (analysis tables below), plots (host/report/plots.h) or HTML
+// (host/report/html_report.h).
+//
+// The time is the kernel's own (kernel-time) when every ranked variant printed it, else the
+// wall time. Only variants valid in every repetition are ranked and correlated; the others are
+// named in a note. Correlations are across variants, of each value's median against the time's
+// median, ranked by |Spearman r| (robust to a few extreme variants), Pearson kept beside it
+// (the seed's high_correlations.csv is Pearson's). Parameters are not correlated: their effect
+// is the median time of the variants at each of their values.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "host/report/report.h"
+#include "host/report/stats.h"
+#include "host/report/table.h"
+
+namespace ktune {
+
+struct AnalyzeOptions {
+  double threshold = 0.7;  // |r| above which a counter counts as correlated with time
+  double alpha = 0.05;     // significance level of the winner's test
+};
+
+struct RankedVariant {
+  size_t variant = 0;  // index into RunReport::variants
+  double median = 0;   // time, in the time's unit
+  std::optional<Interval> ci;
+  size_t n = 0;  // repetitions
+  std::optional<double> cv;
+};
+
+// The winner against the runner-up: Mann-Whitney U over their repetitions' times.
+struct Verdict {
+  size_t winner = 0, runner_up = 0;  // indices into Analysis::ranking
+  double ratio = 1;                  // runner-up's median / winner's
+  std::optional<MannWhitney> test;   // none when a side has no repetition times
+  bool distinguishable = false;      // p < alpha
+  std::string text;
+};
+
+struct CounterCorrelation {
+  std::string name;
+  std::string unit;  // "" for counts and metrics; "ns" or "s" for the other clocks
+  bool metric = false;
+  size_t n = 0;  // variants with a value
+  std::optional<Correlation> pearson, spearman;
+  std::string problem;  // why there is no correlation: "constant across variants", ...
+};
+
+struct ParamLevel {
+  std::string value;
+  double median = 0;  // of the variants' median times
+  size_t variants = 0;
+};
+struct ParamEffect {
+  std::string param;
+  std::vector<ParamLevel> levels;  // by value (numerically when they are numbers)
+  double spread = 1;               // slowest level's median / fastest's
+};
+
+// The winner beside a reference variant (the median one of the ranking), counter by counter and
+// metric by metric (the other clocks are left out: they are the time again, not a reason).
+struct WhyRow {
+  std::string name;
+  bool metric = false;
+  std::optional<double> best, reference;
+  std::optional<size_t> rank;  // 1-based among the correlated counters and metrics
+  std::optional<double> r;     // its Spearman r with time
+};
+struct WhyItWins {
+  size_t best = 0, reference = 0;  // indices into Analysis::ranking
+  double speedup = 1;              // reference time / best time
+  std::vector<WhyRow> rows;        // correlated ones first, by rank
+  std::string sentence;
+};
+
+struct Analysis {
+  std::string run_id;
+  std::string time_name;  // kernel-time or wall-time
+  std::string time_unit;  // as the report holds it: "s" or "ns"
+  std::vector<std::string> param_names;
+  std::vector<RankedVariant> ranking;  // fastest first
+  std::optional<Verdict> verdict;      // when two variants are ranked
+  std::vector<CounterCorrelation> correlations;
+  std::vector<ParamEffect> effects;
+  std::optional<WhyItWins> why;
+  std::vector<std::string> notes;
+  double threshold = 0.7;
+};
+
+// Fails only when nothing can be analyzed: no variant valid in every repetition with a time.
+Result<Analysis> Analyze(const RunReport& report, const AnalyzeOptions& options = {});
+
+// A variant's short label: its parameter values joined by "_" ("8_16_8"), else its name.
+std::string VariantLabel(const VariantSummary& v);
+
+// The unit a time reads best in: s, ms or us, by its size; `per_unit` converts from the value's
+// own unit ("s" or "ns") into it.
+struct TimeDisplay {
+  double per_unit = 1;
+  const char* name = "s";
+};
+TimeDisplay DisplayFor(double value, const std::string& unit);
+
+// A time of `unit` ("s" or "ns") in the unit it reads best in, to 4 significant digits:
+// "187.3 us", "1.202 ms", "2.5 s". Other units print as numbers.
+std::string FormatTime(double value, const std::string& unit);
+
+// The tables: ranking, the verdict and why-it-wins, correlations, parameter effects.
+std::vector<Table> AnalysisTables(const Analysis& a, const RunReport& report);
+
+// The seed's high_correlations.csv: "Metric,Correlation,P-Value", Pearson, |r| > threshold.
+std::string HighCorrelationsCsv(const Analysis& a);
+
+}  // namespace ktune

@@ -1,0 +1,125 @@
+#include "host/report/html_report.h"
+
+namespace ktune {
+namespace {
+
+const char* kStyle = R"(
+body { font-family: sans-serif; margin: 2em auto; max-width: 72em; color: #222; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ccc; }
+p.about { color: #555; } p.verdict { font-size: 1.1em; }
+table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
+th, td { padding: 0.2em 0.6em; border-bottom: 1px solid #e4e4e4; }
+th { text-align: left; background: #f4f4f4; } td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tr.good td { background: #e8f5e9; } tr.bad td { background: #fdecea; } tr.dim td { color: #888; }
+caption { text-align: left; font-weight: bold; padding: 0.3em 0; }
+ul.notes { color: #555; } figure { margin: 1em 0; } svg { max-width: 100%; height: auto; }
+)";
+
+const char* RowClass(RowStyle s) {
+  switch (s) {
+    case RowStyle::kGood:
+      return " class=\"good\"";
+    case RowStyle::kBad:
+      return " class=\"bad\"";
+    case RowStyle::kDim:
+      return " class=\"dim\"";
+    case RowStyle::kPlain:
+      break;
+  }
+  return "";
+}
+
+// gnuplot's SVG from its <svg element on: the XML declaration and DOCTYPE cannot stand inside
+// HTML.
+std::string InlineSvg(const std::string& svg) {
+  const size_t at = svg.find("<svg");
+  return at == std::string::npos ? "" : svg.substr(at);
+}
+
+}  // namespace
+
+std::string HtmlEscape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string RenderHtmlTable(const Table& table) {
+  std::string out = "<table>\n";
+  if (!table.title.empty()) out += "<caption>" + HtmlEscape(table.title) + "</caption>\n";
+  out += "<tr>";
+  for (const std::string& c : table.columns) out += "<th>" + HtmlEscape(c) + "</th>";
+  out += "</tr>\n";
+  for (size_t r = 0; r < table.rows.size(); ++r) {
+    out += "<tr" +
+           std::string(RowClass(r < table.styles.size() ? table.styles[r] : RowStyle::kPlain)) +
+           ">";
+    for (size_t i = 0; i < table.rows[r].size(); ++i) {
+      out += (table.IsText(i) ? "<td>" : "<td class=\"num\">") + HtmlEscape(table.rows[r][i]) +
+             "</td>";
+    }
+    out += "</tr>\n";
+  }
+  out += "</table>\n";
+  if (!table.notes.empty()) {
+    out += "<ul class=\"notes\">\n";
+    for (const std::string& n : table.notes) out += "<li>" + HtmlEscape(n) + "</li>\n";
+    out += "</ul>\n";
+  }
+  return out;
+}
+
+std::string RenderHtmlReport(const Analysis& a, const RunReport& report, const HtmlInputs& in) {
+  const std::vector<Table> tables = AnalysisTables(a, report);
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += "<title>" + HtmlEscape("ktune " + in.kernel + ": run " + a.run_id) + "</title>\n";
+  out += "<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n";
+  out += "<h1>" + HtmlEscape(in.kernel + ": run " + a.run_id) + "</h1>\n";
+  if (!in.about.empty()) out += "<p class=\"about\">" + HtmlEscape(in.about) + "</p>\n";
+  if (a.verdict) {
+    out += "<h2>Verdict</h2>\n<p class=\"verdict\">" + HtmlEscape(a.verdict->text) + "</p>\n";
+  }
+  auto figures = [&](const std::string& prefix) {
+    std::string f;
+    for (const HtmlPlot& p : in.plots) {
+      if (p.name.starts_with(prefix)) f += "<figure>" + InlineSvg(p.svg) + "</figure>\n";
+    }
+    return f;
+  };
+  // tables: [0] ranking, then why-it-wins when there is one, correlations, parameter effects.
+  size_t next = 1;
+  if (a.why) out += "<h2>Why it wins</h2>\n" + RenderHtmlTable(tables[next++]);
+  out += "<h2>Variants</h2>\n" + RenderHtmlTable(tables[0]) + figures("time_by_variant");
+  out += "<h2>Correlations</h2>\n" + RenderHtmlTable(tables[next++]) + figures("time_vs_");
+  if (next < tables.size()) {
+    out += "<h2>Parameters</h2>\n";
+    for (; next < tables.size(); ++next) out += RenderHtmlTable(tables[next]);
+    out += figures("heatmap_");
+  }
+  if (!in.plots_note.empty()) out += "<p class=\"about\">" + HtmlEscape(in.plots_note) + "</p>\n";
+  out += "<h2>Every value</h2>\n" + RenderHtmlTable(ReportTable(report));
+  out += "</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace ktune

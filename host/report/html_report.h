@@ -1,0 +1,36 @@
+// One self-contained HTML file per analyzed run: the verdict, why the winner wins, the ranking,
+// correlations, parameter effects and every value, as tables, with the plots' SVGs inline.
+// Nothing is loaded from elsewhere (no scripts, no links), so the file can be mailed or
+// archived as it is.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "host/report/analysis.h"
+#include "host/report/report.h"
+#include "host/report/table.h"
+
+namespace ktune {
+
+struct HtmlPlot {
+  std::string name;  // as host/report/plots.h names them: time_by_variant, time_vs_*, heatmap_*
+  std::string svg;   // the whole SVG document gnuplot wrote
+};
+
+struct HtmlInputs {
+  std::string kernel;
+  std::string about;  // a line on where it ran: agent, CPU, events
+  std::vector<HtmlPlot> plots;
+  std::string plots_note;  // why there are no plots, when there are none
+};
+
+// "<table>" of `table`, every cell escaped.
+std::string RenderHtmlTable(const Table& table);
+
+std::string RenderHtmlReport(const Analysis& a, const RunReport& report, const HtmlInputs& in);
+
+// Text made safe inside HTML elements and attributes.
+std::string HtmlEscape(const std::string& text);
+
+}  // namespace ktune

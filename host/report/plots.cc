@@ -1,0 +1,226 @@
+#include "host/report/plots.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "common/fs.h"
+#include "host/util/subprocess.h"
+
+namespace ktune {
+namespace {
+
+std::string Num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+// A gnuplot single-quoted string ('' is a quote; a line break would end the command).
+std::string Quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "''";
+    } else {
+      out += c == '\n' || c == '\r' ? ' ' : c;
+    }
+  }
+  return out + "'";
+}
+
+std::string FileStem(const std::string& s) {
+  std::string out;
+  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-') ? c : '_';
+  return out;
+}
+
+// Times are plotted in the unit the slowest ranked variant reads best in.
+TimeDisplay Display(const Analysis& a) {
+  return DisplayFor(a.ranking.empty() ? 0 : a.ranking.back().median, a.time_unit);
+}
+double Scale(const Analysis& a) {
+  return Display(a).per_unit;
+}
+std::string AxisTitle(const Analysis& a) {
+  return a.time_name + " (" + Display(a).name + ")";
+}
+
+const char* kCommon =
+    "set datafile separator '\\t'\n"
+    "set grid ytics lc rgb '#dddddd'\n"
+    "set border 3\n"
+    "set tics nomirror\n";
+
+Plot TimeByVariant(const Analysis& a, const RunReport& report) {
+  Plot p;
+  p.name = "time_by_variant";
+  p.title = a.time_name + " of each variant, fastest first (bars: 95% CI of the median)";
+  const double scale = Scale(a);
+  for (size_t i = 0; i < a.ranking.size(); ++i) {
+    const RankedVariant& rv = a.ranking[i];
+    const double lo = rv.ci ? rv.ci->low : rv.median, hi = rv.ci ? rv.ci->high : rv.median;
+    p.data += std::to_string(i) + "\t" + VariantLabel(report.variants[rv.variant]) + "\t" +
+              Num(rv.median * scale) + "\t" + Num(lo * scale) + "\t" + Num(hi * scale) + "\n";
+  }
+  p.script =
+      std::string(kCommon) + "set title " + Quoted(p.title) + " noenhanced\n" + "set ylabel " +
+      Quoted(AxisTitle(a)) + " noenhanced\n" +
+      "set xtics rotate by -60 noenhanced font ',8'\n"
+      "set yrange [0:*]\n"
+      "set style fill solid 0.7 border -1\n"
+      "set boxwidth 0.7\n"
+      "plot 'time_by_variant.dat' using 1:3:xtic(2) with boxes lc rgb '#4a7ab5' notitle, \\\n"
+      "     '' using 1:3:4:5 with yerrorbars lc rgb '#222222' pt -1 notitle\n";
+  return p;
+}
+
+Plot TimeVsCounter(const Analysis& a, const RunReport& report, const CounterCorrelation& c,
+                   const std::string& name) {
+  Plot p;
+  p.name = name;
+  char r[32];
+  std::snprintf(r, sizeof r, "%+.3f", c.spearman->r);
+  p.title = a.time_name + " against " + c.name + " (Spearman r " + r + ", one point per variant)";
+  const double scale = Scale(a);
+  for (const RankedVariant& rv : a.ranking) {
+    const VariantSummary& v = report.variants[rv.variant];
+    std::optional<double> x;
+    if (c.metric) {
+      for (const MetricSummary& m : v.metrics) {
+        if (m.name == c.name) x = m.value;
+      }
+    } else if (const ValueSummary* s = v.Find(c.name); s && Usable(s->status)) {
+      x = s->median;
+    }
+    if (x) p.data += VariantLabel(v) + "\t" + Num(*x) + "\t" + Num(rv.median * scale) + "\n";
+  }
+  p.script = std::string(kCommon) + "set title " + Quoted(p.title) + " noenhanced\n" +
+             "set xlabel " + Quoted(c.name) + " noenhanced\n" + "set ylabel " +
+             Quoted(AxisTitle(a)) + " noenhanced\n" + "plot " + Quoted(p.name + ".dat") +
+             " using 2:3 with points pt 7 ps 1.2 lc rgb '#4a7ab5' notitle\n";
+  return p;
+}
+
+// Levels of a parameter in numeric order when they are numbers.
+std::vector<std::string> Levels(const Analysis& a, const std::string& param) {
+  for (const ParamEffect& e : a.effects) {
+    if (e.param != param) continue;
+    std::vector<std::string> out;
+    for (const ParamLevel& l : e.levels) out.push_back(l.value);
+    return out;
+  }
+  return {};
+}
+
+std::string Tics(const std::vector<std::string>& levels) {
+  std::string out = "(";
+  for (size_t i = 0; i < levels.size(); ++i) {
+    out += (i ? ", " : "") + Quoted(levels[i]) + " " + std::to_string(i);
+  }
+  return out + ")";
+}
+
+Plot HeatMap(const Analysis& a, const RunReport& report, const std::string& px,
+             const std::string& py) {
+  Plot p;
+  p.name = "heatmap_" + FileStem(px) + "_" + FileStem(py);
+  p.title = "median " + a.time_name + " by " + px + " and " + py;
+  const std::vector<std::string> xs = Levels(a, px), ys = Levels(a, py);
+  std::map<std::pair<size_t, size_t>, std::vector<double>> cells;
+  for (const RankedVariant& rv : a.ranking) {
+    std::optional<size_t> xi, yi;
+    for (const auto& [k, value] : report.variants[rv.variant].params) {
+      if (k == px) xi = std::find(xs.begin(), xs.end(), value) - xs.begin();
+      if (k == py) yi = std::find(ys.begin(), ys.end(), value) - ys.begin();
+    }
+    if (xi && yi) cells[{*xi, *yi}].push_back(rv.median * Scale(a));
+  }
+  for (const auto& [xy, medians] : cells) {
+    p.data += std::to_string(xy.first) + "\t" + std::to_string(xy.second) + "\t" +
+              Num(*Median(medians)) + "\n";
+  }
+  const std::string nx = std::to_string(xs.size()), ny = std::to_string(ys.size());
+  p.script = std::string(kCommon) + "set title " + Quoted(p.title) + " noenhanced\n" +
+             "set xlabel " + Quoted(px) + " noenhanced\n" + "set ylabel " + Quoted(py) +
+             " noenhanced\n" + "set cblabel " + Quoted(AxisTitle(a)) + " noenhanced\n" +
+             "set xtics " + Tics(xs) + "\n" + "set ytics " + Tics(ys) + "\n" +
+             "set xrange [-0.5:" + nx + "-0.5]\nset yrange [-0.5:" + ny + "-0.5]\n" +
+             "set grid noytics\n"
+             "set palette defined (0 '#1a9850', 1 '#fee08b', 2 '#d73027')\n"
+             "plot " +
+             Quoted(p.name + ".dat") +
+             " using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder fc palette "
+             "notitle, \\\n     '' using 1:2:(sprintf('%.3g', $3)) with labels notitle\n";
+  return p;
+}
+
+}  // namespace
+
+Result<std::vector<Plot>> PlanPlots(const Analysis& a, const RunReport& report,
+                                    const PlotOptions& options) {
+  std::vector<Plot> plots;
+  if (a.ranking.empty()) return plots;
+  plots.push_back(TimeByVariant(a, report));
+  size_t scatters = 0;
+  for (const CounterCorrelation& c : a.correlations) {
+    if (scatters == options.counters) break;
+    if (!c.spearman) continue;
+    // Names may differ only in characters a file name does not keep ("x:u", "x_u").
+    const std::string stem = "time_vs_" + FileStem(c.name);
+    std::string name = stem;
+    for (int n = 2;
+         std::any_of(plots.begin(), plots.end(), [&](const Plot& q) { return q.name == name; });
+         ++n) {
+      name = stem + "_" + std::to_string(n);
+    }
+    Plot p = TimeVsCounter(a, report, c, name);
+    plots.push_back(std::move(p));
+    ++scatters;
+  }
+  std::string px = options.heat_x, py = options.heat_y;
+  for (const std::string& p : {px, py}) {
+    if (!p.empty() &&
+        std::find(a.param_names.begin(), a.param_names.end(), p) == a.param_names.end()) {
+      return InvalidArgument("--heatmap: " + p + " is not a parameter of run " + a.run_id);
+    }
+  }
+  if (px.empty() && a.param_names.size() >= 2) {
+    px = a.param_names[0];
+    py = a.param_names[1];
+  }
+  if (!px.empty() && px != py && Levels(a, px).size() >= 2 && Levels(a, py).size() >= 2) {
+    plots.push_back(HeatMap(a, report, px, py));
+  }
+  return plots;
+}
+
+Status DrawPlots(const std::vector<Plot>& plots, const std::string& dir) {
+  if (plots.empty()) return Status::Ok();
+  if (FindInPath("gnuplot").empty()) {
+    return NotFound("gnuplot is not installed (Debian package gnuplot-nox): no plots");
+  }
+  KT_RETURN_IF_ERROR(MakeDirs(dir));
+  for (const Plot& p : plots) {
+    KT_RETURN_IF_ERROR(WriteFileAtomic(dir + "/" + p.name + ".dat", p.data));
+    KT_RETURN_IF_ERROR(WriteFileAtomic(dir + "/" + p.name + ".gp", p.script));
+    for (const char* terminal :
+         {"pngcairo size 1000,600 font 'sans,10'", "svg size 1000,600 dynamic font 'sans,10'"}) {
+      const std::string ext = std::string(terminal).starts_with("png") ? "png" : "svg";
+      const std::string setup =
+          std::string("set terminal ") + terminal + "; set output " + Quoted(p.name + "." + ext);
+      ToolOptions opts;
+      opts.cwd = dir;
+      opts.timeout_seconds = 60;
+      KT_ASSIGN_OR_RETURN(ToolRun run, RunTool({"gnuplot", "-e", setup, p.name + ".gp"}, opts));
+      if (run.exit_code != 0) {
+        return InternalError("gnuplot failed on " + dir + "/" + p.name +
+                             ".gp: " + LastLines(run.output, 5));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace ktune

@@ -1,0 +1,38 @@
+// Plots of an analysis, drawn by gnuplot as PNG and SVG: the time of every variant, fastest
+// first, with the 95% confidence interval of its median; the time against each of the most
+// correlated counters (one point per variant); and a heat map of the median time over two
+// parameters. Planning (data and gnuplot script) is pure; DrawPlots runs gnuplot.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "host/report/analysis.h"
+#include "host/report/report.h"
+
+namespace ktune {
+
+struct PlotOptions {
+  size_t counters = 3;         // scatter plots for this many of the most correlated
+  std::string heat_x, heat_y;  // parameters of the heat map; default the first two
+};
+
+struct Plot {
+  std::string name;  // file stem: time_by_variant, time_vs_<counter>, heatmap_<x>_<y>
+  std::string title;
+  std::string data;    // tab-separated, read by the script as "<name>.dat"
+  std::string script;  // gnuplot commands after the terminal and output are set
+};
+
+// The plots an analysis supports: a heat map needs two parameters with two values each.
+// Fails when a --heatmap parameter is not one of the run's.
+Result<std::vector<Plot>> PlanPlots(const Analysis& a, const RunReport& report,
+                                    const PlotOptions& options = {});
+
+// Writes <dir>/<name>.dat and .gp for every plot and runs gnuplot for <name>.png and .svg.
+// Fails, naming the Debian package, when gnuplot is not installed; with gnuplot's own message
+// when it fails.
+Status DrawPlots(const std::vector<Plot>& plots, const std::string& dir);
+
+}  // namespace ktune

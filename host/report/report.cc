@@ -1,0 +1,399 @@
+#include "host/report/report.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "common/csv.h"
+#include "host/report/stats.h"
+#include "host/results/results_dir.h"
+
+namespace ktune {
+namespace {
+
+std::string Fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string LocalTime(int64_t unix_ns) {
+  const time_t secs = static_cast<time_t>(unix_ns / 1000000000);
+  tm local;
+  localtime_r(&secs, &local);
+  char buf[32];
+  strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &local);
+  return buf;
+}
+
+// A value as people read it: clocks in msec, seconds as seconds, counts as integers, and the
+// coverage of a multiplexed value.
+std::string Human(const ValueSummary* v) {
+  if (!v) return "-";
+  if (!Usable(v->status) || !v->median) {
+    return "<" + std::string(ValueStatusName(v->status)) + ">";
+  }
+  std::string text = v->unit == "ns"  ? Fixed(*v->median / 1e6, 3)
+                     : v->unit == "s" ? Fixed(*v->median, 6)
+                                      : Fixed(*v->median, 0);
+  if (v->coverage) {
+    text += " (" + Fixed(*v->coverage * 100, 0) + "% counted" +
+            (v->status == ValueStatus::kScaled ? ", scaled)" : ")");
+  }
+  return text;
+}
+
+std::string ColumnTitle(const std::string& name, const std::string& unit) {
+  if (unit == "ns") return name + " (ms)";
+  if (unit == "s") return name + " (s)";
+  return name;
+}
+
+// Reads a variant's medians: events by name, and the times of kMetricTimes in seconds.
+MetricSummary EvaluateMetric(const MetricDef& m, const VariantSummary& v) {
+  MetricSummary out{m.name, m.group, std::nullopt, ""};
+  auto median = [&](const std::string& name) -> std::optional<double> {
+    const ValueSummary* s = v.Find(name);
+    return s && Usable(s->status) ? s->median : std::nullopt;
+  };
+  auto seconds = [&](const char* name, double scale) -> std::optional<double> {
+    auto x = median(name);
+    return x ? std::optional<double>(*x * scale) : std::nullopt;
+  };
+  auto value = m.expr.Evaluate([&](const std::string& name) -> std::optional<double> {
+    if (name == "kernel_time") return seconds(kKernelTime, 1);
+    if (name == "wall_time") return seconds(kWallTime, 1e-9);
+    if (name == "task_clock") return seconds(kTaskClock, 1e-9);
+    return median(name);
+  });
+  if (value.ok()) {
+    out.value = *value;
+  } else {
+    out.problem = value.status().message();
+  }
+  return out;
+}
+
+std::string HumanMetric(const MetricSummary& m) {
+  if (!m.value) return "<" + m.problem + ">";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", *m.value);
+  return buf;
+}
+
+}  // namespace
+
+const ValueSummary* VariantSummary::Find(const std::string& name) const {
+  for (const auto& v : values) {
+    if (v.name == name) return &v;
+  }
+  return nullptr;
+}
+
+RunReport BuildReport(const std::vector<RepetitionRow>& rows,
+                      const std::vector<MetricDef>& metrics) {
+  RunReport report;
+  for (const MetricDef& m : metrics) report.metric_names.push_back(m.name);
+  std::map<uint32_t, std::vector<const RepetitionRow*>> by_variant;
+  std::map<std::string, std::string> units;
+  for (const RepetitionRow& row : rows) {
+    if (report.run_id.empty()) report.run_id = RunOfShard(row.run_id);
+    if (row.sampling) continue;  // perturbed by the sampling: `--samples` reports that run
+    by_variant[row.variant_index].push_back(&row);
+    for (const auto& [k, v] : row.params) {
+      if (std::find(report.param_names.begin(), report.param_names.end(), k) ==
+          report.param_names.end()) {
+        report.param_names.push_back(k);
+      }
+    }
+    for (const MeasuredValue& v : row.values) {
+      if (std::find(report.value_names.begin(), report.value_names.end(), v.name) ==
+          report.value_names.end()) {
+        report.value_names.push_back(v.name);
+        units[v.name] = v.unit;
+      }
+    }
+  }
+  for (const auto& [index, reps] : by_variant) {
+    VariantSummary s;
+    s.index = index;
+    s.name = reps.front()->variant;
+    s.elf = reps.front()->elf;
+    s.params = reps.front()->params;
+    s.first_timestamp_ns = reps.front()->timestamp_ns;
+    s.repetitions = reps.size();
+    for (const RepetitionRow* r : reps) {
+      if (r->valid) {
+        ++s.valid;
+      } else if (s.failure.empty()) {
+        const bool exited_ok = r->outcome.kind == OutcomeKind::kExited && r->outcome.code == 0;
+        s.failure = exited_ok ? "NOT OK" : r->outcome.ToString();
+      }
+    }
+    for (const std::string& name : report.value_names) {
+      ValueSummary v;
+      v.name = name;
+      v.unit = units[name];
+      std::vector<double> sample;
+      std::vector<uint32_t> repetitions;  // of each sample value
+      bool seen = false, scaled = false;
+      for (const RepetitionRow* r : reps) {
+        if (s.valid > 0 && !r->valid) continue;
+        const MeasuredValue* m = r->Find(name);
+        if (!m) continue;
+        if (!seen) v.status = m->status;
+        seen = true;
+        if (!Usable(m->status)) continue;
+        scaled = scaled || m->status == ValueStatus::kScaled;
+        sample.push_back(m->value);
+        repetitions.push_back(r->repetition);
+        if (m->running_ns < m->enabled_ns) {
+          const double c = static_cast<double>(m->running_ns) / static_cast<double>(m->enabled_ns);
+          v.coverage = v.coverage ? std::min(*v.coverage, c) : c;
+        }
+      }
+      v.counted = sample.size();
+      if (!sample.empty()) v.status = scaled ? ValueStatus::kScaled : ValueStatus::kOk;
+      v.median = Median(sample);
+      v.mean = Mean(sample);
+      v.min = Min(sample);
+      v.max = Max(sample);
+      v.stddev = StdDev(sample);
+      v.cv = CoefficientOfVariation(sample);
+      v.ci = MedianConfidenceInterval(sample);
+      for (size_t k : Outliers(sample)) v.outliers.push_back(repetitions[k]);
+      v.sample = std::move(sample);
+      s.values.push_back(std::move(v));
+    }
+    for (const MetricDef& m : metrics) s.metrics.push_back(EvaluateMetric(m, s));
+    report.variants.push_back(std::move(s));
+  }
+  // Ranked by the kernel's own time when every fully valid variant printed it, else by the wall
+  // time (khost analyze ranks by the same).
+  for (const char* key : {kKernelTime, kWallTime}) {
+    bool all = false;
+    for (const VariantSummary& v : report.variants) {
+      if (!v.all_valid()) continue;
+      const ValueSummary* t = v.Find(key);
+      all = t && Usable(t->status) && t->median;
+      if (!all) break;
+    }
+    if (!all) continue;
+    report.best_by = key;
+    for (size_t i = 0; i < report.variants.size(); ++i) {
+      const VariantSummary& v = report.variants[i];
+      if (!v.all_valid()) continue;
+      if (!report.best || *v.Find(key)->median < *report.variants[*report.best].Find(key)->median) {
+        report.best = i;
+      }
+    }
+    break;
+  }
+  // What the numbers cannot carry: too few repetitions for an interval, outlying times.
+  const std::string time = report.best_by.empty() ? kWallTime : report.best_by;
+  size_t fewest = SIZE_MAX;
+  std::vector<std::string> outlying;
+  for (const VariantSummary& v : report.variants) {
+    const ValueSummary* t = v.Find(time);
+    if (!t || t->counted == 0) continue;
+    fewest = std::min(fewest, t->counted);
+    if (!t->outliers.empty()) {
+      std::string reps;
+      for (uint32_t r : t->outliers) reps += (reps.empty() ? "" : ",") + std::to_string(r);
+      outlying.push_back(v.name + " (repetition " + reps + ")");
+    }
+  }
+  const size_t need = MinValuesForMedianInterval(0.95);
+  if (fewest < need) {
+    report.notes.push_back(
+        "at most " + std::to_string(fewest) +
+        " repetition(s) of some variant: " + "a 95% confidence interval of the median needs " +
+        std::to_string(need) + " (khost run --reps " + std::to_string(need) + ")");
+  }
+  if (!outlying.empty()) {
+    std::string list;
+    for (const std::string& o : outlying) list += (list.empty() ? "" : ", ") + o;
+    report.notes.push_back("outlying " + time + " (median absolute deviation): " + list);
+  }
+  return report;
+}
+
+Table ReportTable(const RunReport& report) {
+  Table t;
+  t.title = "run " + report.run_id + ": medians over valid repetitions";
+  t.columns = {"", "variant"};
+  t.text_columns = 2;
+  for (const auto& p : report.param_names) t.columns.push_back(p);
+  t.columns.push_back("valid");
+  for (const auto& name : report.value_names) {
+    std::string unit;
+    for (const auto& v : report.variants) {
+      if (const ValueSummary* s = v.Find(name)) unit = s->unit;
+    }
+    t.columns.push_back(ColumnTitle(name, unit));
+  }
+  for (const auto& name : report.metric_names) t.columns.push_back(name);
+  for (size_t i = 0; i < report.variants.size(); ++i) {
+    const VariantSummary& v = report.variants[i];
+    std::vector<std::string> r = {report.best == i ? "*" : "", v.name};
+    for (const auto& p : report.param_names) {
+      std::string value = "-";
+      for (const auto& [k, val] : v.params) {
+        if (k == p) value = val;
+      }
+      r.push_back(value);
+    }
+    r.push_back(std::to_string(v.valid) + "/" + std::to_string(v.repetitions) +
+                (v.valid < v.repetitions ? " " + v.failure : ""));
+    for (const auto& name : report.value_names) r.push_back(Human(v.Find(name)));
+    for (const MetricSummary& m : v.metrics) r.push_back(HumanMetric(m));
+    const RowStyle style = report.best == i ? RowStyle::kGood
+                           : v.valid == 0   ? RowStyle::kBad
+                                            : RowStyle::kPlain;
+    t.AddRow(std::move(r), style);
+  }
+  if (report.best) {
+    const VariantSummary& b = report.variants[*report.best];
+    t.notes.push_back("best: " + b.name + " (" + report.best_by + " " +
+                      Human(b.Find(report.best_by)) +
+                      (report.best_by == kKernelTime ? " s" : " ms") + ")");
+  } else {
+    t.notes.push_back("best: none (no variant was valid in every repetition)");
+  }
+  for (const std::string& n : report.notes) t.notes.push_back("note: " + n);
+  return t;
+}
+
+std::string RenderTable(const RunReport& report, bool colour) {
+  return RenderConsole(ReportTable(report), colour);
+}
+
+std::string RenderJson(const RunReport& report) {
+  nlohmann::ordered_json doc;
+  doc["schema"] = kResultsSchemaVersion;
+  doc["run_id"] = report.run_id;
+  doc["best"] = report.best ? nlohmann::ordered_json(report.variants[*report.best].name)
+                            : nlohmann::ordered_json(nullptr);
+  doc["best_by"] = report.best_by;
+  doc["notes"] = report.notes;
+  doc["variants"] = nlohmann::ordered_json::array();
+  for (const VariantSummary& v : report.variants) {
+    nlohmann::ordered_json j;
+    j["index"] = v.index;
+    j["name"] = v.name;
+    j["elf"] = v.elf;
+    j["params"] = nlohmann::ordered_json::object();
+    for (const auto& [k, val] : v.params) j["params"][k] = val;
+    j["repetitions"] = v.repetitions;
+    j["valid_repetitions"] = v.valid;
+    j["failure"] = v.failure;
+    j["values"] = nlohmann::ordered_json::object();
+    for (const ValueSummary& s : v.values) {
+      nlohmann::ordered_json jv;
+      jv["unit"] = s.unit;
+      jv["status"] = ValueStatusName(s.status);
+      jv["n"] = s.counted;
+      auto put = [&](const char* key, const std::optional<double>& x) {
+        jv[key] = x ? nlohmann::ordered_json(*x) : nlohmann::ordered_json(nullptr);
+      };
+      put("median", s.median);
+      put("mean", s.mean);
+      put("min", s.min);
+      put("max", s.max);
+      put("stddev", s.stddev);
+      put("cv", s.cv);
+      if (s.ci) {
+        jv["ci95"] = {{"low", s.ci->low}, {"high", s.ci->high}, {"coverage", s.ci->coverage}};
+      } else {
+        jv["ci95"] = nullptr;
+      }
+      jv["outlier_repetitions"] = s.outliers;
+      put("coverage", s.coverage);
+      j["values"][s.name] = jv;
+    }
+    j["metrics"] = nlohmann::ordered_json::object();
+    for (const MetricSummary& m : v.metrics) {
+      nlohmann::ordered_json jm;
+      jm["group"] = m.group;
+      jm["value"] = m.value ? nlohmann::ordered_json(*m.value) : nlohmann::ordered_json(nullptr);
+      if (!m.value) jm["problem"] = m.problem;
+      j["metrics"][m.name] = jm;
+    }
+    doc["variants"].push_back(j);
+  }
+  return doc.dump(2) + "\n";
+}
+
+SampledColumns KernelPeriodColumns(const std::vector<VariantSamples>& samples,
+                                   const std::string& kernel_symbol) {
+  SampledColumns c;
+  for (const VariantSamples& v : samples) {
+    for (const EventSamples& e : v.events) {
+      const std::string name = e.event + " (" + kernel_symbol + " period)";
+      if (std::find(c.names.begin(), c.names.end(), name) == c.names.end()) c.names.push_back(name);
+    }
+  }
+  for (const VariantSamples& v : samples) {
+    std::vector<std::optional<uint64_t>>& row = c.values[v.index];
+    row.assign(c.names.size(), std::nullopt);
+    for (const EventSamples& e : v.events) {
+      const std::string name = e.event + " (" + kernel_symbol + " period)";
+      const size_t at =
+          static_cast<size_t>(std::find(c.names.begin(), c.names.end(), name) - c.names.begin());
+      row[at] = e.kernel_period;
+    }
+  }
+  return c;
+}
+
+std::string RenderPerfStats(const RunReport& report, const SampledColumns& sampled) {
+  std::vector<std::string> header = {"Timestamp", "ELF Name"};
+  for (const auto& p : report.param_names) header.push_back(p);
+  header.insert(header.end(), {"Valid Output", "Kernel Time (s)", "Total Time (s)"});
+  std::vector<std::string> events;
+  for (const auto& name : report.value_names) {
+    if (name != kWallTime && name != kKernelTime) events.push_back(name);
+  }
+  header.insert(header.end(), events.begin(), events.end());
+  header.insert(header.end(), sampled.names.begin(), sampled.names.end());
+  std::string out = CsvJoin(header) + "\n";
+  for (const VariantSummary& v : report.variants) {
+    std::vector<std::string> r = {LocalTime(v.first_timestamp_ns), v.name};
+    for (const auto& p : report.param_names) {
+      std::string value = "N/A";
+      for (const auto& [k, val] : v.params) {
+        if (k == p) value = val;
+      }
+      r.push_back(value);
+    }
+    r.push_back(v.all_valid() ? "YES" : "NO");
+    // Nothing measured by a run that failed every time stands in for the kernel's numbers.
+    auto find = [&](const std::string& name) { return v.valid ? v.Find(name) : nullptr; };
+    const ValueSummary* kernel = find(kKernelTime);
+    const ValueSummary* wall = find(kWallTime);
+    r.push_back(kernel && kernel->median ? Fixed(*kernel->median, 6) : "N/A");
+    r.push_back(wall && wall->median ? Fixed(*wall->median / 1e9, 6) : "N/A");
+    for (const auto& name : events) {
+      const ValueSummary* s = find(name);
+      if (!s || !s->median) {
+        r.push_back("N/A");
+      } else if (s->unit == "ns") {
+        r.push_back(Fixed(*s->median / 1e6, 6));
+      } else {
+        r.push_back(Fixed(*s->median, 0));
+      }
+    }
+    auto periods = sampled.values.find(v.index);
+    for (size_t k = 0; k < sampled.names.size(); ++k) {
+      const bool has = v.valid && periods != sampled.values.end() && periods->second[k];
+      r.push_back(has ? std::to_string(*periods->second[k]) : "N/A");
+    }
+    out += CsvJoin(r) + "\n";
+  }
+  return out;
+}
+
+}  // namespace ktune

@@ -1,0 +1,106 @@
+// khost's result model and its reporters. BuildReport computes the model once from result rows
+// (common/results.h); each renderer only formats it:
+//   table       aligned console table, best variant marked
+//   json        the model as JSON
+//   perf-stats  the seed's wide perf_stats.csv: Timestamp, ELF Name, <parameters>, Valid Output,
+//               Kernel Time (s), Total Time (s), <one column per event>; times as %.6f, N/A
+//               where a value is missing, NO in Valid Output for failed runs
+// (The long-format CSV is the results file itself.)
+//
+// The run that sampled (--record) is left out: its numbers are perturbed by the sampling.
+// Per variant and value, statistics are over the valid repetitions, or over all repetitions when
+// none is valid (the table and JSON show those, labelled with the failure; perf-stats, which
+// feeds analyses of valid rows, gives N/A). Event columns of perf-stats are medians; clocks are
+// in msec as perf prints them. A value whose event shared a counter with others (time running <
+// time enabled) carries its coverage, the smallest running/enabled over the sample; values are
+// never scaled. Metrics (host/events/event_groups.h) are evaluated per variant from these medians
+// (events of different passes come from different repetitions, so medians are what they share);
+// a metric whose input is missing, or that divides by zero, says so instead of holding a number.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/results.h"
+#include "host/events/event_groups.h"
+#include "host/report/stats.h"
+#include "host/report/table.h"
+#include "host/results/samples.h"
+
+#include <map>
+
+namespace ktune {
+
+struct ValueSummary {
+  std::string name;
+  std::string unit;
+  size_t counted = 0;  // repetitions in the sample with a value
+  // kOk or kScaled (some values are perf-style estimates) when counted > 0, else why none.
+  ValueStatus status = ValueStatus::kMissing;
+  std::vector<double> sample;  // the values the statistics are over, in repetition order
+  std::optional<double> median, mean, min, max;
+  std::optional<double> stddev, cv;  // host/report/stats.h: from two values on
+  std::optional<Interval> ci;        // 95% of the median: from six values on
+  std::vector<uint32_t> outliers;    // repetition numbers of the values flagged as outliers
+  std::optional<double> coverage;    // set when some repetition ran on a counter part of the time
+};
+
+struct MetricSummary {
+  std::string name;
+  std::string group;
+  std::optional<double> value;
+  std::string problem;  // "missing input l2_miss:u", "division by zero"
+};
+
+struct VariantSummary {
+  uint32_t index = 0;
+  std::string name;
+  std::string elf;
+  Params params;
+  size_t repetitions = 0;
+  size_t valid = 0;
+  std::string failure;  // "" when all valid, else the first failure: "signal:SIGSEGV", "NOT OK"
+  int64_t first_timestamp_ns = 0;
+  std::vector<ValueSummary> values;    // one per RunReport::value_names entry
+  std::vector<MetricSummary> metrics;  // one per metric asked for
+
+  const ValueSummary* Find(const std::string& name) const;
+  bool all_valid() const { return repetitions > 0 && valid == repetitions; }
+};
+
+struct RunReport {
+  std::string run_id;
+  std::vector<std::string> param_names;  // in first-seen order
+  std::vector<std::string> value_names;  // wall-time, kernel-time, then counters
+  std::vector<std::string> metric_names;
+  std::vector<VariantSummary> variants;  // by variant index
+  std::optional<size_t> best;            // index into variants: fastest fully valid one
+  // The value it was ranked by: kernel-time when every fully valid variant has it, else
+  // wall-time.
+  std::string best_by;
+  // Said below the table: too few repetitions for the intervals, outliers among the times.
+  std::vector<std::string> notes;
+};
+
+RunReport BuildReport(const std::vector<RepetitionRow>& rows,
+                      const std::vector<MetricDef>& metrics = {});
+
+// The report's main table: one row per variant, medians of every value and metric, the best
+// variant marked; RenderTable is its console rendering.
+Table ReportTable(const RunReport& report);
+std::string RenderTable(const RunReport& report, bool colour = false);
+std::string RenderJson(const RunReport& report);
+// Extra perf-stats columns from sampling, as the seed had them: per sampled event, the total
+// period of the kernel's own symbol, named "<event> (<symbol> period)".
+struct SampledColumns {
+  std::vector<std::string> names;
+  std::map<uint32_t, std::vector<std::optional<uint64_t>>> values;  // by variant index
+};
+SampledColumns KernelPeriodColumns(const std::vector<VariantSamples>& samples,
+                                   const std::string& kernel_symbol);
+
+std::string RenderPerfStats(const RunReport& report, const SampledColumns& sampled = {});
+
+}  // namespace ktune

@@ -1,0 +1,157 @@
+#include "host/results/kernel_dir.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "common/fs.h"
+#include "common/hash.h"
+#include "host/results/test_data_files.h"
+
+namespace ktune {
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+bool IsPathKey(const std::string& key) {
+  return key.size() > 5 && key.compare(key.size() - 5, 5, "_path") == 0;
+}
+
+std::string ScalarText(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+// Accepts a path relative to root; an absolute path is accepted when it lies under root.
+Result<std::string> RelativeToRoot(const std::string& root, const std::string& path) {
+  if (!path.empty() && path[0] == '/') {
+    const fs::path rel =
+        fs::path(path).lexically_normal().lexically_relative(fs::absolute(root).lexically_normal());
+    if (rel.empty() || rel.string().starts_with("..")) {
+      return InvalidArgument("path " + path + " is outside " + root);
+    }
+    return rel.string();
+  }
+  const std::string norm = fs::path(path).lexically_normal().string();
+  KT_RETURN_IF_ERROR(ValidateBundlePath(norm));
+  return norm;
+}
+
+}  // namespace
+
+Result<KernelDir> ParseConfigsJson(const std::string& text, const std::string& kernel) {
+  KernelDir dir;
+  dir.kernel = kernel;
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
+    return InvalidArgument("configs.json of " + kernel + " is not valid JSON: " + e.what());
+  }
+  if (!doc.is_object() || !doc.contains("variants") || !doc["variants"].is_array()) {
+    return InvalidArgument("configs.json of " + kernel + " has no \"variants\" list");
+  }
+  size_t index = 0;
+  for (const json& v : doc["variants"]) {
+    const std::string where = "configs.json of " + kernel + ", variant " + std::to_string(index++);
+    if (!v.is_object()) return InvalidArgument(where + " is not an object");
+    if (!v.contains("elf_path") || !v["elf_path"].is_string()) {
+      return InvalidArgument(where + " has no \"elf_path\" string");
+    }
+    KernelVariant var;
+    var.elf_path = v["elf_path"].get<std::string>();
+    var.name = fs::path(var.elf_path).filename().string();
+    if (v.contains("asm_path") && v["asm_path"].is_string()) {
+      var.asm_path = v["asm_path"].get<std::string>();
+    }
+    for (const auto& [key, value] : v.items()) {
+      if (IsPathKey(key)) continue;
+      if (key == "args") {
+        if (!value.is_array()) return InvalidArgument(where + ": \"args\" must be a list");
+        for (const json& a : value) var.args.push_back(ScalarText(a));
+        continue;
+      }
+      if (!value.is_primitive() || value.is_null()) {
+        return InvalidArgument(where + ": parameter " + key + " must be a number or a string");
+      }
+      const std::string value_text = ScalarText(value);
+      if (Status ok = ValidateParam(key, value_text); !ok.ok()) {
+        return InvalidArgument(where + ": " + ok.message());
+      }
+      var.params.emplace_back(key, value_text);
+    }
+    dir.variants.push_back(std::move(var));
+  }
+  if (dir.variants.empty())
+    return InvalidArgument("configs.json of " + kernel + " lists no variant");
+  if (doc.contains("perf_files") && doc["perf_files"].is_object() &&
+      doc["perf_files"].contains("stat") && doc["perf_files"]["stat"].is_string()) {
+    dir.perf_stat_path = doc["perf_files"]["stat"].get<std::string>();
+  }
+  return dir;
+}
+
+Result<KernelDir> LoadKernelDir(const std::string& root, const std::string& kernel) {
+  KT_RETURN_IF_ERROR(ValidateKernelName(kernel));
+  const std::string kernel_dir = root + "/" + kernel;
+  if (!fs::is_directory(kernel_dir)) {
+    return NotFound("no kernel directory " + kernel_dir + " (expected <root>/" + kernel +
+                    "/run/configs.json; --root sets <root>)");
+  }
+  const std::string configs = kernel_dir + "/run/configs.json";
+  auto text = ReadFile(configs);
+  if (!text.ok()) return NotFound("cannot read " + configs + ": " + text.status().message());
+  KT_ASSIGN_OR_RETURN(KernelDir dir, ParseConfigsJson(*text, kernel));
+  dir.root = root;
+  dir.run_dir = kernel_dir + "/run";
+  for (KernelVariant& v : dir.variants) {
+    auto rel = RelativeToRoot(root, v.elf_path);
+    if (!rel.ok()) return rel.status().WithContext("configs.json of " + kernel);
+    v.elf_path = *rel;
+    const std::string full = root + "/" + v.elf_path;
+    struct stat st;
+    if (::stat(full.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      return NotFound("variant " + v.name + ": ELF " + full + " does not exist");
+    }
+  }
+  return dir;
+}
+
+Result<Manifest> BuildManifest(const KernelDir& dir) {
+  Manifest m;
+  m.kernel = dir.kernel;
+  std::vector<std::string> paths;
+  paths.push_back(dir.kernel + "/run/configs.json");
+  for (const KernelVariant& v : dir.variants) paths.push_back(v.elf_path);
+  const fs::path test_data = fs::path(dir.run_dir) / "test_data";
+  KT_ASSIGN_OR_RETURN(std::vector<std::string> old, OldNumberedTestData(test_data.string()));
+  if (!old.empty()) return InvalidArgument(OldNumberingMessage(dir.kernel, old[0], old.size()));
+  std::error_code ec;
+  if (fs::is_directory(test_data)) {
+    for (auto it = fs::recursive_directory_iterator(test_data, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->is_regular_file()) {
+        paths.push_back(fs::relative(it->path(), dir.root).lexically_normal().string());
+      }
+    }
+    if (ec) return IoError("listing " + test_data.string() + ": " + ec.message());
+  }
+  for (const std::string& rel : paths) {
+    if (std::any_of(m.files.begin(), m.files.end(),
+                    [&](const FileEntry& f) { return f.path == rel; })) {
+      continue;  // two variants sharing one ELF
+    }
+    const std::string full = dir.root + "/" + rel;
+    struct stat st;
+    if (::stat(full.c_str(), &st) != 0) return ErrnoError("stat " + full, errno);
+    KT_ASSIGN_OR_RETURN(std::string hash, HashFile(full));
+    m.files.push_back({rel, hash, static_cast<uint64_t>(st.st_size), st.st_mode & 0777});
+  }
+  KT_RETURN_IF_ERROR(NormalizeManifest(m));
+  return m;
+}
+
+}  // namespace ktune

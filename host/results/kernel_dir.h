@@ -1,0 +1,51 @@
+// Reads a kernel's run directory in the seed's layout, as the seed's scripts left it:
+//
+//   <root>/<kernel>/run/configs.json
+//   <root>/<kernel>/run/bin/*.elf
+//   <root>/<kernel>/run/test_data/...
+//
+// configs.json is {"variants": [{"BLOCK_SIZE_M": 4, ..., "elf_path": ..., "asm_path": ...,
+// "perf_data_path": ..., "perf_report_path": ...}], "perf_files": {"stat": ...}}, with paths
+// relative to <root>. Every key of a variant that is not a path is a parameter. ktune also reads
+// an optional "args": [..] per variant (argv for the ELF).
+//
+// The bundle sent to an agent holds configs.json, every variant's ELF and everything under
+// test_data/, at their paths relative to <root>, so the ELF finds its data as the seed's did.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/manifest.h"
+#include "common/results.h"
+#include "common/status.h"
+
+namespace ktune {
+
+struct KernelVariant {
+  std::string name;      // the ELF's file name
+  std::string elf_path;  // relative to root
+  std::vector<std::string> args;
+  Params params;
+  std::string asm_path;  // its disassembly, relative to root; "" when configs.json names none
+};
+
+struct KernelDir {
+  std::string root;  // the directory holding <kernel>/
+  std::string kernel;
+  std::string run_dir;  // <root>/<kernel>/run
+  std::vector<KernelVariant> variants;
+  std::string perf_stat_path;  // perf_files.stat, relative to root; "" when absent
+};
+
+// Parses configs.json text (pure; for tests and LoadKernelDir). `kernel` is used in messages.
+Result<KernelDir> ParseConfigsJson(const std::string& text, const std::string& kernel);
+
+// Loads <root>/<kernel>/run/configs.json and checks that every variant's ELF exists.
+Result<KernelDir> LoadKernelDir(const std::string& root, const std::string& kernel);
+
+// The bundle's files with their hashes (reads and hashes every file). Test data numbered from 0
+// (host/results/test_data_files.h) is refused with what to do: an earlier khost tune's numbering.
+Result<Manifest> BuildManifest(const KernelDir& dir);
+
+}  // namespace ktune

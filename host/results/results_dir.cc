@@ -1,0 +1,190 @@
+#include "host/results/results_dir.h"
+
+#include <fcntl.h>
+#include <sodium.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "common/fs.h"
+
+namespace ktune {
+namespace fs = std::filesystem;
+
+std::string NewRunId() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  tm utc;
+  gmtime_r(&ts.tv_sec, &utc);
+  char when[32];
+  strftime(when, sizeof when, "%Y%m%dT%H%M%S", &utc);
+  char ms[24];
+  std::snprintf(ms, sizeof ms, ".%03ldZ", ts.tv_nsec / 1000000);
+  if (sodium_init() < 0) return std::string(when) + ms;
+  char rnd[8];
+  std::snprintf(rnd, sizeof rnd, "%06x", randombytes_uniform(1u << 24));
+  return std::string(when) + ms + "-" + rnd;
+}
+
+std::string ResultsDir(const std::string& kernel_run_dir) {
+  return kernel_run_dir + "/results";
+}
+
+Result<ResultsWriter> ResultsWriter::Open(const std::string& path) {
+  KT_RETURN_IF_ERROR(MakeDirs(fs::path(path).parent_path().string()));
+  KT_ASSIGN_OR_RETURN(ResultsAppend file, OpenResultsForAppend(path));
+  return ResultsWriter(path, std::move(file));
+}
+
+ResultsWriter::ResultsWriter(std::string path, ResultsAppend file)
+    : path_(std::move(path)),
+      fd_(std::move(file.fd)),
+      rows_(std::move(file.rows)),
+      dropped_bytes_(file.dropped_bytes) {
+  for (const RepetitionRow& row : rows_) have_.emplace(row.run_id, KeyOf(row));
+}
+
+Result<bool> ResultsWriter::Append(const RepetitionRow& row) {
+  if (have_.count({row.run_id, KeyOf(row)})) return false;
+  KT_RETURN_IF_ERROR(WriteAll(fd_.get(), ToCsvLines(row), path_));
+  have_.emplace(row.run_id, KeyOf(row));
+  rows_.push_back(row);
+  return true;
+}
+
+Status ResultsWriter::Finish() {
+  if (::fdatasync(fd_.get()) != 0) return ErrnoError("fsync " + path_, errno);
+  return FsyncDirectory(fs::path(path_).parent_path().string());
+}
+
+std::string ShardRunId(const std::string& run_id, size_t n) {
+  return run_id + "_" + std::to_string(n);
+}
+
+std::string RunOfShard(const std::string& id) {
+  const size_t cut = id.rfind('_');
+  if (cut == std::string::npos || cut + 1 == id.size()) return id;
+  for (size_t i = cut + 1; i < id.size(); ++i) {
+    if (id[i] < '0' || id[i] > '9') return id;
+  }
+  return id.substr(0, cut);
+}
+
+std::string RunRequestPath(const std::string& results_path) {
+  return fs::path(results_path).replace_extension(".request.pb").string();
+}
+
+std::string RunMetaPath(const std::string& results_path) {
+  return fs::path(results_path).replace_extension(".json").string();
+}
+
+Status WriteRunMeta(const std::string& path, const RunMeta& meta) {
+  nlohmann::ordered_json j;
+  j["schema"] = 1;
+  j["run_id"] = meta.run_id;
+  j["kernel"] = meta.kernel;
+  j["agent"] = meta.agent;
+  j["cpu"] = meta.cpu;
+  j["core"] = meta.core;
+  j["requested"] = meta.requested;
+  j["events"] = meta.events;
+  j["metrics"] = nlohmann::ordered_json::array();
+  for (const auto& m : meta.metrics) {
+    j["metrics"].push_back({{"name", m.name}, {"formula", m.formula}, {"group", m.group}});
+  }
+  j["passes"] = meta.passes;
+  j["plan"] = meta.plan;
+  j["complete"] = meta.complete;
+  if (!meta.shards.empty()) {
+    j["agents"] = meta.agents;
+    j["shards"] = nlohmann::ordered_json::array();
+    for (const auto& s : meta.shards) {
+      j["shards"].push_back(
+          {{"id", s.id}, {"variants", s.variants}, {"agent", s.agent}, {"state", s.state}});
+    }
+  }
+  // Text from the agent (its plan, the events it echoes, a fetched run's request) need not be
+  // UTF-8, which JSON text must be: such bytes become U+FFFD, as in the samples file.
+  return WriteFileAtomic(
+      path, j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+}
+
+Result<RunMeta> ReadRunMeta(const std::string& path) {
+  KT_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  try {
+    const auto j = nlohmann::json::parse(text);
+    RunMeta meta;
+    meta.run_id = j.at("run_id").get<std::string>();
+    meta.kernel = j.at("kernel").get<std::string>();
+    meta.agent = j.at("agent").get<std::string>();
+    meta.cpu = j.at("cpu").get<std::string>();
+    meta.core = j.at("core").get<std::string>();
+    meta.requested = j.at("requested").get<std::vector<std::string>>();
+    meta.events = j.at("events").get<std::vector<std::string>>();
+    for (const auto& m : j.at("metrics")) {
+      meta.metrics.push_back({m.at("name").get<std::string>(), m.at("formula").get<std::string>(),
+                              m.at("group").get<std::string>()});
+    }
+    meta.passes = j.at("passes").get<std::vector<std::vector<std::string>>>();
+    meta.plan = j.at("plan").get<std::string>();
+    meta.complete = j.value("complete", true);  // files from before resume were whole runs
+    if (j.contains("shards")) {
+      meta.agents = j.at("agents").get<std::vector<std::string>>();
+      for (const auto& s : j.at("shards")) {
+        meta.shards.push_back({s.at("id").get<std::string>(),
+                               s.at("variants").get<std::vector<uint32_t>>(),
+                               s.at("agent").get<std::string>(), s.at("state").get<std::string>()});
+      }
+    }
+    return meta;
+  } catch (const nlohmann::json::exception& e) {
+    return InvalidArgument(path + ": " + e.what());
+  }
+}
+
+Result<std::string> FindRunFile(const std::string& kernel_run_dir, const std::string& run_id) {
+  const std::string dir = ResultsDir(kernel_run_dir);
+  if (!run_id.empty()) {
+    const std::string path = dir + "/" + run_id + ".csv";
+    if (!fs::exists(path)) return NotFound("no run " + run_id + " in " + dir);
+    return path;
+  }
+  std::string newest;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() == ".csv" && e.path().filename().string() > newest) {
+      newest = e.path().filename().string();
+    }
+  }
+  if (newest.empty()) return NotFound("no results in " + dir + " (run `khost run` first)");
+  return dir + "/" + newest;
+}
+
+Result<LoadedRun> LoadRun(const std::string& kernel_run_dir, const std::string& run) {
+  LoadedRun out;
+  if (run.ends_with(".csv")) {
+    out.path = run;
+  } else {
+    KT_ASSIGN_OR_RETURN(out.path, FindRunFile(kernel_run_dir, run));
+  }
+  KT_ASSIGN_OR_RETURN(std::string text, ReadFile(out.path));
+  auto file = ParseResultsCsv(text);
+  if (!file.ok()) return file.status().WithContext(out.path);
+  if (file->rows.empty()) return NotFound(out.path + " holds no results");
+  out.rows = std::move(file->rows);
+  out.torn_lines = file->torn_lines;
+  if (auto meta = ReadRunMeta(RunMetaPath(out.path)); meta.ok()) {
+    for (const RunMeta::Metric& m : meta->metrics) {
+      auto def = MakeMetric(m.name, m.formula, m.group);
+      if (!def.ok()) return def.status().WithContext(RunMetaPath(out.path));
+      out.metrics.push_back(std::move(def).value());
+    }
+    out.meta = std::move(meta).value();
+  }
+  return out;
+}
+
+}  // namespace ktune

@@ -1,0 +1,108 @@
+// Where khost keeps results: <root>/<kernel>/run/results/<run_id>.csv, one long-format file
+// (common/results.h) per run, written row by row as the agent streams them.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/fs.h"
+#include "common/results.h"
+#include "common/status.h"
+#include "host/events/event_groups.h"
+
+namespace ktune {
+
+// "20261122T031500.123Z-3fa2c1": UTC start time to the millisecond (so names sort by time) and
+// 24 random bits.
+std::string NewRunId();
+
+std::string ResultsDir(const std::string& kernel_run_dir);
+
+// A sweep's shard n is the run <run_id>_<n> on its agent (NewRunId never holds '_'), and its
+// rows carry that id; RunOfShard undoes it ("" -> "", a run id stays itself).
+std::string ShardRunId(const std::string& run_id, size_t n);
+std::string RunOfShard(const std::string& id);
+
+// <results file without .csv>.request.pb: a sweep's whole request, which its shards are cut
+// from, kept for khost run --resume.
+std::string RunRequestPath(const std::string& results_path);
+
+// Appends rows to one run's file (OpenResultsForAppend: created with its header, or, for a run
+// fetched or resumed, keeping its rows and losing a torn last line). Each row is written as it
+// arrives, so it survives khost being killed; a row of a repetition the file holds already (the
+// same run id -- a shard's, in a sweep -- variant, pass and repetition) is not written again.
+// Finish() fsyncs. (The agent's own copy is fsynced row by row.)
+class ResultsWriter {
+ public:
+  static Result<ResultsWriter> Open(const std::string& path);
+  // False when the file holds this repetition already.
+  Result<bool> Append(const RepetitionRow& row);
+  Status Finish();
+  const std::string& path() const { return path_; }
+  const std::vector<RepetitionRow>& rows() const { return rows_; }  // all, in file order
+  uint64_t dropped_bytes() const { return dropped_bytes_; }         // of a torn last line
+
+ private:
+  ResultsWriter(std::string path, ResultsAppend file);
+  std::string path_;
+  ScopedFd fd_;
+  std::vector<RepetitionRow> rows_;
+  std::set<std::pair<std::string, RowKey>> have_;  // run id (a sweep's shard's) and key
+  uint64_t dropped_bytes_ = 0;
+};
+
+// The file of run `run_id`, or of the newest run when run_id is empty.
+Result<std::string> FindRunFile(const std::string& kernel_run_dir, const std::string& run_id);
+
+// What a run was asked for, kept as <run_id>.json beside its results: reports need the metric
+// formulas, and people the agent and CPU.
+struct RunMeta {
+  struct Metric {
+    std::string name, formula, group;
+  };
+  std::string run_id;
+  std::string kernel;
+  std::string agent;                   // address
+  std::string cpu;                     // DescribeCpu of the agent's CPU
+  std::string core;                    // event table used, "" for generic events only
+  std::vector<std::string> requested;  // --events as given (groups and events)
+  std::vector<std::string> events;     // what was measured
+  std::vector<Metric> metrics;
+  std::vector<std::vector<std::string>> passes;  // the agent's plan: events per pass
+  std::string plan;                              // how: "probed", "remembered", ...
+  bool complete = false;                         // every row of the plan is in the results file
+  // A sweep over several agents (khost run --agents, host/remote/sweep.h): the agents as given, and
+  // the shards the variants were cut into, each measured as a run of its own on one agent.
+  struct Shard {
+    std::string id;                  // the agent's run id: <run_id>_<n>
+    std::vector<uint32_t> variants;  // the run's variant indices, in the shard's order
+    std::string agent;               // where it went ("" not yet)
+    // pending, measuring, done; moved: its unfinished variants went to another shard; merged:
+    // moved, and then its journal fetched whole from its agent
+    std::string state;
+  };
+  std::vector<std::string> agents = {};
+  std::vector<Shard> shards = {};
+};
+
+// <results file without .csv>.json
+std::string RunMetaPath(const std::string& results_path);
+Status WriteRunMeta(const std::string& path, const RunMeta& meta);
+Result<RunMeta> ReadRunMeta(const std::string& path);
+
+// A stored run as reports read it: its rows, and its metadata and metric formulas when the
+// metadata file is there.
+struct LoadedRun {
+  std::string path;  // the results file
+  std::vector<RepetitionRow> rows;
+  size_t torn_lines = 0;
+  std::optional<RunMeta> meta;
+  std::vector<MetricDef> metrics;
+};
+// `run` is a run id of the kernel, the path of a results file (ending in .csv), or "" for the
+// newest run. A run without rows is an error ("holds no results").
+Result<LoadedRun> LoadRun(const std::string& kernel_run_dir, const std::string& run);
+
+}  // namespace ktune

@@ -1,0 +1,412 @@
+#include "host/results/samples.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "common/strings.h"
+#include "host/util/elf_symbols.h"
+
+namespace ktune {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+std::string Percent(uint64_t part, uint64_t whole) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%",
+                whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+  return buf;
+}
+
+std::string Hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// How to name an IP outside the ELF's functions: "[kernel]" for the kernel's half of the address
+// space (the top bit set, on every 64-bit Linux), by the mapping it is in ("[vdso]",
+// "[libc.so.6]"), else "[unknown]".
+std::string OutsideName(uint64_t ip, const std::vector<Mapping>& mappings) {
+  if (ip >> 63) return "[kernel]";
+  for (const Mapping& m : mappings) {
+    if (ip >= m.start && ip - m.start < m.len) {
+      const std::string base = fs::path(m.file).filename().string();
+      return base.starts_with("[") ? base : "[" + base + "]";
+    }
+  }
+  return "[unknown]";
+}
+
+// A field that must be an integer from 0 to T's maximum. nlohmann's get<T>() converts a JSON
+// float with a cast, undefined beyond T's range ("1e300"), and cuts a larger integer short.
+template <typename T>
+T Unsigned(const json& j) {
+  if (!j.is_number_unsigned() || j.get<uint64_t>() > std::numeric_limits<T>::max()) {
+    throw json::type_error::create(
+        302, "expected an integer from 0 to " + std::to_string(std::numeric_limits<T>::max()), &j);
+  }
+  return static_cast<T>(j.get<uint64_t>());
+}
+
+std::vector<uint64_t> UnsignedList(const json& j) {
+  if (!j.is_array()) throw json::type_error::create(302, "expected a list of integers", &j);
+  std::vector<uint64_t> out;
+  for (const json& v : j) out.push_back(Unsigned<uint64_t>(v));
+  return out;
+}
+
+}  // namespace
+
+std::string NotSupported(const std::string& unsupported) {
+  const size_t colon = unsupported.find(": ");
+  if (colon == std::string::npos) return unsupported + ": not supported";
+  return unsupported.substr(0, colon) + ": not supported (" + unsupported.substr(colon + 2) + ")";
+}
+
+std::string SamplesPath(const std::string& results_path) {
+  return fs::path(results_path).replace_extension(".samples.jsonl").string();
+}
+
+Result<SamplesWriter> SamplesWriter::Open(const std::string& path) {
+  KT_ASSIGN_OR_RETURN(LinesAppend file, OpenLinesForAppend(path));
+  KT_ASSIGN_OR_RETURN(std::vector<ProfileRecord> held, ParseSamples(file.text, path));
+  SamplesWriter w(path, std::move(file.fd));
+  for (const ProfileRecord& r : held) w.have_.insert({r.variant_index, r.pass, r.repetition});
+  return w;
+}
+
+Status SamplesWriter::Append(const ProfileRecord& r) {
+  const RowKey key{r.variant_index, r.pass, r.repetition};
+  if (have_.count(key)) return Status::Ok();
+  json j;
+  j["variant_index"] = r.variant_index;
+  j["pass"] = r.pass;
+  j["repetition"] = r.repetition;
+  j["events"] = r.profile.events;
+  j["unsupported"] = r.profile.unsupported;
+  j["samples"] = r.profile.samples;
+  j["lost"] = r.profile.lost;
+  j["truncated"] = r.profile.truncated;
+  j["hits"] = json::array();
+  for (const SampleHit& h : r.profile.hits) j["hits"].push_back({h.event, h.ip, h.count, h.period});
+  j["chains"] = json::array();
+  for (const SampleChain& c : r.profile.chains) {
+    j["chains"].push_back({c.event, c.count, c.period, c.ips});
+  }
+  j["mappings"] = json::array();
+  for (const Mapping& m : r.profile.mappings) {
+    j["mappings"].push_back({m.start, m.len, m.pgoff, m.file});
+  }
+  KT_RETURN_IF_ERROR(
+      WriteAll(fd_.get(), j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n", path_));
+  have_.insert(key);
+  return Status::Ok();
+}
+
+Status SamplesWriter::Finish() {
+  if (::fdatasync(fd_.get()) != 0) return ErrnoError("fsync " + path_, errno);
+  return Status::Ok();
+}
+
+Result<std::vector<ProfileRecord>> ReadSamples(const std::string& path) {
+  KT_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseSamples(text, path);
+}
+
+Result<std::vector<ProfileRecord>> ParseSamples(std::string_view text, const std::string& path) {
+  std::vector<ProfileRecord> out;
+  std::vector<std::string_view> lines = Split(text, '\n');
+  if (!text.empty() && text.back() != '\n') lines.pop_back();  // a torn last line
+  size_t line_no = 0;
+  for (std::string_view line : lines) {
+    ++line_no;
+    if (line.empty()) continue;
+    try {
+      const json j = json::parse(line);
+      ProfileRecord r;
+      r.variant_index = Unsigned<uint32_t>(j.at("variant_index"));
+      r.pass = Unsigned<uint32_t>(j.at("pass"));
+      r.repetition = Unsigned<uint32_t>(j.at("repetition"));
+      r.profile.events = j.at("events").get<std::vector<std::string>>();
+      r.profile.unsupported = j.at("unsupported").get<std::vector<std::string>>();
+      r.profile.samples = Unsigned<uint64_t>(j.at("samples"));
+      r.profile.lost = Unsigned<uint64_t>(j.at("lost"));
+      r.profile.truncated = j.contains("truncated") ? Unsigned<uint64_t>(j.at("truncated")) : 0;
+      for (const json& h : j.at("hits")) {
+        r.profile.hits.push_back({Unsigned<uint32_t>(h.at(0)), Unsigned<uint64_t>(h.at(1)),
+                                  Unsigned<uint64_t>(h.at(2)), Unsigned<uint64_t>(h.at(3))});
+      }
+      for (const json& c : j.at("chains")) {
+        r.profile.chains.push_back({Unsigned<uint32_t>(c.at(0)), UnsignedList(c.at(3)),
+                                    Unsigned<uint64_t>(c.at(1)), Unsigned<uint64_t>(c.at(2))});
+      }
+      for (const json& m : j.at("mappings")) {
+        r.profile.mappings.push_back({Unsigned<uint64_t>(m.at(0)), Unsigned<uint64_t>(m.at(1)),
+                                      Unsigned<uint64_t>(m.at(2)), m.at(3).get<std::string>()});
+      }
+      out.push_back(std::move(r));
+    } catch (const json::exception& e) {
+      return InvalidArgument(path + " line " + std::to_string(line_no) + ": " + e.what());
+    }
+  }
+  return out;
+}
+
+std::vector<VariantSamples> Symbolize(
+    const std::vector<ProfileRecord>& records,
+    const std::map<uint32_t, std::pair<std::string, std::string>>& elves, const std::string& root,
+    const std::string& kernel_symbol) {
+  std::map<uint32_t, VariantSamples> by_variant;
+  std::map<std::string, Result<ElfImage>> images;
+  for (const ProfileRecord& r : records) {
+    VariantSamples& v = by_variant[r.variant_index];
+    v.index = r.variant_index;
+    auto info = elves.find(r.variant_index);
+    if (info != elves.end()) std::tie(v.name, v.elf) = info->second;
+    v.lost += r.profile.lost;
+    v.truncated += r.profile.truncated;
+    for (const std::string& u : r.profile.unsupported) {
+      if (std::find(v.unsupported.begin(), v.unsupported.end(), u) == v.unsupported.end()) {
+        v.unsupported.push_back(u);
+      }
+    }
+    const ElfImage* image = nullptr;
+    if (!v.elf.empty()) {
+      auto it = images.find(v.elf);
+      if (it == images.end()) {
+        auto bytes = ReadFile(root + "/" + v.elf);
+        it = images
+                 .emplace(v.elf,
+                          bytes.ok() ? ElfImage::Parse(*bytes) : Result<ElfImage>(bytes.status()))
+                 .first;
+      }
+      if (it->second.ok()) {
+        image = &*it->second;
+      } else {
+        v.problem = v.elf + ": " + it->second.status().message();
+      }
+    }
+    // Only the mappings of this variant's ELF place its IPs.
+    std::vector<Mapping> own;
+    for (const Mapping& m : r.profile.mappings) {
+      if (!v.elf.empty() && m.file.size() >= v.elf.size() &&
+          m.file.compare(m.file.size() - v.elf.size(), v.elf.size(), v.elf) == 0) {
+        own.push_back(m);
+      }
+    }
+    for (size_t e = 0; e < r.profile.events.size(); ++e) {
+      // An event that could not sample is reported as such, not as zero samples.
+      const std::string& name_e = r.profile.events[e];
+      if (std::any_of(r.profile.unsupported.begin(), r.profile.unsupported.end(),
+                      [&](const std::string& u) { return u.rfind(name_e + ": ", 0) == 0; })) {
+        continue;
+      }
+      auto it = std::find_if(v.events.begin(), v.events.end(),
+                             [&](const EventSamples& s) { return s.event == r.profile.events[e]; });
+      if (it == v.events.end()) {
+        v.events.push_back({r.profile.events[e], 0, 0, {}, {}, std::nullopt});
+        it = std::prev(v.events.end());
+      }
+      EventSamples& ev = *it;
+      std::map<std::string, SymbolCount> symbols;
+      for (const SymbolCount& s : ev.symbols) symbols[s.symbol] = s;
+      std::map<uint64_t, InstructionCount> instructions;
+      for (const InstructionCount& i : ev.instructions) instructions[i.addr] = i;
+      for (const SampleHit& h : r.profile.hits) {
+        if (h.event != e) continue;  // also drops indexes a corrupt file might hold
+        ev.samples += h.count;
+        ev.period += h.period;
+        std::string name = OutsideName(h.ip, r.profile.mappings);
+        std::optional<uint64_t> addr = image ? image->AddressOf(h.ip, own) : std::nullopt;
+        if (addr) {
+          name = "[unknown]";
+          if (const ElfSymbol* s = image->SymbolAt(*addr)) name = s->name;
+          InstructionCount& ic = instructions[*addr];
+          ic.addr = *addr;
+          ic.symbol = name;
+          ic.samples += h.count;
+          ic.period += h.period;
+        }
+        SymbolCount& sc = symbols[name];
+        sc.symbol = name;
+        sc.samples += h.count;
+        sc.period += h.period;
+      }
+      ev.symbols.clear();
+      for (auto& [name, s] : symbols) ev.symbols.push_back(s);
+      std::sort(ev.symbols.begin(), ev.symbols.end(),
+                [](const SymbolCount& a, const SymbolCount& b) { return a.period > b.period; });
+      ev.instructions.clear();
+      for (auto& [addr, i] : instructions) ev.instructions.push_back(i);
+      std::sort(
+          ev.instructions.begin(), ev.instructions.end(),
+          [](const InstructionCount& a, const InstructionCount& b) { return a.period > b.period; });
+      if (image && image->Find(kernel_symbol)) {
+        uint64_t period = 0;
+        for (const SymbolCount& s : ev.symbols) {
+          if (s.symbol == kernel_symbol) period = s.period;
+        }
+        ev.kernel_period = period;
+      }
+    }
+  }
+  std::vector<VariantSamples> out;
+  for (auto& [index, v] : by_variant) out.push_back(std::move(v));
+  return out;
+}
+
+Result<std::vector<VariantSamples>> LoadRunSamples(const std::string& results_path,
+                                                   const std::vector<RepetitionRow>& rows,
+                                                   const std::string& root,
+                                                   const std::string& kernel_symbol) {
+  const std::string path = SamplesPath(results_path);
+  if (!fs::exists(path)) return std::vector<VariantSamples>();
+  KT_ASSIGN_OR_RETURN(const std::vector<ProfileRecord> records, ReadSamples(path));
+  std::map<uint32_t, std::pair<std::string, std::string>> elves;
+  for (const RepetitionRow& r : rows) elves[r.variant_index] = {r.variant, r.elf};
+  return Symbolize(records, elves, root, kernel_symbol);
+}
+
+std::vector<Table> SamplesTables(const std::vector<VariantSamples>& samples, size_t top,
+                                 const std::string& kernel_symbol) {
+  std::vector<Table> tables;
+  for (const VariantSamples& v : samples) {
+    std::vector<std::string> notes;
+    if (v.lost) notes.push_back(std::to_string(v.lost) + " samples lost");
+    if (v.truncated) {
+      notes.push_back(std::to_string(v.truncated) + " samples of rarely hit IPs left out");
+    }
+    for (const std::string& u : v.unsupported) notes.push_back("sampling " + NotSupported(u));
+    if (!v.problem.empty()) notes.push_back("symbols unavailable: " + v.problem);
+    if (v.events.empty()) {
+      Table t;
+      t.title = v.name + ": no event sampled";
+      t.columns = {"share", "samples", "period", "symbol"};
+      t.notes = notes;
+      tables.push_back(std::move(t));
+    }
+    for (const EventSamples& e : v.events) {
+      Table t;
+      t.title = v.name + ": " + e.event + ": " + std::to_string(e.samples) + " samples, period " +
+                std::to_string(e.period);
+      if (e.kernel_period) {
+        t.title += ", " + kernel_symbol + " period " + std::to_string(*e.kernel_period) + " (" +
+                   Percent(*e.kernel_period, e.period) + ")";
+      }
+      t.columns = {"share", "samples", "period", "symbol"};
+      t.text_columns = 0;
+      t.trailing_text_columns = 1;
+      for (size_t i = 0; i < e.symbols.size() && i < top; ++i) {
+        const SymbolCount& s = e.symbols[i];
+        t.AddRow({Percent(s.period, e.period), std::to_string(s.samples), std::to_string(s.period),
+                  s.symbol},
+                 s.symbol == kernel_symbol ? RowStyle::kGood : RowStyle::kPlain);
+      }
+      t.notes = notes;
+      notes.clear();  // once per variant
+      tables.push_back(std::move(t));
+    }
+  }
+  return tables;
+}
+
+std::string RenderSamplesJson(const std::vector<VariantSamples>& samples) {
+  nlohmann::ordered_json doc = nlohmann::ordered_json::array();
+  for (const VariantSamples& v : samples) {
+    nlohmann::ordered_json jv;
+    jv["index"] = v.index;
+    jv["name"] = v.name;
+    jv["elf"] = v.elf;
+    jv["lost"] = v.lost;
+    jv["truncated"] = v.truncated;
+    jv["unsupported"] = v.unsupported;
+    if (!v.problem.empty()) jv["problem"] = v.problem;
+    jv["events"] = nlohmann::ordered_json::array();
+    for (const EventSamples& e : v.events) {
+      nlohmann::ordered_json je;
+      je["event"] = e.event;
+      je["samples"] = e.samples;
+      je["period"] = e.period;
+      je["kernel_period"] = e.kernel_period ? nlohmann::ordered_json(*e.kernel_period)
+                                            : nlohmann::ordered_json(nullptr);
+      je["symbols"] = nlohmann::ordered_json::array();
+      for (const SymbolCount& s : e.symbols) {
+        je["symbols"].push_back(
+            {{"symbol", s.symbol}, {"samples", s.samples}, {"period", s.period}});
+      }
+      je["instructions"] = nlohmann::ordered_json::array();
+      for (const InstructionCount& i : e.instructions) {
+        je["instructions"].push_back({{"addr", "0x" + Hex(i.addr)},
+                                      {"symbol", i.symbol},
+                                      {"samples", i.samples},
+                                      {"period", i.period}});
+      }
+      jv["events"].push_back(je);
+    }
+    doc.push_back(jv);
+  }
+  return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+std::string RenderAnnotated(const VariantSamples& v, const std::string& event,
+                            const std::string& disassembly) {
+  const EventSamples* e = nullptr;
+  for (const EventSamples& s : v.events) {
+    if (s.event == event) e = &s;
+  }
+  if (!e) return v.name + ": no samples of " + event + "\n";
+  std::map<uint64_t, const InstructionCount*> at;
+  std::set<std::string> sampled;
+  for (const InstructionCount& i : e->instructions) {
+    at[i.addr] = &i;
+    sampled.insert(i.symbol);
+  }
+  std::string out = v.name + ", " + event + " (" + std::to_string(e->samples) + " samples):\n";
+  if (disassembly.empty()) {
+    for (const InstructionCount& i : e->instructions) {
+      out += "  " + Percent(i.period, e->period) + "  " + Hex(i.addr) + "  " + i.symbol + "\n";
+    }
+    return out;
+  }
+  // objdump -d: "0000000000010b00 <matmul_kernel>:" opens a function, "   10b4c:\t..." is an
+  // instruction. Only the functions that were sampled are shown.
+  bool showing = false;
+  for (std::string_view line : Split(disassembly, '\n')) {
+    const std::string_view t = Trim(line);
+    const size_t lt = t.find(" <");
+    if (lt != std::string_view::npos && t.ends_with(">:")) {
+      const std::string name(t.substr(lt + 2, t.size() - lt - 4));
+      showing = sampled.count(name) > 0;
+      if (showing) out += "\n" + std::string(t) + "\n";
+      continue;
+    }
+    if (!showing || t.empty()) continue;
+    const size_t colon = t.find(':');
+    uint64_t addr = 0;
+    bool is_insn = colon != std::string_view::npos && colon > 0;
+    for (size_t k = 0; is_insn && k < colon; ++k) {
+      const char c = t[k];
+      const int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
+      if (d < 0) is_insn = false;
+      addr = addr * 16 + static_cast<uint64_t>(d < 0 ? 0 : d);
+    }
+    auto hit = is_insn ? at.find(addr) : at.end();
+    char share[32] = "";
+    if (hit != at.end())
+      std::snprintf(share, sizeof share, "%6s", Percent(hit->second->period, e->period).c_str());
+    out += std::string(share[0] ? share : "      ") + " | " + std::string(line) + "\n";
+  }
+  return out;
+}
+
+}  // namespace ktune

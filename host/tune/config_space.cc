@@ -1,0 +1,87 @@
+#include "host/tune/config_space.h"
+
+#include <algorithm>
+#include <random>
+
+namespace ktune {
+
+std::optional<double> LookupName(const KernelSpec& spec, const Config& config,
+                                 const std::string& name) {
+  for (size_t i = 0; i < spec.params.size(); ++i) {
+    if (spec.params[i].name == name) return static_cast<double>(config[i]);
+  }
+  for (const auto& [n, v] : spec.constants) {
+    if (n == name) return static_cast<double>(v);
+  }
+  for (const auto& [n, v] : spec.shape) {
+    if (n == name) return static_cast<double>(v);
+  }
+  return std::nullopt;
+}
+
+Result<Space> EnumerateSpace(const KernelSpec& spec, const SpaceRequest& request) {
+  Space space;
+  space.grid_size = 1;
+  for (const SpecParam& p : spec.params) {
+    if (space.grid_size > kMaxGridSize / p.values.size()) {
+      return InvalidArgument(spec.path + ": the grid has more than " +
+                             std::to_string(kMaxGridSize) +
+                             " configurations; give fewer candidate values");
+    }
+    space.grid_size *= p.values.size();
+  }
+  std::vector<size_t> index(spec.params.size(), 0);
+  Config config(spec.params.size());
+  for (size_t n = 0; n < space.grid_size; ++n) {
+    for (size_t i = 0; i < spec.params.size(); ++i) config[i] = spec.params[i].values[index[i]];
+    bool keep = true;
+    for (const SpecConstraint& c : spec.constraints) {
+      Result<double> v =
+          c.expr.Evaluate([&](const std::string& name) { return LookupName(spec, config, name); });
+      if (!v.ok()) {
+        return InvalidArgument(spec.path + ":" + std::to_string(c.line) + ": constraint " + c.text +
+                               ": " + v.status().message());
+      }
+      if (*v == 0) {
+        keep = false;
+        break;
+      }
+    }
+    if (keep) space.configs.push_back(config);
+    // Odometer: the last parameter varies fastest.
+    for (size_t i = spec.params.size(); i-- > 0;) {
+      if (++index[i] < spec.params[i].values.size()) break;
+      index[i] = 0;
+    }
+  }
+  space.feasible = space.configs.size();
+  if (space.configs.empty()) {
+    std::string lines;
+    for (const SpecConstraint& c : spec.constraints) {
+      lines += (lines.empty() ? "" : ", ") + std::to_string(c.line);
+    }
+    return InvalidArgument(spec.path + ": no configuration of " + std::to_string(space.grid_size) +
+                           " satisfies the constraints (lines " + lines + ")");
+  }
+  if (request.sample && *request.sample < space.configs.size()) {
+    std::mt19937_64 rng(request.seed);
+    std::vector<size_t> order(space.configs.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    for (size_t i = order.size() - 1; i > 0; --i) {
+      // A uniform draw in [0, i] by rejection.
+      const uint64_t bound = i + 1, limit = UINT64_MAX - UINT64_MAX % bound;
+      uint64_t r;
+      do r = rng();
+      while (r >= limit);
+      std::swap(order[i], order[r % bound]);
+    }
+    order.resize(*request.sample);
+    std::sort(order.begin(), order.end());
+    std::vector<Config> kept;
+    for (size_t i : order) kept.push_back(space.configs[i]);
+    space.configs = std::move(kept);
+  }
+  return space;
+}
+
+}  // namespace ktune

@@ -1,0 +1,118 @@
+// Kernel specs: what `khost tune` reads to build one ELF per configuration of a kernel. A spec is
+// kernels/<name>/<name>.kspec, one directive per line ('#' starts a comment line); the format is
+// documented with an example in docs/KSPEC.md.
+//
+//   kernel: NAME                        the kernel; its entry symbol is NAME_kernel
+//   main: FILE...                       sources every variant links (main, helpers)
+//   kernel_source: FILE...              the C kernel (replaced by the .llir for Triton input)
+//   include: DIR...                     header directories
+//   cflags: FLAG...                     extra compiler flags
+//   param: NAME = V1 V2 ...             a tunable parameter and its candidate integer values
+//   constant: NAME = V                  a fixed integer (GROUP_SIZE_M)
+//   constraint: EXPR                    host/util/expr.h over params, constants and shape names
+//   shape: NAME=V ...                   the problem shape (M=192 N=192 K=192 RUN_COUNT=3)
+//   args: TEMPLATE...                   argv, {NAME} replaced by shape values ({M}x{N}x{K}x...)
+//   input: NAME DTYPE [D1, D2...] DIST [seed=N]
+//   output: NAME DTYPE [D1, D2...] [atol=X] [rtol=X]
+//   reference: NAME                     the host implementation computing golden outputs
+//   data: auto | txt | bin              test data format (auto: ResolveDataFormat,
+//   host/tune/tensors.h)
+//
+// Paths are relative to the spec's directory. Every error names the spec's file and line.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "host/util/expr.h"
+
+namespace ktune {
+
+enum class DType { kFloat32, kInt32 };
+const char* DTypeName(DType t);
+
+struct Distribution {
+  enum Kind { kUniform, kNormal, kConstant } kind = kUniform;
+  double a = 0, b = 0;  // uniform: low, high; normal: mean, stddev; constant: value
+};
+
+struct TensorSpec {
+  std::string name;
+  DType dtype = DType::kFloat32;
+  std::vector<std::string> dims;  // shape names or integers, as written
+  Distribution dist;              // inputs only
+  uint64_t seed = 0;              // inputs only
+  double atol = 0, rtol = 0;      // outputs only
+  size_t line = 0;
+};
+
+struct SpecParam {
+  std::string name;
+  std::vector<int64_t> values;  // duplicates removed, first occurrence kept
+  size_t line = 0;
+};
+
+struct SpecConstraint {
+  std::string text;
+  Expr expr;
+  size_t line = 0;
+};
+
+enum class DataFormat { kAuto, kTxt, kBin };
+// Tensors with more elements than this are written in binary when the format is auto and the
+// main reads through ktune's loader (ResolveDataFormat, host/tune/tensors.h).
+inline constexpr int64_t kBinaryThreshold = int64_t{1} << 20;
+
+struct KernelSpec {
+  std::string path;  // the .kspec file
+  std::string dir;   // its directory; sources are relative to it
+  std::string name;
+  std::vector<std::string> main_sources, kernel_sources, include_dirs, cflags;
+  std::vector<SpecParam> params;
+  std::vector<std::pair<std::string, int64_t>> constants;
+  std::vector<SpecConstraint> constraints;
+  std::vector<std::pair<std::string, int64_t>> shape;
+  std::vector<std::string> args;
+  std::vector<TensorSpec> inputs, outputs;
+  std::string reference;
+  DataFormat data = DataFormat::kAuto;
+  // The configuration `khost tune --apply-best` chose ("best: NAME=VALUE ..."): every parameter
+  // once; empty when none was applied.
+  std::vector<std::pair<std::string, int64_t>> best;
+};
+
+// Parses spec text (pure). `path` names the file in messages and gives the source directory.
+Result<KernelSpec> ParseKernelSpec(std::string_view text, const std::string& path);
+
+// `name_or_path`: a .kspec file, or a kernel name looked up as <kernels_dir>/<name>/<name>.kspec.
+Result<std::string> KernelSpecPath(const std::string& name_or_path, const std::string& kernels_dir);
+Result<KernelSpec> LoadKernelSpec(const std::string& name_or_path, const std::string& kernels_dir);
+
+// The shape with `overrides` ("M=32") applied; an override naming no shape entry is an error.
+Result<std::vector<std::pair<std::string, int64_t>>> ApplyShapeOverrides(
+    const KernelSpec& spec, const std::vector<std::string>& overrides);
+
+// Test data stops at this many elements per tensor (the host holds them as doubles).
+inline constexpr int64_t kMaxTensorElements = int64_t{1} << 26;
+
+// A tensor's dimensions under `shape`; more than kMaxTensorElements elements is an error.
+Result<std::vector<int64_t>> TensorDims(const TensorSpec& t,
+                                        const std::vector<std::pair<std::string, int64_t>>& shape);
+
+// The spec's text with `best_line` ("best: ...") and the comment above it in place of an
+// earlier pair (a "best:" line, which keeps its trailing comment, and the line before it when
+// that is a comment written by --apply-best), or appended; line endings as the file has them.
+// WithoutBestLine drops the pair. Pure.
+std::string WithBestLine(std::string_view spec_text, const std::string& comment,
+                         const std::string& best_line);
+std::string WithoutBestLine(std::string_view spec_text);
+
+// argv for the ELF: `args` with {NAME} replaced by shape values.
+Result<std::vector<std::string>> ExpandArgs(
+    const KernelSpec& spec, const std::vector<std::pair<std::string, int64_t>>& shape);
+
+}  // namespace ktune

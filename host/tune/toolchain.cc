@@ -1,0 +1,134 @@
+#include "host/tune/toolchain.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "common/fs.h"
+#include "common/strings.h"
+
+namespace ktune {
+namespace {
+
+std::vector<std::string> Words(std::string_view s) {
+  std::vector<std::string> out;
+  for (std::string_view w : Split(s, ' ')) {
+    w = Trim(w);
+    if (!w.empty()) out.emplace_back(w);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Toolchain> ParseToolchain(std::string_view text, const std::string& path) {
+  Toolchain t;
+  t.name = std::filesystem::path(path).stem().string();
+  t.text = std::string(text);
+  std::map<std::string, std::vector<std::string>*> lists = {{"cc", &t.cc},
+                                                            {"cxx", &t.cxx},
+                                                            {"target_flags", &t.target_flags},
+                                                            {"cflags", &t.cflags},
+                                                            {"ldflags", &t.ldflags},
+                                                            {"ll_cc", &t.ll_cc},
+                                                            {"ll_flags", &t.ll_flags},
+                                                            {"objdump", &t.objdump},
+                                                            {"emulator", &t.emulator},
+                                                            {"needs", &t.needs}};
+  std::map<std::string, std::string*> strings = {{"description", &t.description},
+                                                 {"processor", &t.processor},
+                                                 {"name_prefix", &t.name_prefix},
+                                                 {"name_suffix", &t.name_suffix}};
+  bool ll_flags_set = false;
+  size_t line = 0;
+  for (std::string_view raw : Split(text, '\n')) {
+    ++line;
+    const std::string_view l = Trim(raw);
+    if (l.empty() || l[0] == '#') continue;
+    auto error = [&](const std::string& m) {
+      return InvalidArgument(path + ":" + std::to_string(line) + ": " + m);
+    };
+    const size_t eq = l.find('=');
+    if (eq == std::string_view::npos) return error("expected 'key = value'");
+    const std::string key(Trim(l.substr(0, eq)));
+    const std::string_view value = Trim(l.substr(eq + 1));
+    // Tabs separate words like spaces.
+    std::string spaced(value);
+    std::replace(spaced.begin(), spaced.end(), '\t', ' ');
+    if (auto it = lists.find(key); it != lists.end()) {
+      *it->second = Words(spaced);
+      if (key == "ll_flags") ll_flags_set = true;
+    } else if (auto s = strings.find(key); s != strings.end()) {
+      *s->second = spaced;
+    } else if (key == "packages") {
+      for (const std::string& pair : Words(spaced)) {
+        const size_t colon = pair.find(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == pair.size()) {
+          return error("packages: expected TOOL:PACKAGE, got '" + pair + "'");
+        }
+        t.packages[pair.substr(0, colon)] = pair.substr(colon + 1);
+      }
+    } else {
+      return error("unknown key '" + key + "'");
+    }
+  }
+  for (const std::string* part : {&t.name_prefix, &t.name_suffix}) {
+    if (part->find_first_not_of(
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+        std::string::npos) {
+      return InvalidArgument(path +
+                             ": name_prefix and name_suffix take letters, digits, _ . - only");
+    }
+  }
+  if (t.cc.empty()) return InvalidArgument(path + ": no 'cc ='");
+  if (t.cxx.empty()) return InvalidArgument(path + ": no 'cxx ='");
+  if (t.objdump.empty()) return InvalidArgument(path + ": no 'objdump ='");
+  if (!t.emulator.empty() && t.processor.empty()) {
+    return InvalidArgument(path + ": a profile with an emulator needs 'processor ='");
+  }
+  if (t.ll_cc.empty()) t.ll_cc = t.cc;
+  if (!ll_flags_set) t.ll_flags = t.target_flags;
+  return t;
+}
+
+Result<Toolchain> LoadToolchain(const std::string& name_or_path, const std::string& dir) {
+  std::string path = name_or_path;
+  const bool is_file = path.find('/') != std::string::npos ||
+                       (path.size() > 8 && path.substr(path.size() - 8) == ".profile");
+  if (!is_file) path = dir + "/" + name_or_path + ".profile";
+  Result<std::string> text = ReadFile(path);
+  if (!text.ok()) {
+    std::string known;
+    for (const std::string& n : ToolchainNames(dir)) known += (known.empty() ? "" : ", ") + n;
+    return NotFound("no toolchain profile " + path + " (known: " + known + ")");
+  }
+  return ParseToolchain(*text, path);
+}
+
+std::vector<std::string> ToolchainNames(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.path().extension() == ".profile") names.push_back(e.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Status CheckTools(const Toolchain& t, bool with_emulator) {
+  std::vector<std::string> tools = {t.cc[0], t.cxx[0], t.ll_cc[0], t.objdump[0]};
+  tools.insert(tools.end(), t.needs.begin(), t.needs.end());
+  if (with_emulator && !t.emulator.empty()) tools.push_back(t.emulator[0]);
+  for (const std::string& tool : tools) {
+    if (!FindInPath(tool).empty()) continue;
+    auto p = t.packages.find(tool);
+    return NotFound("toolchain " + t.name + " needs " + tool + ", which is not in PATH: " +
+                    (p != t.packages.end() ? "install the Debian package " + p->second +
+                                                 " (scripts/setup.sh installs it)"
+                                           : std::string("its profile names no package for it")));
+  }
+  return Status::Ok();
+}
+
+}  // namespace ktune

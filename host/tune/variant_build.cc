@@ -1,0 +1,335 @@
+#include "host/tune/variant_build.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "common/fs.h"
+#include "common/hash.h"
+#include "common/strings.h"
+#include "host/util/elf_symbols.h"
+#include "host/util/subprocess.h"
+
+namespace ktune {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The spec's parameters and constants with this configuration's values.
+std::vector<std::pair<std::string, int64_t>> Values(const KernelSpec& spec, const Config& config) {
+  std::vector<std::pair<std::string, int64_t>> v;
+  for (size_t i = 0; i < spec.params.size(); ++i) v.emplace_back(spec.params[i].name, config[i]);
+  v.insert(v.end(), spec.constants.begin(), spec.constants.end());
+  return v;
+}
+
+std::string SpecPath(const KernelSpec& spec, const std::string& relative) {
+  return (fs::absolute(spec.dir) / relative).lexically_normal().string();
+}
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool IsIr(const std::string& path) {
+  return EndsWith(path, ".ll") || EndsWith(path, ".llir");
+}
+bool IsCxx(const std::string& path) {
+  return EndsWith(path, ".cc") || EndsWith(path, ".cpp") || EndsWith(path, ".cxx");
+}
+
+std::vector<std::string> Concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+std::string FormatTolerance(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+// Function symbols defined in the variant's own objects, for the disassembly.
+std::vector<std::string> OwnFunctions(const std::vector<std::string>& objects) {
+  std::vector<std::string> names;
+  for (const std::string& o : objects) {
+    Result<std::string> bytes = ReadFile(o);
+    if (!bytes.ok()) continue;
+    Result<ElfImage> image = ElfImage::Parse(*bytes);
+    if (!image.ok()) continue;
+    for (const ElfSymbol& s : image->symbols()) {
+      if (std::find(names.begin(), names.end(), s.name) == names.end()) names.push_back(s.name);
+    }
+  }
+  return names;
+}
+
+class VariantBuilder {
+ public:
+  VariantBuilder(const KernelSpec& spec, const Toolchain& toolchain, const VariantJob& job,
+                 const std::string& bin_dir)
+      : spec_(spec), tc_(toolchain), job_(job), bin_dir_(bin_dir) {}
+
+  VariantBuild Build(const std::string& shared_key) {
+    const auto start = std::chrono::steady_clock::now();
+    VariantBuild b;
+    Status s = Run(shared_key, &b.state);
+    if (!s.ok()) {
+      b.state = BuildState::kFailed;
+      b.message = s.message();
+    }
+    b.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return b;
+  }
+
+ private:
+  Status Run(const std::string& shared_key, BuildState* state) {
+    KT_RETURN_IF_ERROR(MakeDirs(job_.work_dir));
+    for (const auto& [name, bytes] : job_.generated) {
+      KT_RETURN_IF_ERROR(WriteFileIfChanged(job_.work_dir + "/" + name, bytes));
+    }
+    std::vector<std::vector<std::string>> compiles;
+    std::vector<std::string> objects;
+    bool cxx = false;
+    for (size_t i = 0; i < job_.sources.size(); ++i) {
+      const std::string& src = job_.sources[i];
+      objects.push_back(job_.work_dir + "/" + std::to_string(i) + "_" +
+                        fs::path(src).filename().string() + ".o");
+      compiles.push_back(CompileCommand(spec_, tc_, job_, src, objects.back()));
+      cxx = cxx || IsCxx(src);
+    }
+    const std::string elf = bin_dir_ + "/" + job_.elf_name;
+    const std::string asm_path = elf + ".s";
+    std::vector<std::string> link = Concat(cxx ? tc_.cxx : tc_.cc, tc_.target_flags);
+    link = Concat(link, tc_.cflags);
+    link = Concat(link, tc_.ldflags);
+    link = Concat(link, objects);
+    link = Concat(link, {"-lm", "-o", elf + ".tmp"});
+
+    Hasher key;
+    key.Update(shared_key);
+    for (const auto& c : compiles) key.Update(CommandLine(c) + "\n");
+    key.Update(CommandLine(link) + "\n");
+    for (const std::string& src : job_.sources) {
+      KT_ASSIGN_OR_RETURN(std::string digest, HashFile(src));
+      key.Update(src + " " + digest + "\n");
+    }
+    const std::string digest = key.HexDigest();
+    const std::string key_path = job_.work_dir + "/key";
+    Result<std::string> old_key = ReadFile(key_path);
+    std::error_code ec;
+    if (old_key.ok() && *old_key == digest && fs::exists(elf, ec) && fs::exists(asm_path, ec)) {
+      *state = BuildState::kCached;
+      return Status::Ok();
+    }
+    fs::remove(key_path, ec);
+    log_.clear();
+    for (const auto& c : compiles) KT_RETURN_IF_ERROR(Step(c, {}));
+    KT_RETURN_IF_ERROR(Step(link, {}));
+    fs::rename(elf + ".tmp", elf, ec);
+    if (ec) return IoError("rename " + elf + ": " + ec.message());
+    std::vector<std::string> dump = Concat(tc_.objdump, {"-d", "--no-show-raw-insn"});
+    std::string functions;
+    for (const std::string& f : OwnFunctions(objects)) {
+      functions += (functions.empty() ? "" : ",") + f;
+    }
+    if (!functions.empty()) dump.push_back("--disassemble-symbols=" + functions);
+    dump.push_back(elf);
+    KT_RETURN_IF_ERROR(Step(dump, asm_path + ".tmp"));
+    fs::rename(asm_path + ".tmp", asm_path, ec);
+    if (ec) return IoError("rename " + asm_path + ": " + ec.message());
+    KT_RETURN_IF_ERROR(WriteFileAtomic(job_.work_dir + "/build.log", log_));
+    KT_RETURN_IF_ERROR(WriteFileAtomic(key_path, digest));
+    *state = BuildState::kBuilt;
+    return Status::Ok();
+  }
+
+  // Runs one command, logging it; a failure carries the command and the end of its output.
+  Status Step(const std::vector<std::string>& argv, const std::string& stdout_path) {
+    const std::string line = CommandLine(argv);
+    log_ += "$ " + line + (stdout_path.empty() ? "" : " > " + stdout_path) + "\n";
+    Result<ToolRun> run = RunTool(argv, {.cwd = "", .stdout_path = stdout_path});
+    if (!run.ok()) {
+      log_ += run.status().message() + "\n";
+      (void)WriteFileAtomic(job_.work_dir + "/build.log", log_);
+      return run.status();
+    }
+    log_ += run->output;
+    if (run->exit_code == 0) return Status::Ok();
+    (void)WriteFileAtomic(job_.work_dir + "/build.log", log_);
+    return InvalidArgument(
+        "$ " + line + "\n" + LastLines(run->output, 20) + "\n(exit status " +
+        (run->exit_code < 0 ? std::string("signal") : std::to_string(run->exit_code)) +
+        "; full log " + job_.work_dir + "/build.log)");
+  }
+
+  const KernelSpec& spec_;
+  const Toolchain& tc_;
+  const VariantJob& job_;
+  const std::string& bin_dir_;
+  std::string log_;
+};
+
+}  // namespace
+
+std::string VariantStem(const KernelSpec& spec, const Config& config) {
+  std::string stem = spec.name;
+  for (int64_t v : config) stem += "_" + std::to_string(v);
+  return stem;
+}
+
+std::string ConstantsSource(const KernelSpec& spec, const Config& config) {
+  std::string s = "/* Generated by khost tune from " + fs::path(spec.path).filename().string() +
+                  ": this variant's constants. */\n";
+  for (const auto& [name, value] : Values(spec, config)) {
+    s += "const int " + spec.name + "_" + name + " = " + std::to_string(value) + ";\n";
+  }
+  std::string atol, rtol;
+  for (const TensorSpec& o : spec.outputs) {
+    atol += (atol.empty() ? "" : ", ") + FormatTolerance(o.atol);
+    rtol += (rtol.empty() ? "" : ", ") + FormatTolerance(o.rtol);
+  }
+  if (spec.outputs.empty()) atol = rtol = "0";
+  s += "const double ktune_atol[] = {" + atol + "};\n";
+  s += "const double ktune_rtol[] = {" + rtol + "};\n";
+  return s;
+}
+
+std::string BlkConstantsJson(const KernelSpec& spec, const Config& config) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : Values(spec, config)) j[name] = value;
+  return j.dump(2) + "\n";
+}
+
+std::vector<std::string> Defines(const KernelSpec& spec, const Config& config) {
+  std::vector<std::string> d;
+  for (const auto& [name, value] : Values(spec, config)) {
+    d.push_back("-D" + name + "=" + std::to_string(value));
+  }
+  return d;
+}
+
+std::vector<VariantJob> PlanVariants(const KernelSpec& spec, const Toolchain& toolchain,
+                                     const std::vector<Config>& configs,
+                                     const std::vector<TritonSources>& triton_ir,
+                                     const std::string& run_dir) {
+  std::vector<VariantJob> jobs;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    VariantJob j;
+    j.config = configs[i];
+    j.stem = VariantStem(spec, j.config);
+    j.elf_name = toolchain.name_prefix + j.stem + toolchain.name_suffix + ".elf";
+    j.work_dir =
+        (fs::absolute(run_dir) / "build" / toolchain.name / j.stem).lexically_normal().string();
+    for (const std::string& m : spec.main_sources) j.sources.push_back(SpecPath(spec, m));
+    if (triton_ir.empty()) {
+      for (const std::string& k : spec.kernel_sources) j.sources.push_back(SpecPath(spec, k));
+    } else {
+      const std::string ir_name = spec.name + "_kernel.ll";
+      j.generated.emplace_back(ir_name, triton_ir[i].ir_text);
+      j.sources.push_back(j.work_dir + "/" + ir_name);
+      j.sources.push_back(triton_ir[i].launcher_path);
+    }
+    j.generated.emplace_back("constants.c", ConstantsSource(spec, j.config));
+    j.generated.emplace_back("blk_constants.json", BlkConstantsJson(spec, j.config));
+    j.sources.push_back(j.work_dir + "/constants.c");
+    jobs.push_back(std::move(j));
+  }
+  return jobs;
+}
+
+std::vector<std::string> CompileCommand(const KernelSpec& spec, const Toolchain& toolchain,
+                                        const VariantJob& job, const std::string& source,
+                                        const std::string& object) {
+  if (IsIr(source)) {
+    std::vector<std::string> c = Concat(toolchain.ll_cc, toolchain.ll_flags);
+    c = Concat(c, toolchain.cflags);
+    return Concat(c, {"-Wno-override-module", "-c", "-x", "ir", source, "-o", object});
+  }
+  std::vector<std::string> c =
+      Concat(IsCxx(source) ? toolchain.cxx : toolchain.cc, toolchain.target_flags);
+  c = Concat(c, toolchain.cflags);
+  c = Concat(c, spec.cflags);
+  c.push_back("-I" + fs::absolute(spec.dir).lexically_normal().string());
+  for (const std::string& inc : spec.include_dirs) c.push_back("-I" + SpecPath(spec, inc));
+  c = Concat(c, Defines(spec, job.config));
+  return Concat(c, {"-c", source, "-o", object});
+}
+
+Result<std::string> SharedKey(const KernelSpec& spec, const Toolchain& toolchain) {
+  Hasher h;
+  h.Update(toolchain.text);
+  for (const std::vector<std::string>* tool : {&toolchain.cc, &toolchain.cxx, &toolchain.ll_cc}) {
+    Result<ToolRun> v = RunTool({(*tool)[0], "--version"});
+    if (!v.ok()) return v.status();
+    h.Update(v->output);
+  }
+  // Headers and sources next to the spec and in its include directories.
+  // Named relative to their directory, so the same tree reached by another path hashes alike.
+  std::vector<std::pair<std::string, std::string>> files;  // name, path
+  std::error_code ec;
+  for (const auto& e : fs::recursive_directory_iterator(spec.dir, ec)) {
+    if (e.is_regular_file() && e.path().extension() != ".kspec") {
+      files.emplace_back("spec/" + fs::relative(e.path(), spec.dir).string(), e.path().string());
+    }
+  }
+  for (size_t i = 0; i < spec.include_dirs.size(); ++i) {
+    const std::string dir = SpecPath(spec, spec.include_dirs[i]);
+    for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
+      if (e.is_regular_file()) {
+        files.emplace_back(
+            "include" + std::to_string(i) + "/" + fs::relative(e.path(), dir).string(),
+            e.path().string());
+      }
+    }
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& [name, path] : files) {
+    KT_ASSIGN_OR_RETURN(std::string digest, HashFile(path));
+    h.Update(name + " " + digest + "\n");
+  }
+  return h.HexDigest();
+}
+
+std::string ConfigsJson(const KernelSpec& spec, const std::vector<VariantJob>& jobs,
+                        const std::vector<VariantBuild>& builds,
+                        const std::vector<std::string>& args) {
+  const std::string run = spec.name + "/run/";
+  nlohmann::ordered_json variants = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (builds[i].state == BuildState::kFailed) continue;
+    nlohmann::ordered_json v;
+    for (size_t k = 0; k < spec.params.size(); ++k) v[spec.params[k].name] = jobs[i].config[k];
+    const std::string stem = fs::path(jobs[i].elf_name).stem().string();
+    v["elf_path"] = run + "bin/" + jobs[i].elf_name;
+    v["asm_path"] = run + "bin/" + jobs[i].elf_name + ".s";
+    v["perf_data_path"] = run + "perf/" + stem + ".data";
+    v["perf_report_path"] = run + "perf/" + stem + ".txt";
+    v["args"] = args;
+    variants.push_back(std::move(v));
+  }
+  nlohmann::ordered_json j;
+  j["variants"] = std::move(variants);
+  j["perf_files"] = {{"stat", run + "perf_stats.csv"}};
+  return j.dump(2) + "\n";
+}
+
+std::vector<VariantBuild> BuildVariants(
+    const KernelSpec& spec, const Toolchain& toolchain, const std::vector<VariantJob>& jobs,
+    const std::string& shared_key, const std::string& bin_dir, size_t parallel,
+    const std::function<void(size_t index, const VariantBuild&)>& done) {
+  std::vector<VariantBuild> results(jobs.size());
+  std::mutex mu;
+  ParallelFor(jobs.size(), parallel, [&](size_t i) {
+    results[i] = VariantBuilder(spec, toolchain, jobs[i], bin_dir).Build(shared_key);
+    std::lock_guard<std::mutex> lock(mu);
+    done(i, results[i]);
+  });
+  return results;
+}
+
+}  // namespace ktune

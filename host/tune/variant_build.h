@@ -1,0 +1,93 @@
+// Building a kernel's variants for `khost tune`: one static ELF per configuration, its assembly
+// dump and its build directory, compiled in parallel and cached by content.
+//
+//   <root>/<kernel>/run/bin/<prefix><kernel>_<values><suffix>.elf     the variant
+//   <root>/<kernel>/run/bin/<prefix><kernel>_<values><suffix>.elf.s   llvm-objdump of its own code
+//   <root>/<kernel>/run/build/<toolchain>/<kernel>_<values>/          constants.c,
+//        blk_constants.json, objects, build.log (every command and its output) and key
+//
+// A variant's key hashes everything its ELF depends on: the toolchain profile, the compilers'
+// --version output, every command line (flags, -D values, paths), and the bytes of every source,
+// generated file and file in the spec's directory and include directories. A variant whose key
+// file matches and whose ELF and dump exist is not rebuilt. The ELF and dump are written under
+// temporary names and renamed into place, and the key last, so an interrupted build is redone.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "host/tune/config_space.h"
+#include "host/tune/kspec.h"
+#include "host/tune/toolchain.h"
+
+namespace ktune {
+
+struct VariantJob {
+  std::string stem;                  // matmul_4_16_8 (its build directory's name)
+  Config config;                     // the spec's parameters, in order
+  std::string elf_name;              // VL256_matmul_4_16_8_g_static_O2.elf
+  std::string work_dir;              // <run>/build/<toolchain>/<stem>
+  std::vector<std::string> sources;  // compiled in order; .c, .cc/.cpp/.cxx, .ll/.llir
+  // Files written into work_dir before compiling (when their content changed): name -> bytes.
+  std::vector<std::pair<std::string, std::string>> generated;
+};
+
+// "matmul_4_16_8": the kernel and the configuration's values in parameter order.
+std::string VariantStem(const KernelSpec& spec, const Config& config);
+
+// constants.c: `const int <kernel>_<NAME> = <value>;` for every parameter and constant (the
+// seed's launcher declares them `extern const int`), and ktune_atol[]/ktune_rtol[], one per
+// output, read by kernels/common/ktune_kernel.c.
+std::string ConstantsSource(const KernelSpec& spec, const Config& config);
+
+// blk_constants.json in the seed's format: {"BLOCK_SIZE_M": 4, ...}, parameters then constants.
+std::string BlkConstantsJson(const KernelSpec& spec, const Config& config);
+
+// -DNAME=VALUE for every parameter and constant, so C kernels see them at compile time.
+std::vector<std::string> Defines(const KernelSpec& spec, const Config& config);
+
+// One job per configuration, in the order given; `triton_ir` (optional, same length as
+// `configs`) holds each configuration's retargeted .llir text and launcher path, which replace
+// the spec's kernel sources.
+struct TritonSources {
+  std::string ir_text, launcher_path;
+};
+std::vector<VariantJob> PlanVariants(const KernelSpec& spec, const Toolchain& toolchain,
+                                     const std::vector<Config>& configs,
+                                     const std::vector<TritonSources>& triton_ir,
+                                     const std::string& run_dir);
+
+// What every variant's key shares: profile, compiler versions, spec directory and include files.
+Result<std::string> SharedKey(const KernelSpec& spec, const Toolchain& toolchain);
+
+// The command compiling `source` to `object` (pure).
+std::vector<std::string> CompileCommand(const KernelSpec& spec, const Toolchain& toolchain,
+                                        const VariantJob& job, const std::string& source,
+                                        const std::string& object);
+
+enum class BuildState { kBuilt, kCached, kFailed };
+
+struct VariantBuild {
+  BuildState state = BuildState::kFailed;
+  std::string message;  // kFailed: the failing command and the last lines of its output
+  double seconds = 0;
+};
+
+// Builds `jobs` with `parallel` workers; a failing variant does not stop the others. `done` is
+// called (one call at a time) as each variant finishes.
+std::vector<VariantBuild> BuildVariants(
+    const KernelSpec& spec, const Toolchain& toolchain, const std::vector<VariantJob>& jobs,
+    const std::string& shared_key, const std::string& bin_dir, size_t parallel,
+    const std::function<void(size_t index, const VariantBuild&)>& done);
+
+// configs.json in the seed's format (host/results/kernel_dir.h reads it): the variants that did not
+// fail, each with its parameters, elf_path, asm_path, the seed's perf_data_path/perf_report_path,
+// and args; perf_files.stat. Paths are relative to the root holding <kernel>/ (pure).
+std::string ConfigsJson(const KernelSpec& spec, const std::vector<VariantJob>& jobs,
+                        const std::vector<VariantBuild>& builds,
+                        const std::vector<std::string>& args);
+
+}  // namespace ktune
