@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-namespace ktune {
+namespace ktune::host {
 
 Result<cxxopts::ParseResult> ParseOptions(cxxopts::Options& options, const Args& args,
                                           const std::vector<std::string>& positionals,
@@ -67,4 +67,4 @@ void PrintError(const std::string& command, const Status& status) {
   std::cerr << "khost " << command << ": " << status.message() << "\n";
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -11,7 +11,7 @@
 #include "common/status.h"
 #include "host/cli/command.h"
 
-namespace ktune {
+namespace ktune::host {
 
 // Parses `args` (without the command name). Unknown options and extra positionals are errors;
 // so is a missing positional among the first `required` (default: all of them).
@@ -56,4 +56,4 @@ int CommandMain(const std::string& name, cxxopts::Options (*cli)(),
   return 1;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -11,7 +11,7 @@
 #include "host/remote/agent_locator.h"
 #include "protocol/convert.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 const char* const kActions = "add, list, status, remove, deploy";
@@ -204,4 +204,4 @@ int AgentMain(const Args& args) {
   return CommandMain("agent", AgentCliOptions, ParseAgentArgs, ExecuteAgent, args);
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

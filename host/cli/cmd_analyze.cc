@@ -16,7 +16,7 @@
 #include "host/report/report.h"
 #include "host/results/results_dir.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace fs = std::filesystem;
 namespace {
 
@@ -144,4 +144,4 @@ int AnalyzeMain(const Args& args) {
   return CommandMain("analyze", AnalyzeCliOptions, ParseAnalyzeArgs, ExecuteAnalyze, args);
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -23,7 +23,7 @@
 #include "host/cli/command.h"
 #include "host/corpus/corpus.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 namespace fs = std::filesystem;
@@ -368,4 +368,4 @@ int CorpusMain(const Args& args) {
   return CommandMain("corpus", CorpusCliOptions, ParseCorpusArgs, ExecuteCorpus, args);
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -11,7 +11,7 @@
 #include "host/remote/agent_locator.h"
 #include "protocol/convert.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 cxxopts::Options EventsCliOptions() {
@@ -109,4 +109,4 @@ int EventsMain(const Args& args) {
   return CommandMain("events", EventsCliOptions, ParseEventsArgs, ExecuteEvents, args);
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -8,7 +8,7 @@
 #include "host/remote/agent_locator.h"
 #include "host/results/kernel_dir.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 cxxopts::Options PushCliOptions() {
@@ -56,4 +56,4 @@ int PushMain(const Args& args) {
   return CommandMain("push", PushCliOptions, ParsePushArgs, ExecutePush, args);
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -14,11 +14,12 @@
 #include "host/remote/run_receiver.h"
 #include "host/report/compare.h"
 #include "host/report/report.h"
+#include "host/report/samples_report.h"
 #include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"
 #include "host/results/samples.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 cxxopts::Options ReportCliOptions() {
@@ -230,4 +231,4 @@ int ReportMain(const Args& args) {
   return CommandMain("report", ReportCliOptions, ParseReportArgs, ExecuteReport, args);
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

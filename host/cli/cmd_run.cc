@@ -27,7 +27,7 @@
 #include "host/util/elf_symbols.h"
 #include "protocol/convert.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 cxxopts::Options RunCliOptions() {
@@ -445,4 +445,4 @@ int RunMain(const Args& args) {
   return CommandMain("run", RunCliOptions, ParseRunArgs, ExecuteRun, args);
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

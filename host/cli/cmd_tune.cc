@@ -30,7 +30,7 @@
 #include "host/util/progress.h"
 #include "host/util/subprocess.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace fs = std::filesystem;
 
 namespace {
@@ -402,4 +402,4 @@ int TuneMain(const Args& args) {
   return CommandMain("tune", TuneCliOptions, ParseTuneArgs, ExecuteTune, args);
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

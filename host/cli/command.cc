@@ -5,7 +5,7 @@
 
 #include "common/version.h"
 
-namespace ktune {
+namespace ktune::host {
 
 const std::vector<CommandInfo>& Commands() {
   static const std::vector<CommandInfo> kCommands = {
@@ -61,4 +61,4 @@ int KhostMain(int argc, char** argv) {
   return 2;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -14,7 +14,7 @@
 #include "host/remote/deploy.h"
 #include "protocol/ktune.pb.h"
 
-namespace ktune {
+namespace ktune::host {
 
 struct KernelDir;
 
@@ -161,4 +161,4 @@ struct CorpusRequest {
 Result<CorpusRequest> ParseCorpusArgs(const Args& args);
 int CorpusMain(const Args& args);
 
-}  // namespace ktune
+}  // namespace ktune::host

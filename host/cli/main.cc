@@ -2,5 +2,5 @@
 #include "host/cli/command.h"
 
 int main(int argc, char** argv) {
-  return ktune::KhostMain(argc, argv);
+  return ktune::host::KhostMain(argc, argv);
 }

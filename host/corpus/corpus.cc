@@ -12,7 +12,7 @@
 #include "common/strings.h"
 #include "host/corpus/pysource.h"
 
-namespace ktune {
+namespace ktune::host {
 
 namespace {
 
@@ -436,4 +436,4 @@ std::vector<size_t> SampleKernels(const std::vector<size_t>& lengths,
   return chosen;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -12,7 +12,7 @@
 
 #include "common/status.h"
 
-namespace ktune {
+namespace ktune::host {
 
 struct CorpusKernel {
   std::string name;  // async_compile.triton's name when the kernel came in one, else the def's
@@ -87,4 +87,4 @@ struct SampleOptions {
 // can; n at least the count takes every kernel.
 std::vector<size_t> SampleKernels(const std::vector<size_t>& lengths, const SampleOptions& options);
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -3,7 +3,7 @@
 #include <cctype>
 #include <cstring>
 
-namespace ktune {
+namespace ktune::host {
 
 namespace {
 
@@ -189,4 +189,4 @@ Result<std::vector<PyLogicalLine>> PyLogicalLines(std::string_view source, int f
   return Lexer(source, first_line).Run();
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

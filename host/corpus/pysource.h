@@ -10,7 +10,7 @@
 
 #include "common/status.h"
 
-namespace ktune {
+namespace ktune::host {
 
 struct PyToken {
   enum Kind { kName, kString, kNumber, kOp };
@@ -32,4 +32,4 @@ struct PyLogicalLine {
 // or a NUL byte is an InvalidArgument "line N: ..." naming the line where the construct began.
 Result<std::vector<PyLogicalLine>> PyLogicalLines(std::string_view source, int first_line = 1);
 
-}  // namespace ktune
+}  // namespace ktune::host

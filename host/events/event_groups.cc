@@ -5,7 +5,7 @@
 
 #include "common/strings.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 bool IsTime(const std::string& name) {
@@ -164,4 +164,4 @@ Result<Selection> SelectEvents(const std::vector<std::string>& items,
   return sel;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

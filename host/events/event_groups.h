@@ -19,7 +19,7 @@
 #include "common/status.h"
 #include "host/util/expr.h"
 
-namespace ktune {
+namespace ktune::host {
 
 // What a formula may read besides the group's events.
 inline constexpr const char* kMetricTimes[] = {"kernel_time", "wall_time", "task_clock"};
@@ -78,4 +78,4 @@ Result<Selection> SelectEvents(const std::vector<std::string>& items,
 // The compiled-in group files (generated from host/events/groups/ by scripts/embed_files.py).
 std::span<const EmbeddedFile> GroupFiles();
 
-}  // namespace ktune
+}  // namespace ktune::host

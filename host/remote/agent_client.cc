@@ -12,7 +12,7 @@
 #include "common/version.h"
 #include "protocol/convert.h"
 
-namespace ktune {
+namespace ktune::host {
 
 namespace asio = boost::asio;
 using asio::ip::tcp;
@@ -331,4 +331,4 @@ Status RunOnAgent(AgentConnection& conn, const wire::RunRequest& request,
   return StreamRun(conn, ask, {nullptr, nullptr, on_row, nullptr}).status();
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

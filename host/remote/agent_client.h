@@ -22,7 +22,7 @@
 #include "protocol/ktune.pb.h"
 #include "protocol/session_crypto.h"
 
-namespace ktune {
+namespace ktune::host {
 
 class AgentConnection {
  public:
@@ -112,4 +112,4 @@ Result<wire::RunDone> StreamRun(AgentConnection& conn, const wire::Envelope& ask
 Status RunOnAgent(AgentConnection& conn, const wire::RunRequest& request,
                   const std::function<Status(const wire::RepetitionResult&)>& on_row);
 
-}  // namespace ktune
+}  // namespace ktune::host

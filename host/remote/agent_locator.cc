@@ -12,7 +12,7 @@
 #include "common/fs.h"
 #include "host/remote/agent_registry.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace bp = boost::process;
 namespace fs = std::filesystem;
 
@@ -224,4 +224,4 @@ Result<AgentSession> OpenAgentSession(const std::string& agent_flag,
   return session;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -21,7 +21,7 @@
 #include "host/remote/agent_registry.h"
 #include "host/remote/ssh.h"
 
-namespace ktune {
+namespace ktune::host {
 
 struct AgentChoice {
   std::optional<HostPort> address;  // empty: start a local agent, or reach `registered` by ssh
@@ -88,4 +88,4 @@ struct AgentSession {
 Result<AgentSession> OpenAgentSession(const std::string& agent_flag,
                                       const std::string& token_flag = "");
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -5,7 +5,7 @@
 
 #include "common/strings.h"
 
-namespace ktune {
+namespace ktune::host {
 
 using nlohmann::json;
 
@@ -195,4 +195,4 @@ Result<json> WithoutAgent(json config, const std::string& name) {
   return config;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -17,7 +17,7 @@
 #include "common/address.h"
 #include "common/status.h"
 
-namespace ktune {
+namespace ktune::host {
 
 // "[USER@]HOST[:PORT]" as ssh takes it; port 0 leaves it to ssh (its config, else 22).
 struct SshTarget {
@@ -57,4 +57,4 @@ std::optional<RegisteredAgent> FindAgent(const std::vector<RegisteredAgent>& age
 Result<nlohmann::json> WithAgent(nlohmann::json config, const RegisteredAgent& agent, bool replace);
 Result<nlohmann::json> WithoutAgent(nlohmann::json config, const std::string& name);
 
-}  // namespace ktune
+}  // namespace ktune::host

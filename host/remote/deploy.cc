@@ -17,7 +17,7 @@
 #include "host/util/elf_symbols.h"
 #include "host/util/subprocess.h"
 
-namespace ktune {
+namespace ktune::host {
 
 namespace {
 
@@ -195,4 +195,4 @@ Status DeployAgent(const RegisteredAgent& agent, const DeployOptions& options) {
   return Status::Ok();
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -12,7 +12,7 @@
 #include "common/status.h"
 #include "host/remote/agent_registry.h"
 
-namespace ktune {
+namespace ktune::host {
 
 struct DeployOptions {
   std::string agentd;  // the binary to copy; "" = the one built for the board's architecture
@@ -34,4 +34,4 @@ std::string RenderUnit(const std::string& unit_template, const std::string& agen
 
 Status DeployAgent(const RegisteredAgent& agent, const DeployOptions& options);
 
-}  // namespace ktune
+}  // namespace ktune::host

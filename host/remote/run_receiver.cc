@@ -8,7 +8,7 @@
 #include "host/util/progress.h"
 #include "protocol/convert.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 // "2 passes of events that count together (counter budget 4, probed): pass 1: a b; pass 2: c".
@@ -242,4 +242,4 @@ Result<ReceivedRun> ReceiveRun(AgentConnection& conn, const wire::Envelope& ask,
   return sink->Finish(done.status(), done.ok() && done->complete());
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -21,7 +21,7 @@
 #include "host/results/samples.h"
 #include "host/util/progress.h"
 
-namespace ktune {
+namespace ktune::host {
 
 struct ReceiveSetup {
   std::string command;       // "khost run", in notes
@@ -104,4 +104,4 @@ class RunSink {
 Result<ReceivedRun> ReceiveRun(AgentConnection& conn, const wire::Envelope& ask,
                                ReceiveSetup setup);
 
-}  // namespace ktune
+}  // namespace ktune::host

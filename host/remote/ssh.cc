@@ -13,7 +13,7 @@
 #include "common/strings.h"
 #include "host/util/subprocess.h"
 
-namespace ktune {
+namespace ktune::host {
 
 namespace {
 
@@ -146,4 +146,4 @@ PortForward::~PortForward() {
   ::unlink(socket_path_.c_str());
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -15,7 +15,7 @@
 #include "common/status.h"
 #include "host/remote/agent_registry.h"
 
-namespace ktune {
+namespace ktune::host {
 
 // How long an idle master connection outlives the last khost command that used it.
 constexpr int kSshPersistSeconds = 60;
@@ -77,4 +77,4 @@ class PortForward {
   std::string socket_path_;
 };
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -10,7 +10,7 @@
 
 #include "common/strings.h"
 
-namespace ktune {
+namespace ktune::host {
 
 Result<std::vector<std::string>> ParseAgentList(const std::string& list) {
   std::vector<std::string> out;
@@ -264,4 +264,4 @@ Result<bool> RunSweep(std::vector<SweepAgent>& agents, SweepSetup setup, RunSink
   return true;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

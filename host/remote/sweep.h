@@ -19,7 +19,7 @@
 #include "host/remote/run_receiver.h"
 #include "host/results/results_dir.h"
 
-namespace ktune {
+namespace ktune::host {
 
 // Pure: "a,b,c" -> names; empty items and repeats are errors.
 Result<std::vector<std::string>> ParseAgentList(const std::string& list);
@@ -72,4 +72,4 @@ struct SweepSetup {
 // under the run's own id is a plain run: its agent's error is the sweep's, nothing is moved.
 Result<bool> RunSweep(std::vector<SweepAgent>& agents, SweepSetup setup, RunSink& sink);
 
-}  // namespace ktune
+}  // namespace ktune::host

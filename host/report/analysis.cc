@@ -8,7 +8,7 @@
 #include "common/csv.h"
 #include "common/strings.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 std::string Format(const char* fmt, double v) {
@@ -417,4 +417,4 @@ std::string HighCorrelationsCsv(const Analysis& a) {
   return out;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

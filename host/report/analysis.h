@@ -20,7 +20,7 @@
 #include "host/report/stats.h"
 #include "host/report/table.h"
 
-namespace ktune {
+namespace ktune::host {
 
 struct AnalyzeOptions {
   double threshold = 0.7;  // |r| above which a counter counts as correlated with time
@@ -118,4 +118,4 @@ std::vector<Table> AnalysisTables(const Analysis& a, const RunReport& report);
 // The seed's high_correlations.csv: "Metric,Correlation,P-Value", Pearson, |r| > threshold.
 std::string HighCorrelationsCsv(const Analysis& a);
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -5,7 +5,7 @@
 
 #include "host/report/analysis.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 const VariantSummary* ByName(const RunReport& r, const std::string& name) {
@@ -134,4 +134,4 @@ Table ComparisonTable(const RunComparison& c) {
   return t;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

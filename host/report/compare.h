@@ -14,7 +14,7 @@
 #include "host/report/stats.h"
 #include "host/report/table.h"
 
-namespace ktune {
+namespace ktune::host {
 
 struct VariantComparison {
   std::string name;
@@ -39,4 +39,4 @@ Result<RunComparison> CompareRuns(const RunReport& a, const RunReport& b, double
 
 Table ComparisonTable(const RunComparison& c);
 
-}  // namespace ktune
+}  // namespace ktune::host

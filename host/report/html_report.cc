@@ -1,6 +1,6 @@
 #include "host/report/html_report.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 const char* kStyle = R"(
@@ -122,4 +122,4 @@ std::string RenderHtmlReport(const Analysis& a, const RunReport& report, const H
   return out;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -11,7 +11,7 @@
 #include "host/report/report.h"
 #include "host/report/table.h"
 
-namespace ktune {
+namespace ktune::host {
 
 struct HtmlPlot {
   std::string name;  // as host/report/plots.h names them: time_by_variant, time_vs_*, heatmap_*
@@ -33,4 +33,4 @@ std::string RenderHtmlReport(const Analysis& a, const RunReport& report, const H
 // Text made safe inside HTML elements and attributes.
 std::string HtmlEscape(const std::string& text);
 
-}  // namespace ktune
+}  // namespace ktune::host

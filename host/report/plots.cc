@@ -8,7 +8,7 @@
 #include "common/fs.h"
 #include "host/util/subprocess.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 std::string Num(double v) {
@@ -223,4 +223,4 @@ Status DrawPlots(const std::vector<Plot>& plots, const std::string& dir) {
   return Status::Ok();
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

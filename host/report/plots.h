@@ -11,7 +11,7 @@
 #include "host/report/analysis.h"
 #include "host/report/report.h"
 
-namespace ktune {
+namespace ktune::host {
 
 struct PlotOptions {
   size_t counters = 3;         // scatter plots for this many of the most correlated
@@ -35,4 +35,4 @@ Result<std::vector<Plot>> PlanPlots(const Analysis& a, const RunReport& report,
 // when it fails.
 Status DrawPlots(const std::vector<Plot>& plots, const std::string& dir);
 
-}  // namespace ktune
+}  // namespace ktune::host

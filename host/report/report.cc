@@ -11,7 +11,7 @@
 #include "host/report/stats.h"
 #include "host/results/results_dir.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 std::string Fixed(double v, int digits) {
@@ -396,4 +396,4 @@ std::string RenderPerfStats(const RunReport& report, const SampledColumns& sampl
   return out;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -31,7 +31,7 @@
 
 #include <map>
 
-namespace ktune {
+namespace ktune::host {
 
 struct ValueSummary {
   std::string name;
@@ -103,4 +103,4 @@ SampledColumns KernelPeriodColumns(const std::vector<VariantSamples>& samples,
 
 std::string RenderPerfStats(const RunReport& report, const SampledColumns& sampled = {});
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <numeric>
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 std::vector<double> Finite(const std::vector<double>& v) {
@@ -238,4 +238,4 @@ std::optional<MannWhitney> MannWhitneyU(const std::vector<double>& a,
   return out;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

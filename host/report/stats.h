@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-namespace ktune {
+namespace ktune::host {
 
 // Empty sample: nullopt. One value is its own median, mean, min and max.
 std::optional<double> Median(std::vector<double> values);
@@ -74,4 +74,4 @@ struct MannWhitney {
 };
 std::optional<MannWhitney> MannWhitneyU(const std::vector<double>& a, const std::vector<double>& b);
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -8,7 +8,7 @@
 
 #include "common/csv.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 const char* ColourOf(RowStyle style) {
@@ -182,4 +182,4 @@ std::string RenderAll(const std::vector<Table>& tables, TableFormat format, bool
   return out;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

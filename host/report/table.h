@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace ktune {
+namespace ktune::host {
 
 enum class TableFormat { kConsole, kCsv, kJson, kMarkdown };
 
@@ -46,4 +46,4 @@ std::string Render(const Table& table, TableFormat format, bool colour = false);
 // "# title" line, separated by a blank line; JSON one array.
 std::string RenderAll(const std::vector<Table>& tables, TableFormat format, bool colour = false);
 
-}  // namespace ktune
+}  // namespace ktune::host

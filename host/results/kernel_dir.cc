@@ -10,7 +10,7 @@
 #include "common/hash.h"
 #include "host/results/test_data_files.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 
@@ -154,4 +154,4 @@ Result<Manifest> BuildManifest(const KernelDir& dir) {
   return m;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

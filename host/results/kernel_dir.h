@@ -20,7 +20,7 @@
 #include "common/results.h"
 #include "common/status.h"
 
-namespace ktune {
+namespace ktune::host {
 
 struct KernelVariant {
   std::string name;      // the ELF's file name
@@ -48,4 +48,4 @@ Result<KernelDir> LoadKernelDir(const std::string& root, const std::string& kern
 // (host/results/test_data_files.h) is refused with what to do: an earlier khost tune's numbering.
 Result<Manifest> BuildManifest(const KernelDir& dir);
 
-}  // namespace ktune
+}  // namespace ktune::host

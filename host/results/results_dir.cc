@@ -11,7 +11,7 @@
 
 #include "common/fs.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace fs = std::filesystem;
 
 std::string NewRunId() {
@@ -187,4 +187,4 @@ Result<LoadedRun> LoadRun(const std::string& kernel_run_dir, const std::string& 
   return out;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

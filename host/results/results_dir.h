@@ -12,7 +12,7 @@
 #include "common/status.h"
 #include "host/events/event_groups.h"
 
-namespace ktune {
+namespace ktune::host {
 
 // "20261122T031500.123Z-3fa2c1": UTC start time to the millisecond (so names sort by time) and
 // 24 random bits.
@@ -105,4 +105,4 @@ struct LoadedRun {
 // newest run. A run without rows is an error ("holds no results").
 Result<LoadedRun> LoadRun(const std::string& kernel_run_dir, const std::string& run);
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -17,9 +17,8 @@
 #include "common/profile.h"
 #include "common/results.h"
 #include "common/status.h"
-#include "host/report/table.h"
 
-namespace ktune {
+namespace ktune::host {
 
 struct ProfileRecord {
   uint32_t variant_index = 0;
@@ -98,14 +97,4 @@ Result<std::vector<VariantSamples>> LoadRunSamples(const std::string& results_pa
                                                    const std::string& root,
                                                    const std::string& kernel_symbol);
 
-// One table per variant and sampled event: the `top` symbols by share of the event's period,
-// titled with the totals and the kernel symbol's share.
-std::vector<Table> SamplesTables(const std::vector<VariantSamples>& samples, size_t top,
-                                 const std::string& kernel_symbol);
-std::string RenderSamplesJson(const std::vector<VariantSamples>& samples);
-// The disassembly (objdump -d text) of the functions that were sampled, each instruction with
-// its share of `event`'s period; without a disassembly, the instructions by address.
-std::string RenderAnnotated(const VariantSamples& v, const std::string& event,
-                            const std::string& disassembly);
-
-}  // namespace ktune
+}  // namespace ktune::host

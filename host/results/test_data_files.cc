@@ -5,7 +5,7 @@
 
 #include "common/strings.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace fs = std::filesystem;
 
 namespace {
@@ -73,4 +73,4 @@ std::string OldNumberingMessage(const std::string& kernel, const std::string& fi
          kernel + "` to rewrite the test data and rebuild";
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

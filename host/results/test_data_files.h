@@ -21,7 +21,7 @@
 
 #include "common/status.h"
 
-namespace ktune {
+namespace ktune::host {
 
 inline constexpr size_t kFirstTensorIndex = 1;
 
@@ -43,4 +43,4 @@ Result<std::vector<std::string>> OldNumberedTestData(const std::string& test_dat
 // The one line telling what to do about them (`kernel`'s run directory, `first` one of them).
 std::string OldNumberingMessage(const std::string& kernel, const std::string& first, size_t count);
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <random>
 
-namespace ktune {
+namespace ktune::host {
 
 std::optional<double> LookupName(const KernelSpec& spec, const Config& config,
                                  const std::string& name) {
@@ -84,4 +84,4 @@ Result<Space> EnumerateSpace(const KernelSpec& spec, const SpaceRequest& request
   return space;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

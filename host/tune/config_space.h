@@ -10,7 +10,7 @@
 #include "common/status.h"
 #include "host/tune/kspec.h"
 
-namespace ktune {
+namespace ktune::host {
 
 // One configuration: a value per parameter, in the spec's parameter order.
 using Config = std::vector<int64_t>;
@@ -40,4 +40,4 @@ Result<Space> EnumerateSpace(const KernelSpec& spec, const SpaceRequest& request
 std::optional<double> LookupName(const KernelSpec& spec, const Config& config,
                                  const std::string& name);
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -12,7 +12,7 @@
 #include "common/strings.h"
 #include "host/tune/references.h"
 
-namespace ktune {
+namespace ktune::host {
 
 const char* DTypeName(DType t) {
   return t == DType::kFloat32 ? "float32" : "int32";
@@ -119,7 +119,7 @@ class SpecParser {
     if (!args.ok()) return Error(args.status().message());
     line_ = reference_line_;
     if (!spec_->reference.empty()) {
-      const ktune::Reference* ref = FindReference(spec_->reference);
+      const host::Reference* ref = FindReference(spec_->reference);
       if (ref->inputs != spec_->inputs.size() || ref->outputs != spec_->outputs.size()) {
         return Error("reference " + spec_->reference + " takes " + std::to_string(ref->inputs) +
                      " inputs and gives " + std::to_string(ref->outputs) +
@@ -550,4 +550,4 @@ std::string WithoutBestLine(std::string_view spec_text) {
   return RewriteBest(spec_text, std::nullopt);
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

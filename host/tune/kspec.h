@@ -30,7 +30,7 @@
 #include "common/status.h"
 #include "host/util/expr.h"
 
-namespace ktune {
+namespace ktune::host {
 
 enum class DType { kFloat32, kInt32 };
 const char* DTypeName(DType t);
@@ -115,4 +115,4 @@ std::string WithoutBestLine(std::string_view spec_text);
 Result<std::vector<std::string>> ExpandArgs(
     const KernelSpec& spec, const std::vector<std::pair<std::string, int64_t>>& shape);
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 std::string DimsText(const std::vector<int64_t>& dims) {
@@ -110,4 +110,4 @@ std::string ReferenceNames() {
   return s;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

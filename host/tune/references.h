@@ -11,7 +11,7 @@
 
 #include "common/status.h"
 
-namespace ktune {
+namespace ktune::host {
 
 struct HostTensor {
   std::vector<int64_t> dims;
@@ -33,4 +33,4 @@ std::string ReferenceNames();  // "matmul, softmax, layernorm"
 // layernorm's epsilon; kernels/layernorm uses the same.
 inline constexpr double kLayernormEpsilon = 1e-5;
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -10,7 +10,7 @@
 #include "common/strings.h"
 #include "host/results/test_data_files.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 constexpr char kMagic[8] = {'K', 'T', 'T', 'E', 'N', 'S', 'R', '1'};
@@ -250,4 +250,4 @@ std::string DescribeTestData(const KernelSpec& spec, const TestData& data) {
   return text + (txt && bin ? " (TXT and BIN)" : bin ? " (BIN)" : " (TXT)");
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -24,7 +24,7 @@
 #include "host/tune/kspec.h"
 #include "host/tune/references.h"
 
-namespace ktune {
+namespace ktune::host {
 
 // `n` values of `t`'s distribution, from its seed. The generator is mt19937_64 (its sequence is
 // fixed by the C++ standard) with ktune's own mapping to doubles, so the same spec gives the same
@@ -64,4 +64,4 @@ Result<TestData> MakeTestData(const KernelSpec& spec,
                               const std::vector<std::pair<std::string, int64_t>>& shape,
                               DataFormat format);
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -8,7 +8,7 @@
 #include "common/fs.h"
 #include "common/strings.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 std::vector<std::string> Words(std::string_view s) {
@@ -131,4 +131,4 @@ Status CheckTools(const Toolchain& t, bool with_emulator) {
   return Status::Ok();
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

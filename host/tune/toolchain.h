@@ -25,7 +25,7 @@
 
 #include "common/status.h"
 
-namespace ktune {
+namespace ktune::host {
 
 struct Toolchain {
   std::string name;  // the profile's file name without .profile
@@ -51,4 +51,4 @@ std::vector<std::string> ToolchainNames(const std::string& dir);
 // Debian package that provides it.
 Status CheckTools(const Toolchain& t, bool with_emulator);
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -8,7 +8,7 @@
 #include "common/fs.h"
 #include "common/strings.h"
 
-namespace ktune {
+namespace ktune::host {
 
 Result<Config> ParseBlkConstants(const std::string& json_text, const KernelSpec& spec,
                                  const std::string& path) {
@@ -129,4 +129,4 @@ Result<std::string> RetargetIr(std::string_view ir, const IrTarget& target,
   return out;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

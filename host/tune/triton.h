@@ -17,7 +17,7 @@
 #include "host/tune/config_space.h"
 #include "host/tune/kspec.h"
 
-namespace ktune {
+namespace ktune::host {
 
 struct TritonConfig {
   std::string dir;  // the per-configuration directory
@@ -49,4 +49,4 @@ IrTarget ReadIrTarget(std::string_view ir);
 Result<std::string> RetargetIr(std::string_view ir, const IrTarget& target,
                                std::string_view host_arch, const std::string& what);
 
-}  // namespace ktune
+}  // namespace ktune::host

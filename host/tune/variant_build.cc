@@ -13,7 +13,7 @@
 #include "host/util/elf_symbols.h"
 #include "host/util/subprocess.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace fs = std::filesystem;
 
 namespace {
@@ -332,4 +332,4 @@ std::vector<VariantBuild> BuildVariants(
   return results;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -23,7 +23,7 @@
 #include "host/tune/kspec.h"
 #include "host/tune/toolchain.h"
 
-namespace ktune {
+namespace ktune::host {
 
 struct VariantJob {
   std::string stem;                  // matmul_4_16_8 (its build directory's name)
@@ -90,4 +90,4 @@ std::string ConfigsJson(const KernelSpec& spec, const std::vector<VariantJob>& j
                         const std::vector<VariantBuild>& builds,
                         const std::vector<std::string>& args);
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace ktune {
+namespace ktune::host {
 
 std::string ElfArch(std::string_view head) {
   if (head.size() < sizeof(Elf64_Ehdr) || std::memcmp(head.data(), ELFMAG, SELFMAG) != 0 ||
@@ -136,4 +136,4 @@ const ElfSymbol* ElfImage::Find(std::string_view name) const {
   return nullptr;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

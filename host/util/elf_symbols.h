@@ -12,7 +12,7 @@
 #include "common/profile.h"
 #include "common/status.h"
 
-namespace ktune {
+namespace ktune::host {
 
 // The machine of an ELF's first bytes (its 64-byte header) as `uname -m` names it ("riscv64",
 // "x86_64", "aarch64"), or "" when they are not a little-endian ELF64 of one of those.
@@ -51,4 +51,4 @@ class ElfImage {
   std::vector<ElfSymbol> symbols_;
 };
 
-}  // namespace ktune
+}  // namespace ktune::host

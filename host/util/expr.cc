@@ -7,7 +7,7 @@
 
 #include "common/strings.h"
 
-namespace ktune {
+namespace ktune::host {
 
 class ExprParser {
  public:
@@ -259,4 +259,4 @@ Result<double> Expr::Eval(int index, const Lookup& lookup) const {
   }
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

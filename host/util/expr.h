@@ -27,7 +27,7 @@
 
 #include "common/status.h"
 
-namespace ktune {
+namespace ktune::host {
 
 // Bounds on a formula, so that parsing and evaluating (both recursive) cannot exhaust the stack.
 inline constexpr size_t kMaxExprChars = 4096;
@@ -62,4 +62,4 @@ class Expr {
   std::vector<std::string> names_;
 };
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-namespace ktune {
+namespace ktune::host {
 
 std::string FormatEta(double seconds) {
   long s = seconds < 0 ? 0 : static_cast<long>(seconds + 0.5);
@@ -55,4 +55,4 @@ void Progress::Clear() {
   drawn_ = false;
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <string>
 
-namespace ktune {
+namespace ktune::host {
 
 class Progress {
  public:
@@ -32,4 +32,4 @@ class Progress {
 // "1:05", "12:00:03": an ETA as people read it.
 std::string FormatEta(double seconds);
 
-}  // namespace ktune
+}  // namespace ktune::host

@@ -17,7 +17,7 @@
 #include "common/fs.h"
 #include "common/strings.h"
 
-namespace ktune {
+namespace ktune::host {
 
 namespace bp = boost::process;
 
@@ -133,4 +133,4 @@ std::string LastLines(const std::string& text, size_t n) {
   return text.substr(start, end - start);
 }
 
-}  // namespace ktune
+}  // namespace ktune::host

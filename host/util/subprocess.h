@@ -8,7 +8,7 @@
 
 #include "common/status.h"
 
-namespace ktune {
+namespace ktune::host {
 
 struct ToolRun {
   int exit_code = -1;  // -1 when the tool could not be started or was killed by a signal
@@ -37,4 +37,4 @@ void ParallelFor(size_t count, size_t workers, const std::function<void(size_t)>
 // The last `n` lines of `text`.
 std::string LastLines(const std::string& text, size_t n);
 
-}  // namespace ktune
+}  // namespace ktune::host

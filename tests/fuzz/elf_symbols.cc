@@ -18,7 +18,7 @@
 #include "host/util/elf_symbols.h"
 #include "tests/fuzz/fuzz_util.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 void CheckSymbolAt(const ElfImage& img, uint64_t addr) {
@@ -29,7 +29,7 @@ void CheckSymbolAt(const ElfImage& img, uint64_t addr) {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ktune;

@@ -33,7 +33,7 @@
 #include "host/results/samples.h"
 #include "tests/fuzz/fuzz_util.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 constexpr const char* kRunId = "r1";
@@ -105,7 +105,7 @@ wire::RunRequest Request() {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ktune;

@@ -24,7 +24,7 @@
 #include "host/tune/kspec.h"
 #include "tests/fuzz/fuzz_util.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 constexpr const char* kPath = "/fuzz/kernel.kspec";
@@ -96,7 +96,7 @@ void CheckParsed(const KernelSpec& spec) {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ktune;

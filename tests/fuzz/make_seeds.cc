@@ -23,7 +23,7 @@
 #include "protocol/frame_codec.h"
 #include "tests/fuzz/fuzz_util.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 namespace fs = std::filesystem;
@@ -455,7 +455,7 @@ void HostReceiveSeeds() {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host
 
 int main(int argc, char** argv) {
   if (argc != 2) {

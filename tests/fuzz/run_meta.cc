@@ -18,7 +18,7 @@
 #include "host/results/results_dir.h"
 #include "tests/fuzz/fuzz_util.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 bool SameMeta(const RunMeta& a, const RunMeta& b) {
@@ -33,7 +33,7 @@ bool SameMeta(const RunMeta& a, const RunMeta& b) {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ktune;

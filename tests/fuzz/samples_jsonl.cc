@@ -18,10 +18,11 @@
 #include <string_view>
 #include <vector>
 
+#include "host/report/samples_report.h"
 #include "host/results/samples.h"
 #include "tests/fuzz/fuzz_util.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 bool SameProfile(const Profile& a, const Profile& b) {
@@ -52,7 +53,7 @@ bool SameProfile(const Profile& a, const Profile& b) {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ktune;

@@ -22,7 +22,7 @@
 #include "protocol/session_crypto.h"
 #include "tests/integration/harness.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 namespace fs = std::filesystem;
@@ -605,4 +605,4 @@ TEST_CASE("a zstd bomb is refused before it is inflated; the agent goes on") {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

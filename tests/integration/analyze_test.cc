@@ -15,7 +15,7 @@
 #include "host/util/subprocess.h"
 #include "tests/integration/harness.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 namespace fs = std::filesystem;
@@ -365,4 +365,4 @@ TEST_CASE("correlations and Mann-Whitney agree with scipy") {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

@@ -10,7 +10,7 @@
 #include "host/corpus/corpus.h"
 #include "tests/integration/harness.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 namespace fs = std::filesystem;
 
@@ -253,4 +253,4 @@ TEST_CASE("extract: odd names and paths, overlapping directories, a dangling lin
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

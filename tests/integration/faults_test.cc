@@ -25,7 +25,7 @@
 #include "protocol/convert.h"
 #include "tests/integration/harness.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 namespace fs = std::filesystem;
 
@@ -323,4 +323,4 @@ TEST_CASE("the store quota evicts the least recently used bundle no run holds") 
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

@@ -15,7 +15,7 @@
 #include "protocol/convert.h"
 #include "tests/integration/harness.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 namespace bp = boost::process;
 
@@ -89,4 +89,4 @@ TEST_CASE("task-clock and page-faults agree with perf stat for the same ELF") {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

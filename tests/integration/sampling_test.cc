@@ -13,7 +13,7 @@
 #include "host/results/samples.h"
 #include "tests/integration/harness.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 namespace fs = std::filesystem;
 
@@ -110,4 +110,4 @@ TEST_CASE("khost run --record: samples beside the results, reports, and unsuppor
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

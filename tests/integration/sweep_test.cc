@@ -14,7 +14,7 @@
 #include "host/results/results_dir.h"
 #include "tests/integration/harness.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 namespace fs = std::filesystem;
 
@@ -182,4 +182,4 @@ TEST_CASE(
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

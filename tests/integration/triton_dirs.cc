@@ -9,6 +9,8 @@
 
 namespace ktune::test {
 namespace fs = std::filesystem;
+using host::RunTool;
+using host::ToolRun;
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include "tests/integration/harness.h"
 #include "tests/integration/triton_dirs.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 namespace fs = std::filesystem;
 
@@ -437,4 +437,4 @@ TEST_CASE("khost run measures what khost tune built, unchanged") {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

@@ -19,7 +19,7 @@
 #include "tests/integration/harness.h"
 #include "tests/target/target.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 namespace fs = std::filesystem;
@@ -361,4 +361,4 @@ TEST_CASE("build_kernel.sh: a failed kernel build shows the end of its log and c
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

@@ -10,7 +10,7 @@
 #include "host/util/elf_symbols.h"
 #include "tests/unit/temp_dir.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 TEST_CASE(
@@ -250,4 +250,4 @@ TEST_CASE("the local agent's store: a path others may search, made or still to b
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

@@ -16,7 +16,7 @@
 #include "host/report/report.h"
 #include "host/report/table.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 // Six repetitions around `base` seconds: the same relative jitter for every variant.
@@ -336,4 +336,4 @@ TEST_CASE("golden renderings: report and analysis tables in every format, and th
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

@@ -17,7 +17,7 @@
 #include "common/fs.h"
 #include "tests/unit/temp_dir.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 TEST_CASE("run options: defaults, conversions and refusals") {
@@ -365,4 +365,4 @@ TEST_CASE("the token file comes from --token-file, then KTUNE_TOKEN_FILE, then t
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

@@ -8,7 +8,7 @@
 #include "host/corpus/corpus.h"
 #include "host/corpus/pysource.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 TEST_CASE("logical lines: brackets and backslashes join lines; strings and comments stay whole") {
@@ -388,4 +388,4 @@ TEST_CASE("khost corpus: arguments into a request, defaults filled, misplaced op
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

@@ -4,7 +4,7 @@
 
 #include "host/events/event_groups.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 const std::vector<std::string> kGroupNames = {"branch", "cache", "default", "l1d",
@@ -119,4 +119,4 @@ TEST_CASE("unsupported groups and unknown items are refused with the reason") {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

@@ -4,7 +4,7 @@
 
 #include "host/util/expr.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 Result<double> Eval(const std::string& formula, const std::map<std::string, double>& values) {
@@ -74,4 +74,4 @@ TEST_CASE("syntax errors say what was expected where") {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

@@ -5,7 +5,7 @@
 #include "common/fs.h"
 #include "host/results/kernel_dir.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 TEST_CASE("the seed's configs.json gives variants with their parameters in order") {
@@ -97,4 +97,4 @@ TEST_CASE("loading checks the directory and every ELF; the manifest holds data a
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

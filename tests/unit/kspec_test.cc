@@ -16,7 +16,7 @@
 #include "host/tune/references.h"
 #include "host/tune/tensors.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 const char kMatmul[] =
@@ -500,4 +500,4 @@ TEST_CASE("references: matmul, softmax and layernorm on hand-worked cases") {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

@@ -3,7 +3,7 @@
 
 #include "host/remote/agent_client.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 FileEntry File(const std::string& path, const std::string& hash, uint64_t size_bytes) {
@@ -55,4 +55,4 @@ TEST_CASE("delta bases: a like file the agent holds or gets first, nearest in si
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

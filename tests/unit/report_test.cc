@@ -2,7 +2,7 @@
 
 #include "host/report/report.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 RepetitionRow Row(uint32_t variant, uint32_t rep, bool valid, double kernel_s, double wall_ns,
@@ -147,4 +147,4 @@ TEST_CASE("json carries every statistic and null where none exists") {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

@@ -9,11 +9,12 @@
 
 #include "common/fs.h"
 #include "host/report/report.h"
+#include "host/report/samples_report.h"
 #include "host/results/samples.h"
 #include "host/util/elf_symbols.h"
 #include "tests/unit/temp_dir.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 std::string Bytes(const std::string& elf) {
@@ -296,4 +297,4 @@ TEST_CASE("the kernel symbol's period becomes the seed's perf-stats column") {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

@@ -5,7 +5,7 @@
 #include "host/report/stats.h"
 #include "host/util/progress.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 TEST_CASE("median, mean, min and max over repetitions, with their edge cases") {
@@ -155,4 +155,4 @@ TEST_CASE("ETAs read as minutes:seconds, or hours:minutes:seconds") {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

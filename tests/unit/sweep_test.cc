@@ -2,7 +2,7 @@
 
 #include "host/remote/sweep.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 TEST_CASE("--agents: names in order, no empty ones, no repeats") {
@@ -96,4 +96,4 @@ TEST_CASE("a shard's request: the run's settings, the shard's variants and id") 
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host

@@ -11,7 +11,7 @@
 #include "host/tune/variant_build.h"
 #include "host/util/subprocess.h"
 
-namespace ktune {
+namespace ktune::host {
 namespace {
 
 bool Contains(const std::string& haystack, const std::string& needle) {
@@ -304,4 +304,4 @@ TEST_CASE("tune options: defaults and refusals") {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::host
