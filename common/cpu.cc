@@ -1,5 +1,7 @@
 #include "common/cpu.h"
 
+#include <sys/utsname.h>
+
 #include <array>
 #include <cctype>
 #include <vector>
@@ -8,6 +10,11 @@
 #include "common/strings.h"
 
 namespace ktune {
+
+std::string MachineArch() {
+  utsname u{};
+  return ::uname(&u) == 0 ? u.machine : "";
+}
 
 void ParseCpuInfo(std::string_view cpuinfo, CpuId* cpu) {
   std::string mvendorid, marchid, mimpid;

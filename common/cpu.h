@@ -17,6 +17,9 @@ struct CpuId {
   std::string model_name;  // free text, for people
 };
 
+// This machine's architecture as uname names it ("x86_64", "riscv64"); "" when uname fails.
+std::string MachineArch();
+
 // Parses /proc/cpuinfo text into `cpu` (arch is not touched). Only the first processor's block
 // is read: that is the hart perf takes its identity from.
 void ParseCpuInfo(std::string_view cpuinfo, CpuId* cpu);

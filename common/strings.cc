@@ -1,5 +1,6 @@
 #include "common/strings.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -173,6 +174,24 @@ std::string_view Trim(std::string_view s) {
   if (b == std::string_view::npos) return {};
   size_t e = s.find_last_not_of(ws);
   return s.substr(b, e - b + 1);
+}
+
+std::string FormatMiB(uint64_t bytes) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(bytes) / (1 << 20));
+  return buf;
+}
+
+std::vector<std::string> SplitWords(std::string_view s) {
+  constexpr std::string_view kBlanks = " \t\r\n\v\f";
+  std::vector<std::string> out;
+  size_t i = s.find_first_not_of(kBlanks);
+  while (i != std::string_view::npos) {
+    const size_t end = std::min(s.find_first_of(kBlanks, i), s.size());
+    out.emplace_back(s.substr(i, end - i));
+    i = s.find_first_not_of(kBlanks, end);
+  }
+  return out;
 }
 
 std::string Join(const std::vector<std::string>& items, std::string_view separator) {

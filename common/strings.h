@@ -26,8 +26,12 @@ std::optional<double> ParseDoublePrefix(std::string_view s, size_t* consumed);
 
 // The shortest text that reads back as exactly `v` ("0.012", "5e-05", "123").
 std::string FormatDouble(double v);
+// A size in MiB for people, to two decimals ("1.50 MiB").
+std::string FormatMiB(uint64_t bytes);
 
 std::vector<std::string_view> Split(std::string_view s, char sep);
 std::string_view Trim(std::string_view s);
+// The words of `s`, separated by runs of blanks (space, tab, CR, LF, VT, FF); none for blank text.
+std::vector<std::string> SplitWords(std::string_view s);
 
 }  // namespace ktune

@@ -97,6 +97,41 @@ Status ShowStatus(const AgentRequest& req) {
   return Status::Ok();
 }
 
+// add NAME: the entry's address (--addr, with its --token-file) or ssh target (--ssh, with its
+// --agent-port and --ssh-options).
+Status ParseNewEntry(const cxxopts::ParseResult& r, AgentRequest* req) {
+  const std::string& name = req->entry.name;
+  const std::string addr = r["addr"].as<std::string>(), ssh = r["ssh"].as<std::string>();
+  if (addr.empty() == ssh.empty()) {
+    return InvalidArgument("'khost agent add " + name +
+                           "' needs --addr HOST:PORT or --ssh [USER@]HOST[:PORT]");
+  }
+  if (!addr.empty()) {
+    KT_ASSIGN_OR_RETURN(req->entry.addr, ParseHostPort(addr));
+    req->entry.token_file = req->token_file;
+  } else {
+    KT_ASSIGN_OR_RETURN(req->entry.ssh, ParseSshTarget(ssh));
+    if (!req->token_file.empty()) {
+      return InvalidArgument("an ssh agent needs no token: agentd stays on the board's loopback");
+    }
+  }
+  const uint32_t port = r["agent-port"].as<uint32_t>();
+  if (port < 1 || port > 65535) return InvalidArgument("--agent-port must be 1-65535");
+  req->entry.agent_port = static_cast<uint16_t>(port);
+  if (r.count("ssh-option")) {
+    req->entry.ssh_options = r["ssh-option"].as<std::vector<std::string>>();
+  }
+  for (const std::string& opt : req->entry.ssh_options) {
+    if (opt.find('=') == std::string::npos || opt.front() == '=') {
+      return InvalidArgument("--ssh-option '" + opt + "': KEY=VALUE");
+    }
+  }
+  if (req->entry.addr && (r.count("agent-port") || r.count("ssh-option"))) {
+    return InvalidArgument("--agent-port and --ssh-option go with --ssh");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<AgentRequest> ParseAgentArgs(const Args& args) {
@@ -137,34 +172,7 @@ Result<AgentRequest> ParseAgentArgs(const Args& args) {
     return req;
   }
   if (req.action == "remove") return req;
-  const std::string addr = r["addr"].as<std::string>(), ssh = r["ssh"].as<std::string>();
-  if (addr.empty() == ssh.empty()) {
-    return InvalidArgument("'khost agent add " + name +
-                           "' needs --addr HOST:PORT or --ssh [USER@]HOST[:PORT]");
-  }
-  if (!addr.empty()) {
-    KT_ASSIGN_OR_RETURN(req.entry.addr, ParseHostPort(addr));
-    req.entry.token_file = req.token_file;
-  } else {
-    KT_ASSIGN_OR_RETURN(req.entry.ssh, ParseSshTarget(ssh));
-    if (!req.token_file.empty()) {
-      return InvalidArgument("an ssh agent needs no token: agentd stays on the board's loopback");
-    }
-  }
-  const uint32_t port = r["agent-port"].as<uint32_t>();
-  if (port < 1 || port > 65535) return InvalidArgument("--agent-port must be 1-65535");
-  req.entry.agent_port = static_cast<uint16_t>(port);
-  if (r.count("ssh-option")) {
-    req.entry.ssh_options = r["ssh-option"].as<std::vector<std::string>>();
-  }
-  for (const std::string& opt : req.entry.ssh_options) {
-    if (opt.find('=') == std::string::npos || opt.front() == '=') {
-      return InvalidArgument("--ssh-option '" + opt + "': KEY=VALUE");
-    }
-  }
-  if (req.entry.addr && (r.count("agent-port") || r.count("ssh-option"))) {
-    return InvalidArgument("--agent-port and --ssh-option go with --ssh");
-  }
+  KT_RETURN_IF_ERROR(ParseNewEntry(r, &req));
   req.replace = r.count("replace") > 0;
   return req;
 }

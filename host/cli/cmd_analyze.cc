@@ -51,10 +51,8 @@ Result<AnalyzeRequest> ParseAnalyzeArgs(const Args& args) {
   KT_RETURN_IF_ERROR(ValidateKernelName(req.kernel));
   req.root = r["root"].as<std::string>();
   req.run_id = r["run"].as<std::string>();
-  req.format = r["format"].as<std::string>();
-  TableFormat format;
-  if (!ParseTableFormat(req.format, &format)) {
-    return InvalidArgument("unknown format '" + req.format + "' (table, markdown, csv or json)");
+  if (const std::string f = r["format"].as<std::string>(); !ParseTableFormat(f, &req.format)) {
+    return InvalidArgument("unknown format '" + f + "' (table, markdown, csv or json)");
   }
   req.threshold = r["threshold"].as<double>();
   if (!(req.threshold >= 0 && req.threshold <= 1)) {
@@ -76,6 +74,39 @@ Result<AnalyzeRequest> ParseAnalyzeArgs(const Args& args) {
 
 namespace {
 
+// What the HTML report says of the run: the agent, its CPU and the events measured.
+std::string AboutRun(const LoadedRun& run) {
+  if (!run.meta) return "";
+  std::string about = "agent " + run.meta->agent + ", " + run.meta->cpu;
+  if (!run.meta->events.empty()) {
+    std::string events;
+    for (const std::string& e : run.meta->events) events += (events.empty() ? "" : ", ") + e;
+    about += "; events " + events;
+  }
+  return about;
+}
+
+// Draws the plots into `out` and adds them to the HTML report; returns how many were drawn.
+// Without gnuplot the tables and the rest still stand: the report says why there are no plots.
+Result<size_t> DrawInto(const AnalyzeRequest& req, const std::vector<Plot>& plots,
+                        const std::string& out, HtmlInputs* html) {
+  if (!req.plots) {
+    html->plots_note = "No plots (--no-plots).";
+    return 0;
+  }
+  const Status drew = DrawPlots(plots, out);
+  if (!drew.ok()) {
+    html->plots_note = "No plots: " + drew.message();
+    std::cerr << "khost analyze: " << drew.message() << "\n";
+    return 0;
+  }
+  for (const Plot& p : plots) {
+    KT_ASSIGN_OR_RETURN(std::string svg, ReadFile(out + "/" + p.name + ".svg"));
+    html->plots.push_back({p.name, std::move(svg)});
+  }
+  return plots.size();
+}
+
 Status ExecuteAnalyze(const AnalyzeRequest& req) {
   const std::string run_dir = req.root + "/" + req.kernel + "/run";
   KT_ASSIGN_OR_RETURN(LoadedRun run, LoadRun(run_dir, req.run_id));
@@ -90,10 +121,9 @@ Status ExecuteAnalyze(const AnalyzeRequest& req) {
   // Planned before anything is printed or written: a --heatmap naming no parameter stops here.
   KT_ASSIGN_OR_RETURN(std::vector<Plot> plots, PlanPlots(a, report, po));
 
-  TableFormat format = TableFormat::kConsole;
-  ParseTableFormat(req.format, &format);
   const std::vector<Table> tables = AnalysisTables(a, report);
-  std::cout << RenderAll(tables, format, format == TableFormat::kConsole && StdoutWantsColour());
+  std::cout << RenderAll(tables, req.format,
+                         req.format == TableFormat::kConsole && StdoutWantsColour());
 
   // Named after the results file (a run id khost chose, or a file name), not after what the
   // file says.
@@ -104,34 +134,10 @@ Status ExecuteAnalyze(const AnalyzeRequest& req) {
   KT_RETURN_IF_ERROR(WriteFileAtomic(out + "/high_correlations.csv", HighCorrelationsCsv(a)));
   KT_RETURN_IF_ERROR(
       WriteFileAtomic(out + "/analysis.json", RenderAll(tables, TableFormat::kJson)));
-
   HtmlInputs html;
   html.kernel = req.kernel;
-  if (run.meta) {
-    html.about = "agent " + run.meta->agent + ", " + run.meta->cpu;
-    if (!run.meta->events.empty()) {
-      std::string events;
-      for (const std::string& e : run.meta->events) events += (events.empty() ? "" : ", ") + e;
-      html.about += "; events " + events;
-    }
-  }
-  size_t drawn = 0;
-  if (req.plots) {
-    const Status drew = DrawPlots(plots, out);
-    if (drew.ok()) {
-      for (const Plot& p : plots) {
-        KT_ASSIGN_OR_RETURN(std::string svg, ReadFile(out + "/" + p.name + ".svg"));
-        html.plots.push_back({p.name, std::move(svg)});
-      }
-      drawn = plots.size();
-    } else {
-      // The tables and the rest still stand: say why there are no plots and go on.
-      html.plots_note = "No plots: " + drew.message();
-      std::cerr << "khost analyze: " << drew.message() << "\n";
-    }
-  } else {
-    html.plots_note = "No plots (--no-plots).";
-  }
+  html.about = AboutRun(run);
+  KT_ASSIGN_OR_RETURN(const size_t drawn, DrawInto(req, plots, out, &html));
   KT_RETURN_IF_ERROR(WriteFileAtomic(out + "/report.html", RenderHtmlReport(a, report, html)));
   std::cerr << "khost analyze: wrote " << out << " (report.html, high_correlations.csv, "
             << "analysis.json, " << drawn << " plots as PNG and SVG)\n";

@@ -14,6 +14,7 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "common/fs.h"
@@ -155,10 +156,13 @@ std::vector<CorpusEntry> Unique(const CorpusIndex& index) {
   return unique;
 }
 
-Status Extract(const CorpusRequest& req) {
+// Every output_code.py under the debug directories given, with the directory it was found
+// under; a file under two overlapping directories once.
+Result<std::vector<std::pair<std::string, std::string>>> ListOutputCodes(
+    const std::vector<std::string>& dirs) {
   std::vector<std::pair<std::string, std::string>> files;  // (debug dir, file)
-  std::set<std::string> listed;  // each file once when directories given overlap
-  for (const std::string& dir : req.paths) {
+  std::set<std::string> listed;
+  for (const std::string& dir : dirs) {
     KT_ASSIGN_OR_RETURN(std::vector<std::string> found, OutputCodes(dir));
     for (std::string& f : found) {
       std::error_code ec;
@@ -167,69 +171,105 @@ Status Extract(const CorpusRequest& req) {
       }
     }
   }
-  KT_RETURN_IF_ERROR(FreshOutput(req.out));
-  KT_RETURN_IF_ERROR(MakeDirs(req.out + "/kernels"));
-  KT_RETURN_IF_ERROR(MakeDirs(req.out + "/model_output_codes"));
-  CorpusIndex index;
-  Skips skips;
-  std::set<std::string> model_files;                // model_output_codes/*.py written
-  std::map<std::string, std::string> file_of_hash;  // kernel hash -> its file
-  std::set<std::string> kernel_files, models;
-  size_t files_read = 0;
-  for (const auto& [dir, file] : files) {
-    auto text = ReadFile(file);
-    if (!text.ok()) {
-      skips.Add(file, "unreadable", text.status().message());
-      continue;
-    }
-    if (auto bad = FirstNonTextByte(*text)) {
-      skips.Add(file, "not text",
-                "line " + std::to_string(LineOf(*text, *bad)) + ": byte " +
-                    std::to_string(static_cast<unsigned char>((*text)[*bad])) +
-                    " is not UTF-8 text");
-      continue;
-    }
-    auto kernels = ExtractTritonKernels(*text);
-    if (!kernels.ok()) {
-      skips.Add(file, "unparsable", kernels.status().message());
-      continue;
-    }
-    ++files_read;
+  return files;
+}
+
+// The Triton kernels of one output_code.py, with its text; nullopt when the file is skipped
+// (said in `skips`).
+struct ReadCode {
+  std::string text;
+  std::vector<CorpusKernel> kernels;
+};
+std::optional<ReadCode> ReadOutputCode(const std::string& file, Skips& skips) {
+  auto text = ReadFile(file);
+  if (!text.ok()) {
+    skips.Add(file, "unreadable", text.status().message());
+    return std::nullopt;
+  }
+  if (auto bad = FirstNonTextByte(*text)) {
+    skips.Add(file, "not text",
+              "line " + std::to_string(LineOf(*text, *bad)) + ": byte " +
+                  std::to_string(static_cast<unsigned char>((*text)[*bad])) + " is not UTF-8 text");
+    return std::nullopt;
+  }
+  auto kernels = ExtractTritonKernels(*text);
+  if (!kernels.ok()) {
+    skips.Add(file, "unparsable", kernels.status().message());
+    return std::nullopt;
+  }
+  return ReadCode{std::move(*text), std::move(*kernels)};
+}
+
+// Writes an extracted corpus: each model's file under model_output_codes/, each unique kernel
+// under kernels/ (names that meet never overwrite), and the index.
+class CorpusWriter {
+ public:
+  explicit CorpusWriter(std::string out) : out_(std::move(out)) {}
+
+  Status Add(const std::string& dir, const std::string& file, const ReadCode& code) {
+    ++files_read_;
     // Absolute, so that `extract .` or `extract torch_compile_debug` still finds the model.
     std::error_code ec;
     const std::string model = ModelOf(fs::absolute(dir, ec).lexically_normal().string(),
                                       fs::absolute(file, ec).lexically_normal().string());
-    models.insert(model);
+    models_.insert(model);
     const std::string model_file = FileNameOf(model);
     KT_RETURN_IF_ERROR(WriteFileAtomic(
-        req.out + "/" + Claim(model_files, "model_output_codes/", model_file, model_file), *text));
-    for (const CorpusKernel& k : *kernels) {
+        out_ + "/" + Claim(model_files_, "model_output_codes/", model_file, model_file),
+        code.text));
+    for (const CorpusKernel& k : code.kernels) {
       CorpusEntry e{
           k.name,      model,          file,   k.first_line,
           k.last_line, k.length_lines, k.kind, HashBytes(NormalizeKernel(k.source, k.name)),
           ""};
-      auto [it, first] = file_of_hash.emplace(e.hash, "");
+      auto [it, first] = file_of_hash_.emplace(e.hash, "");
       if (first) {
-        const std::string name = Claim(kernel_files, "kernels/", FileNameOf(k.name),
+        const std::string name = Claim(kernel_files_, "kernels/", FileNameOf(k.name),
                                        FileNameOf(k.name) + "_" + e.hash.substr(0, 8));
-        KT_RETURN_IF_ERROR(WriteFileAtomic(req.out + "/" + name, k.source));
+        KT_RETURN_IF_ERROR(WriteFileAtomic(out_ + "/" + name, k.source));
         it->second = name;
       }
       e.file = it->second;
-      index.kernels.push_back(std::move(e));
+      index_.kernels.push_back(std::move(e));
     }
+    return Status::Ok();
   }
-  KT_RETURN_IF_ERROR(WriteIndex(req.out, index));
-  std::map<std::string, size_t> kinds;
-  for (const CorpusEntry& e : Unique(index)) ++kinds[e.kind];
-  std::vector<std::string> kind_counts;
-  for (const auto& [kind, n] : kinds) kind_counts.push_back(std::to_string(n) + " " + kind);
-  std::cout << "extracted " << CountOf(index.kernels.size(), "kernel") << " ("
-            << file_of_hash.size() << " unique"
-            << (kind_counts.empty() ? "" : ": " + Join(kind_counts, ", ")) << ") from "
-            << CountOf(files_read, "file") << " of " << CountOf(models.size(), "model") << " into "
-            << req.out << "; skipped " << skips.Describe() << "\n";
-  return Status::Ok();
+
+  // Writes the index and says what was extracted and skipped.
+  Status Finish(const Skips& skips) {
+    KT_RETURN_IF_ERROR(WriteIndex(out_, index_));
+    std::map<std::string, size_t> kinds;
+    for (const CorpusEntry& e : Unique(index_)) ++kinds[e.kind];
+    std::vector<std::string> kind_counts;
+    for (const auto& [kind, n] : kinds) kind_counts.push_back(std::to_string(n) + " " + kind);
+    std::cout << "extracted " << CountOf(index_.kernels.size(), "kernel") << " ("
+              << file_of_hash_.size() << " unique"
+              << (kind_counts.empty() ? "" : ": " + Join(kind_counts, ", ")) << ") from "
+              << CountOf(files_read_, "file") << " of " << CountOf(models_.size(), "model")
+              << " into " << out_ << "; skipped " << skips.Describe() << "\n";
+    return Status::Ok();
+  }
+
+ private:
+  const std::string out_;
+  CorpusIndex index_;
+  std::set<std::string> model_files_;                // model_output_codes/*.py written
+  std::map<std::string, std::string> file_of_hash_;  // kernel hash -> its file
+  std::set<std::string> kernel_files_, models_;
+  size_t files_read_ = 0;
+};
+
+Status Extract(const CorpusRequest& req) {
+  KT_ASSIGN_OR_RETURN(const auto files, ListOutputCodes(req.paths));
+  KT_RETURN_IF_ERROR(FreshOutput(req.out));
+  KT_RETURN_IF_ERROR(MakeDirs(req.out + "/kernels"));
+  KT_RETURN_IF_ERROR(MakeDirs(req.out + "/model_output_codes"));
+  CorpusWriter writer(req.out);
+  Skips skips;
+  for (const auto& [dir, file] : files) {
+    if (auto code = ReadOutputCode(file, skips)) KT_RETURN_IF_ERROR(writer.Add(dir, file, *code));
+  }
+  return writer.Finish(skips);
 }
 
 Status Sample(const CorpusRequest& req) {
@@ -300,6 +340,36 @@ Status ExecuteCorpus(const CorpusRequest& req) {
   return Export(req);
 }
 
+// sample: --count, --long-portion, --long-pool, --seed; --out defaults to CORPUS/projections.
+Status ParseSampleOptions(const cxxopts::ParseResult& r, CorpusRequest* req) {
+  req->sample.n = r["count"].as<size_t>();
+  req->sample.long_portion = r["long-portion"].as<double>();
+  req->sample.long_pool = r["long-pool"].as<double>();
+  req->sample.seed = r["seed"].as<uint64_t>();
+  for (auto [name, value] : {std::pair{"--long-portion", req->sample.long_portion},
+                             std::pair{"--long-pool", req->sample.long_pool}}) {
+    if (!(value >= 0 && value <= 1)) return InvalidArgument(std::string(name) + " is 0 to 1");
+  }
+  if (req->out.empty()) req->out = req->paths[0] + "/projections";
+  return Status::Ok();
+}
+
+// export: --format, --dedup, --min-lines, --max-lines; --out defaults to CORPUS/dataset.json.
+Status ParseExportOptions(const cxxopts::ParseResult& r, CorpusRequest* req) {
+  req->format = r["format"].as<std::string>();
+  if (req->format != "text-completion") {
+    return InvalidArgument("unknown format '" + req->format + "' (text-completion)");
+  }
+  req->dedup = r.count("dedup") > 0;
+  req->min_lines = r["min-lines"].as<size_t>();
+  req->max_lines = r["max-lines"].as<size_t>();
+  if (req->max_lines && req->max_lines < req->min_lines) {
+    return InvalidArgument("--max-lines is below --min-lines");
+  }
+  if (req->out.empty()) req->out = req->paths[0] + "/dataset.json";
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<CorpusRequest> ParseCorpusArgs(const Args& args) {
@@ -339,28 +409,10 @@ Result<CorpusRequest> ParseCorpusArgs(const Args& args) {
     return InvalidArgument("'khost corpus " + req.action + "' takes one corpus directory");
   }
   if (req.action == "sample") {
-    req.sample.n = r["count"].as<size_t>();
-    req.sample.long_portion = r["long-portion"].as<double>();
-    req.sample.long_pool = r["long-pool"].as<double>();
-    req.sample.seed = r["seed"].as<uint64_t>();
-    for (auto [name, value] : {std::pair{"--long-portion", req.sample.long_portion},
-                               std::pair{"--long-pool", req.sample.long_pool}}) {
-      if (!(value >= 0 && value <= 1)) return InvalidArgument(std::string(name) + " is 0 to 1");
-    }
-    if (req.out.empty()) req.out = req.paths[0] + "/projections";
-    return req;
+    KT_RETURN_IF_ERROR(ParseSampleOptions(r, &req));
+  } else {
+    KT_RETURN_IF_ERROR(ParseExportOptions(r, &req));
   }
-  req.format = r["format"].as<std::string>();
-  if (req.format != "text-completion") {
-    return InvalidArgument("unknown format '" + req.format + "' (text-completion)");
-  }
-  req.dedup = r.count("dedup") > 0;
-  req.min_lines = r["min-lines"].as<size_t>();
-  req.max_lines = r["max-lines"].as<size_t>();
-  if (req.max_lines && req.max_lines < req.min_lines) {
-    return InvalidArgument("--max-lines is below --min-lines");
-  }
-  if (req.out.empty()) req.out = req.paths[0] + "/dataset.json";
   return req;
 }
 

@@ -1,8 +1,8 @@
 // khost push <kernel>: sends the kernel's bundle to the agent; blobs it already holds are not
 // sent again.
-#include <cstdio>
 #include <iostream>
 
+#include "common/strings.h"
 #include "host/cli/cli.h"
 #include "host/cli/command.h"
 #include "host/remote/agent_locator.h"
@@ -18,12 +18,6 @@ cxxopts::Options PushCliOptions() {
   AddAgentOption(o);
   o.positional_help("<kernel>");
   return o;
-}
-
-std::string MiB(uint64_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(bytes) / (1 << 20));
-  return buf;
 }
 
 }  // namespace
@@ -47,7 +41,7 @@ Status ExecutePush(const PushRequest& req) {
   std::cout << "pushed " << req.kernel << " to " << session.conn->where() << ": bundle "
             << stats.bundle_id.substr(0, 12) << ", " << stats.files << " files, "
             << stats.blobs_sent << " blobs sent, " << stats.deltas_sent << " of them as deltas ("
-            << MiB(stats.raw_bytes_sent) << " raw, " << MiB(stats.wire_bytes_sent)
+            << FormatMiB(stats.raw_bytes_sent) << " raw, " << FormatMiB(stats.wire_bytes_sent)
             << " on the wire)\n";
   return Status::Ok();
 }

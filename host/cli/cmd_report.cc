@@ -49,16 +49,17 @@ cxxopts::Options ReportCliOptions() {
   return o;
 }
 
+// Colour only for a table going to a terminal.
+bool Colour(const ReportRequest& req) {
+  return req.format == TableFormat::kConsole && req.output.empty() && StdoutWantsColour();
+}
+
 Status ExecuteCompare(const ReportRequest& req, const std::string& run_dir, std::string* out) {
   KT_ASSIGN_OR_RETURN(LoadedRun a, LoadRun(run_dir, req.compare[0]));
   KT_ASSIGN_OR_RETURN(LoadedRun b, LoadRun(run_dir, req.compare[1]));
   KT_ASSIGN_OR_RETURN(RunComparison c,
                       CompareRuns(BuildReport(a.rows, a.metrics), BuildReport(b.rows, b.metrics)));
-  TableFormat format = TableFormat::kConsole;
-  if (req.format == ReportFormat::kMarkdown) format = TableFormat::kMarkdown;
-  if (req.format == ReportFormat::kCsv) format = TableFormat::kCsv;
-  if (req.format == ReportFormat::kJson) format = TableFormat::kJson;
-  *out = Render(ComparisonTable(c), format, req.output.empty() && StdoutWantsColour());
+  *out = Render(ComparisonTable(c), req.format, Colour(req));
   return Status::Ok();
 }
 
@@ -94,6 +95,91 @@ Status Fetch(const ReportRequest& req, const std::string& run_dir) {
   return Status::Ok();
 }
 
+// A variant's disassembly with each instruction's share of the samples of one event.
+Result<std::string> RenderAnnotation(const ReportRequest& req,
+                                     const std::vector<VariantSamples>& samples) {
+  auto v = std::find_if(samples.begin(), samples.end(),
+                        [&](const VariantSamples& s) { return s.name == req.annotate; });
+  if (v == samples.end()) return NotFound("no samples of a variant named " + req.annotate);
+  if (v->events.empty()) return NotFound(v->name + " has no sampled event");
+  const std::string event = req.event.empty() ? v->events.front().event : req.event;
+  // The variant's disassembly, when configs.json names one that is there.
+  std::string disassembly;
+  if (auto dir = LoadKernelDir(req.root, req.kernel); dir.ok()) {
+    for (const KernelVariant& kv : dir->variants) {
+      if (kv.name != v->name || kv.asm_path.empty()) continue;
+      const std::string asm_file =
+          kv.asm_path.starts_with("/") ? kv.asm_path : req.root + "/" + kv.asm_path;
+      if (auto text = ReadFile(asm_file); text.ok()) disassembly = *text;
+    }
+  }
+  return RenderAnnotated(*v, event, disassembly);
+}
+
+// --samples: the symbols by share of each sampled event (json: the whole profile, IPs included).
+Result<std::string> RenderSamples(const ReportRequest& req,
+                                  const std::vector<VariantSamples>& samples,
+                                  const std::string& kernel_symbol) {
+  if (req.perf_stats) return InvalidArgument("--samples has no perf-stats format");
+  if (req.format == TableFormat::kJson) return RenderSamplesJson(samples);
+  return RenderAll(SamplesTables(samples, req.top, kernel_symbol), req.format, Colour(req));
+}
+
+// The measurements in the format asked (csv: the long results file as it is).
+Result<std::string> RenderMeasurements(const ReportRequest& req, const LoadedRun& run,
+                                       const std::vector<VariantSamples>& samples,
+                                       const std::string& kernel_symbol) {
+  const RunReport report = BuildReport(run.rows, run.metrics);
+  if (req.perf_stats) {
+    return RenderPerfStats(report, KernelPeriodColumns(samples, kernel_symbol));
+  }
+  switch (req.format) {
+    case TableFormat::kCsv:
+      return ReadFile(run.path);
+    case TableFormat::kConsole:
+      return RenderTable(report, Colour(req));
+    case TableFormat::kMarkdown:
+      return RenderMarkdown(ReportTable(report));
+    case TableFormat::kJson:
+      return RenderJson(report);
+  }
+  return InternalError("unknown table format");
+}
+
+// Says on stderr what a reader of the run should know: that it is not complete, or that its
+// file ends in a torn line.
+void WarnAboutRun(const LoadedRun& run) {
+  if (run.meta && !run.meta->complete) {
+    std::cerr << "khost report: run " << run.meta->run_id << " is not complete (" << run.rows.size()
+              << " rows; khost run --resume measures the rest)\n";
+  }
+  if (run.torn_lines) {
+    std::cerr << "khost report: " << run.path << ": ignored an unterminated last line\n";
+  }
+}
+
+Result<std::string> RenderReport(const ReportRequest& req) {
+  const std::string run_dir = req.root + "/" + req.kernel + "/run";
+  std::string out;
+  if (!req.compare.empty()) {
+    KT_RETURN_IF_ERROR(ExecuteCompare(req, run_dir, &out));
+    return out;
+  }
+  if (req.fetch) KT_RETURN_IF_ERROR(Fetch(req, run_dir));
+  KT_ASSIGN_OR_RETURN(LoadedRun run, LoadRun(run_dir, req.run_id));
+  WarnAboutRun(run);
+  const std::string kernel_symbol = req.kernel + "_kernel";
+  KT_ASSIGN_OR_RETURN(const std::vector<VariantSamples> samples,
+                      LoadRunSamples(run.path, run.rows, req.root, kernel_symbol));
+  if ((req.samples || !req.annotate.empty()) && samples.empty()) {
+    return NotFound("run " + run.rows.front().run_id +
+                    " sampled nothing (khost run --record EVENTS samples)");
+  }
+  if (!req.annotate.empty()) return RenderAnnotation(req, samples);
+  if (req.samples) return RenderSamples(req, samples, kernel_symbol);
+  return RenderMeasurements(req, run, samples, kernel_symbol);
+}
+
 }  // namespace
 
 Result<ReportRequest> ParseReportArgs(const Args& args) {
@@ -124,104 +210,18 @@ Result<ReportRequest> ParseReportArgs(const Args& args) {
     }
   }
   const std::string f = r["format"].as<std::string>();
-  if (f == "table") {
-    req.format = ReportFormat::kTable;
-  } else if (f == "markdown" || f == "md") {
-    req.format = ReportFormat::kMarkdown;
-  } else if (f == "csv") {
-    req.format = ReportFormat::kCsv;
-  } else if (f == "json") {
-    req.format = ReportFormat::kJson;
-  } else if (f == "perf-stats") {
-    req.format = ReportFormat::kPerfStats;
-    if (!req.compare.empty()) return InvalidArgument("--compare has no perf-stats format");
-  } else {
+  req.perf_stats = f == "perf-stats";
+  if (!req.perf_stats && !ParseTableFormat(f, &req.format)) {
     return InvalidArgument("unknown format '" + f + "' (table, markdown, csv, json or perf-stats)");
+  }
+  if (req.perf_stats && !req.compare.empty()) {
+    return InvalidArgument("--compare has no perf-stats format");
   }
   return req;
 }
 
 Status ExecuteReport(const ReportRequest& req) {
-  const std::string run_dir = req.root + "/" + req.kernel + "/run";
-  std::string out;
-  if (!req.compare.empty()) {
-    KT_RETURN_IF_ERROR(ExecuteCompare(req, run_dir, &out));
-    if (!req.output.empty()) return WriteFileAtomic(req.output, out);
-    std::cout << out;
-    return Status::Ok();
-  }
-  if (req.fetch) KT_RETURN_IF_ERROR(Fetch(req, run_dir));
-  KT_ASSIGN_OR_RETURN(LoadedRun run, LoadRun(run_dir, req.run_id));
-  if (run.meta && !run.meta->complete) {
-    std::cerr << "khost report: run " << run.meta->run_id << " is not complete (" << run.rows.size()
-              << " rows; khost run --resume measures the rest)\n";
-  }
-  if (run.torn_lines) {
-    std::cerr << "khost report: " << run.path << ": ignored an unterminated last line\n";
-  }
-  const std::string kernel_symbol = req.kernel + "_kernel";
-  KT_ASSIGN_OR_RETURN(const std::vector<VariantSamples> samples,
-                      LoadRunSamples(run.path, run.rows, req.root, kernel_symbol));
-  if ((req.samples || !req.annotate.empty()) && samples.empty()) {
-    return NotFound("run " + run.rows.front().run_id +
-                    " sampled nothing (khost run --record EVENTS samples)");
-  }
-  if (!req.annotate.empty()) {
-    auto v = std::find_if(samples.begin(), samples.end(),
-                          [&](const VariantSamples& s) { return s.name == req.annotate; });
-    if (v == samples.end()) return NotFound("no samples of a variant named " + req.annotate);
-    if (v->events.empty()) return NotFound(v->name + " has no sampled event");
-    const std::string event = req.event.empty() ? v->events.front().event : req.event;
-    // The variant's disassembly, when configs.json names one that is there.
-    std::string disassembly;
-    if (auto dir = LoadKernelDir(req.root, req.kernel); dir.ok()) {
-      for (const KernelVariant& kv : dir->variants) {
-        if (kv.name != v->name || kv.asm_path.empty()) continue;
-        const std::string asm_file =
-            kv.asm_path.starts_with("/") ? kv.asm_path : req.root + "/" + kv.asm_path;
-        if (auto text = ReadFile(asm_file); text.ok()) disassembly = *text;
-      }
-    }
-    out = RenderAnnotated(*v, event, disassembly);
-  } else if (req.samples) {
-    const std::vector<Table> tables = SamplesTables(samples, req.top, kernel_symbol);
-    switch (req.format) {
-      case ReportFormat::kJson:  // the whole profile, IPs included
-        out = RenderSamplesJson(samples);
-        break;
-      case ReportFormat::kTable:
-        out = RenderAll(tables, TableFormat::kConsole, req.output.empty() && StdoutWantsColour());
-        break;
-      case ReportFormat::kMarkdown:
-        out = RenderAll(tables, TableFormat::kMarkdown);
-        break;
-      case ReportFormat::kCsv:
-        out = RenderAll(tables, TableFormat::kCsv);
-        break;
-      case ReportFormat::kPerfStats:
-        return InvalidArgument("--samples has no perf-stats format");
-    }
-  } else {
-    const RunReport report = BuildReport(run.rows, run.metrics);
-    switch (req.format) {
-      case ReportFormat::kCsv: {
-        KT_ASSIGN_OR_RETURN(out, ReadFile(run.path));
-        break;
-      }
-      case ReportFormat::kTable:
-        out = RenderTable(report, req.output.empty() && StdoutWantsColour());
-        break;
-      case ReportFormat::kMarkdown:
-        out = RenderMarkdown(ReportTable(report));
-        break;
-      case ReportFormat::kJson:
-        out = RenderJson(report);
-        break;
-      case ReportFormat::kPerfStats:
-        out = RenderPerfStats(report, KernelPeriodColumns(samples, kernel_symbol));
-        break;
-    }
-  }
+  KT_ASSIGN_OR_RETURN(const std::string out, RenderReport(req));
   if (!req.output.empty()) return WriteFileAtomic(req.output, out);
   std::cout << out;
   return Status::Ok();

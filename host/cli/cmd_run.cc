@@ -65,6 +65,59 @@ cxxopts::Options RunCliOptions() {
   return o;
 }
 
+// --events (default: the default group; each once), --cpu-model, --multiplex.
+Status ParseEventOptions(const cxxopts::ParseResult& r, RunOptions* opts) {
+  const std::string events = r["events"].as<std::string>();
+  if (events.empty()) {
+    opts->events = {"default"};
+  } else {
+    KT_ASSIGN_OR_RETURN(opts->events, SplitEventList(events));
+  }
+  std::set<std::string> seen;
+  for (const std::string& e : opts->events) {
+    if (!seen.insert(e).second) return InvalidArgument("event " + e + " is listed twice");
+  }
+  opts->cpu_model = r["cpu-model"].as<std::string>();
+  opts->multiplex = r.count("multiplex") > 0;
+  return Status::Ok();
+}
+
+// --record EVENTS with --period or --freq, and --callchain.
+Status ParseSamplingOptions(const cxxopts::ParseResult& r, RunOptions* opts) {
+  if (const std::string record = r["record"].as<std::string>(); !record.empty()) {
+    KT_ASSIGN_OR_RETURN(opts->record, SplitEventList(record));
+  }
+  opts->sample_period = r["period"].as<uint64_t>();
+  opts->sample_freq = r["freq"].as<uint32_t>();
+  opts->callchain = r.count("callchain") > 0;
+  if (opts->sample_period && opts->sample_freq) {
+    return InvalidArgument("--period and --freq are alternatives; give one");
+  }
+  if (opts->record.empty() && (opts->sample_period || opts->sample_freq || opts->callchain)) {
+    return InvalidArgument("--period, --freq and --callchain go with --record");
+  }
+  return Status::Ok();
+}
+
+// --reps, --warmup, --timeout (seconds, kept in ms) and --cpu.
+Status ParseRepetitionOptions(const cxxopts::ParseResult& r, RunOptions* opts) {
+  const int64_t reps = r["reps"].as<int64_t>(), warmup = r["warmup"].as<int64_t>();
+  if (reps < 1 || reps > 100000) return InvalidArgument("--reps must be between 1 and 100000");
+  if (warmup < 0 || warmup > 100000) {
+    return InvalidArgument("--warmup must be between 0 and 100000");
+  }
+  opts->repetitions = static_cast<uint32_t>(reps);
+  opts->warmup = static_cast<uint32_t>(warmup);
+  const double timeout = r["timeout"].as<double>();
+  if (!(timeout > 0) || timeout > 7 * 24 * 3600) {
+    return InvalidArgument("--timeout must be a positive number of seconds");
+  }
+  opts->timeout_ms = static_cast<uint64_t>(std::ceil(timeout * 1000));
+  opts->cpu = r["cpu"].as<int>();
+  if (opts->cpu < -1) return InvalidArgument("--cpu must be a CPU number, or -1");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<RunOptions> ParseRunArgs(const Args& args) {
@@ -96,43 +149,9 @@ Result<RunOptions> ParseRunArgs(const Args& args) {
     return opts;
   }
   if (!opts.run_id.empty()) return InvalidArgument("--run goes with --resume");
-  const std::string events = r["events"].as<std::string>();
-  if (events.empty()) {
-    opts.events = {"default"};
-  } else {
-    KT_ASSIGN_OR_RETURN(opts.events, SplitEventList(events));
-  }
-  std::set<std::string> seen;
-  for (const std::string& e : opts.events) {
-    if (!seen.insert(e).second) return InvalidArgument("event " + e + " is listed twice");
-  }
-  opts.cpu_model = r["cpu-model"].as<std::string>();
-  opts.multiplex = r.count("multiplex") > 0;
-  if (const std::string record = r["record"].as<std::string>(); !record.empty()) {
-    KT_ASSIGN_OR_RETURN(opts.record, SplitEventList(record));
-  }
-  opts.sample_period = r["period"].as<uint64_t>();
-  opts.sample_freq = r["freq"].as<uint32_t>();
-  opts.callchain = r.count("callchain") > 0;
-  if (opts.sample_period && opts.sample_freq) {
-    return InvalidArgument("--period and --freq are alternatives; give one");
-  }
-  if (opts.record.empty() && (opts.sample_period || opts.sample_freq || opts.callchain)) {
-    return InvalidArgument("--period, --freq and --callchain go with --record");
-  }
-  const int64_t reps = r["reps"].as<int64_t>(), warmup = r["warmup"].as<int64_t>();
-  if (reps < 1 || reps > 100000) return InvalidArgument("--reps must be between 1 and 100000");
-  if (warmup < 0 || warmup > 100000)
-    return InvalidArgument("--warmup must be between 0 and 100000");
-  opts.repetitions = static_cast<uint32_t>(reps);
-  opts.warmup = static_cast<uint32_t>(warmup);
-  const double timeout = r["timeout"].as<double>();
-  if (!(timeout > 0) || timeout > 7 * 24 * 3600) {
-    return InvalidArgument("--timeout must be a positive number of seconds");
-  }
-  opts.timeout_ms = static_cast<uint64_t>(std::ceil(timeout * 1000));
-  opts.cpu = r["cpu"].as<int>();
-  if (opts.cpu < -1) return InvalidArgument("--cpu must be a CPU number, or -1");
+  KT_RETURN_IF_ERROR(ParseEventOptions(r, &opts));
+  KT_RETURN_IF_ERROR(ParseSamplingOptions(r, &opts));
+  KT_RETURN_IF_ERROR(ParseRepetitionOptions(r, &opts));
   return opts;
 }
 
@@ -377,15 +396,10 @@ Status ExecuteResume(const RunOptions& opts, const KernelDir& dir) {
   return Conclude(dir, opts.kernel, ResultsDir(dir.run_dir) + "/" + run_id + ".csv", got->sampled);
 }
 
-}  // namespace
-
-Status ExecuteRun(const RunOptions& opts) {
-  KT_ASSIGN_OR_RETURN(KernelDir dir, LoadKernelDir(opts.root, opts.kernel));
-  if (opts.resume) return ExecuteResume(opts, dir);
-  KT_ASSIGN_OR_RETURN(Manifest manifest, BuildManifest(dir));
-  const std::vector<std::string> names =
-      opts.agents.empty() ? std::vector<std::string>{opts.agent} : opts.agents;
-  KT_ASSIGN_OR_RETURN(std::vector<SweepAgent> agents, OpenAgents(names, opts.token_file));
+// Each agent's plan; the agents must be of one CPU fingerprint (unless --allow-mixed) and make
+// the same events of --events.
+Result<std::vector<AgentPlan>> PlanAgents(const RunOptions& opts, const KernelDir& dir,
+                                          const std::vector<SweepAgent>& agents) {
   std::vector<AgentPlan> plans;
   std::vector<std::pair<std::string, std::string>> fingerprints;
   for (const SweepAgent& a : agents) {
@@ -401,6 +415,19 @@ Status ExecuteRun(const RunOptions& opts) {
                              Join(plan.selection.events, ",") + "); name the events");
     }
   }
+  return plans;
+}
+
+}  // namespace
+
+Status ExecuteRun(const RunOptions& opts) {
+  KT_ASSIGN_OR_RETURN(KernelDir dir, LoadKernelDir(opts.root, opts.kernel));
+  if (opts.resume) return ExecuteResume(opts, dir);
+  KT_ASSIGN_OR_RETURN(Manifest manifest, BuildManifest(dir));
+  const std::vector<std::string> names =
+      opts.agents.empty() ? std::vector<std::string>{opts.agent} : opts.agents;
+  KT_ASSIGN_OR_RETURN(std::vector<SweepAgent> agents, OpenAgents(names, opts.token_file));
+  KT_ASSIGN_OR_RETURN(const std::vector<AgentPlan> plans, PlanAgents(opts, dir, agents));
   // One agent gets the bundle now, its errors khost run's; the agents of a sweep each get it on
   // their own thread.
   const bool sweep = agents.size() > 1;

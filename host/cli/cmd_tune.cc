@@ -2,7 +2,6 @@
 // profile, in parallel and cached, with assembly dumps, test data, golden outputs and the seed's
 // configs.json; --check runs every variant (under the profile's emulator) and checks its output;
 // --apply-best writes a run's winner back into the spec and launcher constants.
-#include <sys/utsname.h>
 
 #include <algorithm>
 #include <atomic>
@@ -13,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "common/cpu.h"
 #include "common/fs.h"
 #include "common/strings.h"
 #include "host/cli/cli.h"
@@ -71,11 +71,6 @@ std::string Seconds(double s) {
   return buf;
 }
 
-std::string HostArch() {
-  struct utsname u;
-  return uname(&u) == 0 ? u.machine : "";
-}
-
 // The triple and data layout the toolchain's IR compiler targets.
 Result<IrTarget> ToolchainIrTarget(const Toolchain& tc) {
   std::vector<std::string> argv = tc.ll_cc;
@@ -119,7 +114,7 @@ Result<TunePlan> Prepare(const TuneRequest& req) {
     size_t dropped = 0;
     KT_ASSIGN_OR_RETURN(auto dirs, ScanTritonDir(req.triton, p.spec, &dropped));
     KT_ASSIGN_OR_RETURN(IrTarget target, ToolchainIrTarget(p.toolchain));
-    const std::string host = HostArch();
+    const std::string host = MachineArch();
     for (const TritonConfig& c : dirs) {
       KT_ASSIGN_OR_RETURN(std::string ir, ReadFile(c.llir_path));
       KT_ASSIGN_OR_RETURN(std::string retargeted, RetargetIr(ir, target, host, c.llir_path));

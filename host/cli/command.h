@@ -12,6 +12,7 @@
 #include "host/corpus/corpus.h"
 #include "host/remote/agent_registry.h"
 #include "host/remote/deploy.h"
+#include "host/report/table.h"
 #include "protocol/ktune.pb.h"
 
 namespace ktune::host {
@@ -92,12 +93,14 @@ wire::RunRequest MakeRunRequest(const RunOptions& options, const KernelDir& dir,
 int RunMain(const Args& args);
 
 // --- khost report <kernel> ---
-enum class ReportFormat { kTable, kMarkdown, kCsv, kJson, kPerfStats };
 struct ReportRequest {
   std::string kernel;
   std::string root = ".";
   std::string run_id;  // empty: the newest run
-  ReportFormat format = ReportFormat::kTable;
+  // --format: a table format (csv: the long results file itself), or perf-stats: the seed's
+  // perf_stats.csv.
+  TableFormat format = TableFormat::kConsole;
+  bool perf_stats = false;
   std::string output;                // empty: stdout
   bool samples = false;              // the sampling profile instead of the measurements
   std::string annotate;              // a variant whose disassembly to show with its samples
@@ -114,11 +117,11 @@ int ReportMain(const Args& args);
 struct AnalyzeRequest {
   std::string kernel;
   std::string root = ".";
-  std::string run_id;            // empty: the newest run
-  std::string format = "table";  // table, markdown, csv or json (host/report/table.h)
-  double threshold = 0.7;        // |r| that counts as correlated
-  std::string heat_x, heat_y;    // --heatmap X,Y
-  size_t counters = 3;           // scatter plots of the most correlated counters
+  std::string run_id;  // empty: the newest run
+  TableFormat format = TableFormat::kConsole;
+  double threshold = 0.7;      // |r| that counts as correlated
+  std::string heat_x, heat_y;  // --heatmap X,Y
+  size_t counters = 3;         // scatter plots of the most correlated counters
   bool plots = true;
   std::string out_dir;  // empty: <root>/<kernel>/run/analysis/<run_id>
 };
@@ -153,7 +156,7 @@ struct CorpusRequest {
   std::string action;              // "extract", "sample" or "export"
   std::vector<std::string> paths;  // extract: the debug directories; else the one corpus
   std::string out;  // extract: the corpus; sample: its projections; export: the JSON file
-  SampleOptions sample;
+  CorpusSampleOptions sample;
   std::string format = "text-completion";  // export
   bool dedup = false;                      // export: identical kernels once
   size_t min_lines = 0, max_lines = 0;     // export: length limits, 0 for none

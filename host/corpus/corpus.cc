@@ -86,6 +86,110 @@ std::optional<Import> ImportOf(const PyLogicalLine& line) {
   return imp;
 }
 
+// A top-level def with a Triton decorator: its logical lines [first, end), decorators first.
+struct TritonDef {
+  size_t first, def_line, end;
+  std::vector<std::string> decorators;
+};
+
+std::vector<TritonDef> FindTritonDefs(const std::vector<PyLogicalLine>& ls) {
+  std::vector<TritonDef> defs;
+  for (size_t k = 0; k < ls.size(); ++k) {
+    if (ls[k].indent != 0 || !Is(ls[k].tokens[0], "@")) continue;
+    TritonDef def{k, k, k, {}};
+    size_t d = k;
+    while (d < ls.size() && ls[d].indent == 0 && Is(ls[d].tokens[0], "@")) {
+      def.decorators.push_back(DecoratorName(ls[d++]));
+    }
+    if (d == ls.size() || ls[d].indent != 0 || !IsDef(ls[d])) {
+      k = d - 1;
+      continue;
+    }
+    def.def_line = d;
+    def.end = d + 1;
+    while (def.end < ls.size() && ls[def.end].indent > 0) ++def.end;
+    k = def.end - 1;
+    if (std::any_of(def.decorators.begin(), def.decorators.end(), TritonDecorator)) {
+      defs.push_back(std::move(def));
+    }
+  }
+  return defs;
+}
+
+// A module being cut into kernels: its logical lines, its text line by line (the file's line
+// `first_line` is its first) and its imports by the names they bind.
+class ModuleView {
+ public:
+  ModuleView(std::string_view module, const std::vector<PyLogicalLine>& ls, int first_line)
+      : ls_(ls), physical_(Split(module, '\n')), first_line_(first_line) {
+    if (!physical_.empty() && physical_[0].starts_with("\xEF\xBB\xBF")) {
+      physical_[0].remove_prefix(3);
+    }
+    for (const PyLogicalLine& l : ls) {
+      if (auto imp = ImportOf(l)) {
+        for (const std::string& b : imp->binds) importers_[b].push_back(imports_.size());
+        imports_.push_back(std::move(*imp));
+      }
+    }
+  }
+
+  // The kernel of logical lines [first, end) with, before it, its imports: all of them
+  // (`all_imports`, a kernel module's), else those binding a name it uses, and star imports.
+  CorpusKernel Kernel(const std::string& name, size_t first, size_t end,
+                      const std::vector<std::string>& decorators, bool all_imports) const {
+    std::string header;
+    for (size_t i : ImportsOf(first, end, all_imports)) {
+      header += Text(imports_[i].first_line, imports_[i].last_line);
+    }
+    CorpusKernel kernel;
+    kernel.name = name;
+    kernel.kind = TritonKernelKind(name, decorators);
+    kernel.first_line = ls_[first].first_line;
+    kernel.last_line = ls_[end - 1].last_line;
+    kernel.length_lines = static_cast<size_t>(kernel.last_line - kernel.first_line + 1);
+    kernel.source =
+        header + (header.empty() ? "" : "\n") + Text(kernel.first_line, kernel.last_line);
+    return kernel;
+  }
+
+ private:
+  // The file's lines first..last.
+  std::string Text(int first, int last) const {
+    std::string out;
+    for (int l = first; l <= last && l - first_line_ < static_cast<int>(physical_.size()); ++l) {
+      out += std::string(physical_[static_cast<size_t>(l - first_line_)]) + "\n";
+    }
+    return out;
+  }
+
+  // The imports a kernel of lines [first, end) needs, by position.
+  std::set<size_t> ImportsOf(size_t first, size_t end, bool all_imports) const {
+    std::set<size_t> needed;
+    if (all_imports) {
+      for (size_t i = 0; i < imports_.size(); ++i) needed.insert(i);
+      return needed;
+    }
+    auto need = [&](const std::string& bound) {
+      if (auto it = importers_.find(bound); it != importers_.end()) {
+        needed.insert(it->second.begin(), it->second.end());
+      }
+    };
+    need("*");
+    for (size_t i = first; i < end; ++i) {
+      for (const PyToken& t : ls_[i].tokens) {
+        if (t.kind == PyToken::kName) need(t.text);
+      }
+    }
+    return needed;
+  }
+
+  const std::vector<PyLogicalLine>& ls_;
+  std::vector<std::string_view> physical_;
+  const int first_line_;
+  std::vector<Import> imports_;
+  std::map<std::string, std::vector<size_t>> importers_;  // bound name -> its imports
+};
+
 class Extractor {
  public:
   Result<std::vector<CorpusKernel>> Run(std::string_view source) {
@@ -98,12 +202,6 @@ class Extractor {
   }
 
  private:
-  // A top-level def with a Triton decorator: its logical lines [first, end), decorators first.
-  struct TritonDef {
-    size_t first, def_line, end;
-    std::vector<std::string> decorators;
-  };
-
   // The kernels of `module`, whose first line is line `first_line` of the file. `given_name` is
   // async_compile.triton's name for a kernel module, null for the file itself. Each Triton def
   // of the file is a kernel with the imports it uses; a kernel module is one kernel, from its
@@ -118,89 +216,20 @@ class Extractor {
     }
     const auto& ls = *lines;
     for (const PyLogicalLine& l : ls) KT_RETURN_IF_ERROR(KernelModules(l));
-
-    std::vector<TritonDef> defs;
-    for (size_t k = 0; k < ls.size(); ++k) {
-      if (ls[k].indent != 0 || !Is(ls[k].tokens[0], "@")) continue;
-      TritonDef def{k, k, k, {}};
-      size_t d = k;
-      while (d < ls.size() && ls[d].indent == 0 && Is(ls[d].tokens[0], "@")) {
-        def.decorators.push_back(DecoratorName(ls[d++]));
-      }
-      if (d == ls.size() || ls[d].indent != 0 || !IsDef(ls[d])) {
-        k = d - 1;
-        continue;
-      }
-      def.def_line = d;
-      def.end = d + 1;
-      while (def.end < ls.size() && ls[def.end].indent > 0) ++def.end;
-      k = def.end - 1;
-      if (std::any_of(def.decorators.begin(), def.decorators.end(), TritonDecorator)) {
-        defs.push_back(std::move(def));
-      }
-    }
+    const std::vector<TritonDef> defs = FindTritonDefs(ls);
     if (defs.empty()) return Status::Ok();
-
-    std::vector<std::string_view> physical = Split(module, '\n');
-    if (!physical.empty() && physical[0].starts_with("\xEF\xBB\xBF")) {
-      physical[0].remove_prefix(3);
-    }
-    auto text_of = [&](int first, int last) {
-      std::string out;
-      for (int l = first; l <= last && l - first_line < static_cast<int>(physical.size()); ++l) {
-        out += std::string(physical[static_cast<size_t>(l - first_line)]) + "\n";
-      }
-      return out;
-    };
-    std::vector<Import> imports;
-    std::map<std::string, std::vector<size_t>> importers;  // bound name -> its imports
-    for (const PyLogicalLine& l : ls) {
-      if (auto imp = ImportOf(l)) {
-        for (const std::string& b : imp->binds) importers[b].push_back(imports.size());
-        imports.push_back(std::move(*imp));
-      }
-    }
-    auto add_kernel = [&](const std::string& name, size_t first, size_t end,
-                          const std::vector<std::string>& decorators) {
-      // The imports, by position: all of a kernel module's, else those binding a name the def
-      // uses, and star imports.
-      std::set<size_t> needed;
-      auto need = [&](const std::string& bound) {
-        if (auto it = importers.find(bound); it != importers.end()) {
-          needed.insert(it->second.begin(), it->second.end());
-        }
-      };
-      if (given_name) {
-        for (size_t i = 0; i < imports.size(); ++i) needed.insert(i);
-      } else {
-        need("*");
-        for (size_t i = first; i < end; ++i) {
-          for (const PyToken& t : ls[i].tokens) {
-            if (t.kind == PyToken::kName) need(t.text);
-          }
-        }
-      }
-      std::string header;
-      for (size_t i : needed) header += text_of(imports[i].first_line, imports[i].last_line);
-      CorpusKernel kernel;
-      kernel.name = name;
-      kernel.kind = TritonKernelKind(name, decorators);
-      kernel.first_line = ls[first].first_line;
-      kernel.last_line = ls[end - 1].last_line;
-      kernel.length_lines = static_cast<size_t>(kernel.last_line - kernel.first_line + 1);
-      kernel.source =
-          header + (header.empty() ? "" : "\n") + text_of(kernel.first_line, kernel.last_line);
-      kernels_.push_back(std::move(kernel));
-    };
+    const ModuleView view(module, ls, first_line);
     if (given_name) {
       std::vector<std::string> decorators;
       for (const TritonDef& def : defs) {
         decorators.insert(decorators.end(), def.decorators.begin(), def.decorators.end());
       }
-      add_kernel(*given_name, defs.front().first, defs.back().end, decorators);
+      kernels_.push_back(
+          view.Kernel(*given_name, defs.front().first, defs.back().end, decorators, true));
     } else {
       for (const TritonDef& def : defs) {
-        add_kernel(DefName(ls[def.def_line]), def.first, def.end, def.decorators);
+        kernels_.push_back(
+            view.Kernel(DefName(ls[def.def_line]), def.first, def.end, def.decorators, false));
       }
     }
     return Status::Ok();
@@ -401,7 +430,7 @@ Result<CorpusIndex> ParseCorpusIndex(std::string_view json_text) {
 }
 
 std::vector<size_t> SampleKernels(const std::vector<size_t>& lengths,
-                                  const SampleOptions& options) {
+                                  const CorpusSampleOptions& options) {
   const size_t count = lengths.size();
   std::vector<size_t> order(count);
   for (size_t i = 0; i < count; ++i) order[i] = i;

@@ -72,7 +72,7 @@ std::string CorpusIndexCsv(const CorpusIndex& index);
 // Reads index.json back; anything not in its shape is an InvalidArgument.
 Result<CorpusIndex> ParseCorpusIndex(std::string_view json_text);
 
-struct SampleOptions {
+struct CorpusSampleOptions {
   size_t n = 100;
   double long_portion = 0.8;  // of n, drawn from the long pool
   double long_pool = 0.3;     // the longest fraction of all kernels
@@ -85,6 +85,7 @@ struct SampleOptions {
 // generator seeded with `seed`, so the same inputs always give the same choice. A pool with fewer
 // kernels than its share gives them all and the other pool makes up the difference, as far as it
 // can; n at least the count takes every kernel.
-std::vector<size_t> SampleKernels(const std::vector<size_t>& lengths, const SampleOptions& options);
+std::vector<size_t> SampleKernels(const std::vector<size_t>& lengths,
+                                  const CorpusSampleOptions& options);
 
 }  // namespace ktune::host

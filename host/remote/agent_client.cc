@@ -226,6 +226,66 @@ std::map<std::string, std::string> ChooseDeltaBases(const Manifest& manifest,
   return bases;
 }
 
+namespace {
+
+// Streams one blob as chunks of at most kBlobChunkBytes, each compressed against `base` (empty:
+// alone), without waiting for the agent.
+Status SendBlob(AgentConnection& conn, const FileEntry& f, const std::string& path,
+                const std::string& base_hash, const std::string& base, PushStats* stats) {
+  KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(path, O_RDONLY));
+  std::string raw(kBlobChunkBytes, '\0');
+  uint64_t offset = 0;
+  do {
+    ssize_t n = ::pread(fd.get(), raw.data(), raw.size(), static_cast<off_t>(offset));
+    if (n < 0) return ErrnoError("read " + path, errno);
+    const std::string_view piece(raw.data(), static_cast<size_t>(n));
+    if (n == 0 && offset < f.size_bytes) return IoError(path + " shrank while being pushed");
+    wire::Envelope chunk;
+    auto* c = chunk.mutable_blob_chunk();
+    c->set_hash(f.hash);
+    c->set_offset(offset);
+    c->set_raw_size(piece.size());
+    c->set_data(CompressChunk(piece, base));
+    c->set_base_hash(base_hash);
+    offset += piece.size();
+    c->set_last(offset >= f.size_bytes);
+    stats->raw_bytes_sent += piece.size();
+    stats->wire_bytes_sent += c->data().size();
+    KT_RETURN_IF_ERROR(conn.Send(chunk));
+  } while (offset < f.size_bytes);
+  ++stats->blobs_sent;
+  return Status::Ok();
+}
+
+// Sends the blobs the agent lacks, back to back (each after the first of its kind as a delta
+// against a like file), then reads one acknowledgement per blob.
+Status SendMissingBlobs(AgentConnection& conn, const Manifest& manifest, const std::string& root,
+                        const std::vector<std::string>& missing, PushStats* stats) {
+  std::map<std::string, const FileEntry*> by_hash;
+  for (const FileEntry& f : manifest.files) by_hash.emplace(f.hash, &f);
+  const std::map<std::string, std::string> bases = ChooseDeltaBases(manifest, missing);
+  for (const std::string& hash : missing) {
+    auto it = by_hash.find(hash);
+    if (it == by_hash.end()) return ProtocolError("agent asked for a blob not in the bundle");
+    std::string base_hash, base;
+    if (auto b = bases.find(hash); b != bases.end()) {
+      base_hash = b->second;
+      KT_ASSIGN_OR_RETURN(base, ReadBase(root + "/" + by_hash.at(base_hash)->path, base_hash));
+      ++stats->deltas_sent;
+    }
+    KT_RETURN_IF_ERROR(
+        SendBlob(conn, *it->second, root + "/" + it->second->path, base_hash, base, stats));
+  }
+  for (size_t i = 0; i < missing.size(); ++i) {
+    auto ack = conn.Receive();
+    if (!ack.ok()) return ack.status().WithContext("push of " + manifest.kernel);
+    if (!ack->has_blob_stored()) return ProtocolError("agent did not acknowledge a blob");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<PushStats> PushBundle(AgentConnection& conn, const Manifest& manifest,
                              const std::string& root) {
   PushStats stats;
@@ -240,52 +300,9 @@ Result<PushStats> PushBundle(AgentConnection& conn, const Manifest& manifest,
     return ProtocolError("agent computed bundle id " + stats.bundle_id + ", expected " +
                          BundleId(manifest));
   }
-
-  std::map<std::string, const FileEntry*> by_hash;
-  for (const FileEntry& f : manifest.files) by_hash.emplace(f.hash, &f);
   const std::vector<std::string> missing(reply.push_need().missing_hashes().begin(),
                                          reply.push_need().missing_hashes().end());
-  const std::map<std::string, std::string> bases = ChooseDeltaBases(manifest, missing);
-  // Chunks go out back to back; the agent's acknowledgements are read afterwards.
-  for (const std::string& hash : missing) {
-    auto it = by_hash.find(hash);
-    if (it == by_hash.end()) return ProtocolError("agent asked for a blob not in the bundle");
-    const FileEntry& f = *it->second;
-    const std::string path = root + "/" + f.path;
-    std::string base_hash, base;
-    if (auto b = bases.find(hash); b != bases.end()) {
-      base_hash = b->second;
-      KT_ASSIGN_OR_RETURN(base, ReadBase(root + "/" + by_hash.at(base_hash)->path, base_hash));
-      ++stats.deltas_sent;
-    }
-    KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(path, O_RDONLY));
-    std::string raw(kBlobChunkBytes, '\0');
-    uint64_t offset = 0;
-    do {
-      ssize_t n = ::pread(fd.get(), raw.data(), raw.size(), static_cast<off_t>(offset));
-      if (n < 0) return ErrnoError("read " + path, errno);
-      const std::string_view piece(raw.data(), static_cast<size_t>(n));
-      if (n == 0 && offset < f.size_bytes) return IoError(path + " shrank while being pushed");
-      wire::Envelope chunk;
-      auto* c = chunk.mutable_blob_chunk();
-      c->set_hash(hash);
-      c->set_offset(offset);
-      c->set_raw_size(piece.size());
-      c->set_data(CompressChunk(piece, base));
-      c->set_base_hash(base_hash);
-      offset += piece.size();
-      c->set_last(offset >= f.size_bytes);
-      stats.raw_bytes_sent += piece.size();
-      stats.wire_bytes_sent += c->data().size();
-      KT_RETURN_IF_ERROR(conn.Send(chunk));
-    } while (offset < f.size_bytes);
-    ++stats.blobs_sent;
-  }
-  for (int i = 0; i < reply.push_need().missing_hashes_size(); ++i) {
-    auto ack = conn.Receive();
-    if (!ack.ok()) return ack.status().WithContext("push of " + manifest.kernel);
-    if (!ack->has_blob_stored()) return ProtocolError("agent did not acknowledge a blob");
-  }
+  KT_RETURN_IF_ERROR(SendMissingBlobs(conn, manifest, root, missing, &stats));
   wire::Envelope commit;
   commit.mutable_push_commit()->set_bundle_id(stats.bundle_id);
   KT_RETURN_IF_ERROR(conn.Send(commit));

@@ -6,6 +6,7 @@
 
 #include "host/results/samples.h"
 #include "host/util/progress.h"
+#include "host/util/subprocess.h"
 #include "protocol/convert.h"
 
 namespace ktune::host {
@@ -25,15 +26,6 @@ std::string DescribePlan(const wire::RunAccepted& a) {
     for (const std::string& e : a.passes(i).events()) s += " " + e;
   }
   return s;
-}
-
-// The last non-empty line of a workload's output, for one-line failure notes.
-std::string LastLine(const std::string& text) {
-  const size_t end = text.find_last_not_of("\n\r ");
-  if (end == std::string::npos) return "";
-  const size_t nl = text.rfind('\n', end);
-  const size_t begin = nl == std::string::npos ? 0 : nl + 1;
-  return text.substr(begin, end - begin + 1);
 }
 
 }  // namespace

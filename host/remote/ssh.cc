@@ -17,9 +17,9 @@ namespace ktune::host {
 
 namespace {
 
-std::string LastLine(const std::string& text) {
-  std::string line = LastLines(text, 1);
-  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+// What ssh said last, for an error line.
+std::string SshSaid(const std::string& output) {
+  std::string line = LastLine(output);
   return line.empty() ? "(ssh said nothing)" : line;
 }
 
@@ -101,7 +101,7 @@ Result<std::unique_ptr<SshLink>> SshLink::Open(const std::string& name, const Ss
                                              "-o", "ClearAllForwardings=yes", "-N", "-f"}),
                               options));
   if (master.exit_code == 0) return link;
-  const std::string why = LastLine(master.output);
+  const std::string why = SshSaid(master.output);
   const std::string what = "board " + name + " (ssh " + spec.target.ToString() + "): " + why;
   if (why.find("Permission denied") != std::string::npos ||
       why.find("Host key verification failed") != std::string::npos) {
@@ -120,7 +120,7 @@ Result<std::string> SshLink::Run(const std::string& command, const std::string& 
                       RunTool(SshArgv(spec_, {}, CommandLine({"sh", "-c", command})), options));
   if (run.exit_code != 0) {
     return Unavailable("on board " + name_ + ", '" + command + "' failed (exit " +
-                       std::to_string(run.exit_code) + "): " + LastLine(run.output));
+                       std::to_string(run.exit_code) + "): " + SshSaid(run.output));
   }
   return run.output;
 }
@@ -135,7 +135,7 @@ Result<std::unique_ptr<PortForward>> PortForward::Open(const SshLink& link, uint
   KT_ASSIGN_OR_RETURN(ToolRun run, RunTool(SshArgv(link.spec(), {"-O", "forward", "-L", spec})));
   if (run.exit_code != 0) {
     return Unavailable("board " + link.name() + ": cannot forward a local socket to its port " +
-                       std::to_string(remote_port) + ": " + LastLine(run.output));
+                       std::to_string(remote_port) + ": " + SshSaid(run.output));
   }
   return std::unique_ptr<PortForward>(new PortForward(link, spec, socket_path));
 }

@@ -142,28 +142,10 @@ class Worker {
 
   // False when this agent is out of the sweep.
   bool Measure(size_t index, Ask how) {
-    RunMeta::Shard shard;
-    {
-      std::lock_guard<std::mutex> lock(state_.mu);
-      RunMeta::Shard& s = state_.shards[index];
-      if (how != kFetch) {
-        s.agent = agent_.name;
-        s.state = "measuring";
-        ++state_.measuring;
-      }
-      shard = s;
-      SaveShards();
-    }
-    wire::Envelope ask;
-    if (how == kRun) {
-      *ask.mutable_run_request() = ShardRequest(setup_.request, shard);
-    } else {
-      ask.mutable_fetch_run()->set_run_id(shard.id);
-      ask.mutable_fetch_run()->set_resume(how == kResume);
-    }
+    const RunMeta::Shard shard = Claim(index, how);
     StreamTally tally;
-    auto done =
-        StreamRun(*agent_.session.conn, ask, sink_.StreamOf(shard.id, shard.variants, &tally));
+    auto done = StreamRun(*agent_.session.conn, AskFor(shard, how),
+                          sink_.StreamOf(shard.id, shard.variants, &tally));
     std::lock_guard<std::mutex> lock(state_.mu);
     if (how != kFetch) --state_.measuring;
     const Status local = sink_.LocalFailure();
@@ -177,15 +159,50 @@ class Worker {
       state_.single_complete = done.ok() && done->complete();
       return false;
     }
-    if (how == kFetch) {  // a moved shard's journal: merged as far as it goes
-      if (!done.ok()) {
-        DropLocked("shard " + shard.id + " not fetched: " + done.status().message());
-        return false;
-      }
-      if (done->complete()) state_.shards[index].state = "merged";
-      SaveShards();
-      return true;
+    if (how == kFetch) return SettleFetchedLocked(index, shard, done);
+    return SettleMeasuredLocked(index, shard, done, tally);
+  }
+
+  // Marks shard `index` as this agent's (unless it is only fetched) and returns a copy of it.
+  RunMeta::Shard Claim(size_t index, Ask how) {
+    std::lock_guard<std::mutex> lock(state_.mu);
+    RunMeta::Shard& s = state_.shards[index];
+    if (how != kFetch) {
+      s.agent = agent_.name;
+      s.state = "measuring";
+      ++state_.measuring;
     }
+    SaveShards();
+    return s;
+  }
+
+  wire::Envelope AskFor(const RunMeta::Shard& shard, Ask how) const {
+    wire::Envelope ask;
+    if (how == kRun) {
+      *ask.mutable_run_request() = ShardRequest(setup_.request, shard);
+    } else {
+      ask.mutable_fetch_run()->set_run_id(shard.id);
+      ask.mutable_fetch_run()->set_resume(how == kResume);
+    }
+    return ask;
+  }
+
+  // A moved shard's journal: merged as far as it goes.
+  bool SettleFetchedLocked(size_t index, const RunMeta::Shard& shard,
+                           const Result<wire::RunDone>& done) {
+    if (!done.ok()) {
+      DropLocked("shard " + shard.id + " not fetched: " + done.status().message());
+      return false;
+    }
+    if (done->complete()) state_.shards[index].state = "merged";
+    SaveShards();
+    return true;
+  }
+
+  // A shard this agent measured: done, or its unfinished variants moved to a new shard for the
+  // other agents and this agent out of the sweep.
+  bool SettleMeasuredLocked(size_t index, const RunMeta::Shard& shard,
+                            const Result<wire::RunDone>& done, const StreamTally& tally) {
     if (done.ok() && done->complete()) {
       state_.shards[index].state = "done";
       SaveShards();

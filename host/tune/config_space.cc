@@ -19,6 +19,46 @@ std::optional<double> LookupName(const KernelSpec& spec, const Config& config,
   return std::nullopt;
 }
 
+namespace {
+
+// Whether `config` satisfies every constraint; an error names a constraint that cannot be
+// evaluated.
+Result<bool> Satisfies(const KernelSpec& spec, const Config& config) {
+  for (const SpecConstraint& c : spec.constraints) {
+    Result<double> v =
+        c.expr.Evaluate([&](const std::string& name) { return LookupName(spec, config, name); });
+    if (!v.ok()) {
+      return InvalidArgument(spec.path + ":" + std::to_string(c.line) + ": constraint " + c.text +
+                             ": " + v.status().message());
+    }
+    if (*v == 0) return false;
+  }
+  return true;
+}
+
+// `count` of the configurations, drawn uniformly without replacement by a seeded mt19937_64
+// shuffle (the same on every machine), kept in grid order.
+std::vector<Config> SampleConfigs(const std::vector<Config>& configs, size_t count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<size_t> order(configs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  for (size_t i = order.size() - 1; i > 0; --i) {
+    // A uniform draw in [0, i] by rejection.
+    const uint64_t bound = i + 1, limit = UINT64_MAX - UINT64_MAX % bound;
+    uint64_t r;
+    do r = rng();
+    while (r >= limit);
+    std::swap(order[i], order[r % bound]);
+  }
+  order.resize(count);
+  std::sort(order.begin(), order.end());
+  std::vector<Config> kept;
+  for (size_t i : order) kept.push_back(configs[i]);
+  return kept;
+}
+
+}  // namespace
+
 Result<Space> EnumerateSpace(const KernelSpec& spec, const SpaceRequest& request) {
   Space space;
   space.grid_size = 1;
@@ -34,19 +74,7 @@ Result<Space> EnumerateSpace(const KernelSpec& spec, const SpaceRequest& request
   Config config(spec.params.size());
   for (size_t n = 0; n < space.grid_size; ++n) {
     for (size_t i = 0; i < spec.params.size(); ++i) config[i] = spec.params[i].values[index[i]];
-    bool keep = true;
-    for (const SpecConstraint& c : spec.constraints) {
-      Result<double> v =
-          c.expr.Evaluate([&](const std::string& name) { return LookupName(spec, config, name); });
-      if (!v.ok()) {
-        return InvalidArgument(spec.path + ":" + std::to_string(c.line) + ": constraint " + c.text +
-                               ": " + v.status().message());
-      }
-      if (*v == 0) {
-        keep = false;
-        break;
-      }
-    }
+    KT_ASSIGN_OR_RETURN(const bool keep, Satisfies(spec, config));
     if (keep) space.configs.push_back(config);
     // Odometer: the last parameter varies fastest.
     for (size_t i = spec.params.size(); i-- > 0;) {
@@ -64,22 +92,7 @@ Result<Space> EnumerateSpace(const KernelSpec& spec, const SpaceRequest& request
                            " satisfies the constraints (lines " + lines + ")");
   }
   if (request.sample && *request.sample < space.configs.size()) {
-    std::mt19937_64 rng(request.seed);
-    std::vector<size_t> order(space.configs.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    for (size_t i = order.size() - 1; i > 0; --i) {
-      // A uniform draw in [0, i] by rejection.
-      const uint64_t bound = i + 1, limit = UINT64_MAX - UINT64_MAX % bound;
-      uint64_t r;
-      do r = rng();
-      while (r >= limit);
-      std::swap(order[i], order[r % bound]);
-    }
-    order.resize(*request.sample);
-    std::sort(order.begin(), order.end());
-    std::vector<Config> kept;
-    for (size_t i : order) kept.push_back(space.configs[i]);
-    space.configs = std::move(kept);
+    space.configs = SampleConfigs(space.configs, *request.sample, request.seed);
   }
   return space;
 }

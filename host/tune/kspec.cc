@@ -27,18 +27,6 @@ bool IsIdentifier(std::string_view s) {
   });
 }
 
-std::vector<std::string> Words(std::string_view s) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    const size_t start = i;
-    while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    if (i > start) out.emplace_back(s.substr(start, i - start));
-  }
-  return out;
-}
-
 class SpecParser {
  public:
   SpecParser(const std::string& path, KernelSpec* spec) : path_(path), spec_(spec) {}
@@ -142,7 +130,7 @@ class SpecParser {
   }
 
   Status List(std::string_view value, std::vector<std::string>* out, const std::string& key) {
-    std::vector<std::string> words = Words(value);
+    std::vector<std::string> words = SplitWords(value);
     if (words.empty()) return Error("'" + key + ":' needs at least one value");
     out->insert(out->end(), words.begin(), words.end());
     return Status::Ok();
@@ -161,7 +149,7 @@ class SpecParser {
   Status Param(std::string_view value) {
     KT_ASSIGN_OR_RETURN(auto assignment, Assignment(value));
     SpecParam p{assignment.first, {}, line_};
-    for (const std::string& w : Words(assignment.second)) {
+    for (const std::string& w : SplitWords(assignment.second)) {
       Result<int64_t> v = ParseInt64(w);
       if (!v.ok() || *v < INT32_MIN || *v > INT32_MAX) {
         return Error("parameter " + p.name + ": '" + w + "' is not an int (C's const int)");
@@ -188,7 +176,7 @@ class SpecParser {
   Status Best(std::string_view value) {
     if (best_line_) return Error("second 'best:' line");
     best_line_ = line_;
-    for (const std::string& w : Words(value)) {
+    for (const std::string& w : SplitWords(value)) {
       const size_t eq = w.find('=');
       const std::string name = w.substr(0, eq);
       Result<int64_t> v = eq == std::string::npos ? Result<int64_t>(InvalidArgument(""))
@@ -213,7 +201,7 @@ class SpecParser {
   }
 
   Status Shape(std::string_view value) {
-    for (const std::string& w : Words(value)) {
+    for (const std::string& w : SplitWords(value)) {
       const size_t eq = w.find('=');
       const std::string name = w.substr(0, eq);
       if (eq == std::string::npos || !IsIdentifier(name))
@@ -233,7 +221,7 @@ class SpecParser {
     if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
       return Error("expected 'NAME DTYPE [DIMS] ...'");
     }
-    const std::vector<std::string> head = Words(value.substr(0, open));
+    const std::vector<std::string> head = SplitWords(value.substr(0, open));
     if (head.size() != 2 || !IsIdentifier(head[0])) return Error("expected 'NAME DTYPE [DIMS]'");
     t.name = head[0];
     if (head[1] == "float32" || head[1] == "f32") {
@@ -252,7 +240,7 @@ class SpecParser {
     if (!output) {
       KT_RETURN_IF_ERROR(ParseDistribution(&rest, &t));
     }
-    for (const std::string& w : Words(rest)) {
+    for (const std::string& w : SplitWords(rest)) {
       const size_t eq = w.find('=');
       const std::string key = w.substr(0, eq);
       const std::string v = eq == std::string::npos ? "" : w.substr(eq + 1);

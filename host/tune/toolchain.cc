@@ -9,70 +9,49 @@
 #include "common/strings.h"
 
 namespace ktune::host {
+
 namespace {
 
-std::vector<std::string> Words(std::string_view s) {
-  std::vector<std::string> out;
-  for (std::string_view w : Split(s, ' ')) {
-    w = Trim(w);
-    if (!w.empty()) out.emplace_back(w);
-  }
-  return out;
-}
-
-}  // namespace
-
-Result<Toolchain> ParseToolchain(std::string_view text, const std::string& path) {
-  Toolchain t;
-  t.name = std::filesystem::path(path).stem().string();
-  t.text = std::string(text);
-  std::map<std::string, std::vector<std::string>*> lists = {{"cc", &t.cc},
-                                                            {"cxx", &t.cxx},
-                                                            {"target_flags", &t.target_flags},
-                                                            {"cflags", &t.cflags},
-                                                            {"ldflags", &t.ldflags},
-                                                            {"ll_cc", &t.ll_cc},
-                                                            {"ll_flags", &t.ll_flags},
-                                                            {"objdump", &t.objdump},
-                                                            {"emulator", &t.emulator},
-                                                            {"needs", &t.needs}};
-  std::map<std::string, std::string*> strings = {{"description", &t.description},
-                                                 {"processor", &t.processor},
-                                                 {"name_prefix", &t.name_prefix},
-                                                 {"name_suffix", &t.name_suffix}};
-  bool ll_flags_set = false;
-  size_t line = 0;
-  for (std::string_view raw : Split(text, '\n')) {
-    ++line;
-    const std::string_view l = Trim(raw);
-    if (l.empty() || l[0] == '#') continue;
-    auto error = [&](const std::string& m) {
-      return InvalidArgument(path + ":" + std::to_string(line) + ": " + m);
-    };
-    const size_t eq = l.find('=');
-    if (eq == std::string_view::npos) return error("expected 'key = value'");
-    const std::string key(Trim(l.substr(0, eq)));
-    const std::string_view value = Trim(l.substr(eq + 1));
-    // Tabs separate words like spaces.
+// Sets one `key = value` of a profile; an error names an unknown key or a malformed value. Tabs
+// separate words like spaces.
+Status SetKey(Toolchain& t, const std::string& key, std::string_view value, bool* ll_flags_set) {
+  const std::map<std::string, std::vector<std::string>*> lists = {{"cc", &t.cc},
+                                                                  {"cxx", &t.cxx},
+                                                                  {"target_flags", &t.target_flags},
+                                                                  {"cflags", &t.cflags},
+                                                                  {"ldflags", &t.ldflags},
+                                                                  {"ll_cc", &t.ll_cc},
+                                                                  {"ll_flags", &t.ll_flags},
+                                                                  {"objdump", &t.objdump},
+                                                                  {"emulator", &t.emulator},
+                                                                  {"needs", &t.needs}};
+  const std::map<std::string, std::string*> strings = {{"description", &t.description},
+                                                       {"processor", &t.processor},
+                                                       {"name_prefix", &t.name_prefix},
+                                                       {"name_suffix", &t.name_suffix}};
+  if (auto it = lists.find(key); it != lists.end()) {
+    *it->second = SplitWords(value);
+    if (key == "ll_flags") *ll_flags_set = true;
+  } else if (auto s = strings.find(key); s != strings.end()) {
     std::string spaced(value);
     std::replace(spaced.begin(), spaced.end(), '\t', ' ');
-    if (auto it = lists.find(key); it != lists.end()) {
-      *it->second = Words(spaced);
-      if (key == "ll_flags") ll_flags_set = true;
-    } else if (auto s = strings.find(key); s != strings.end()) {
-      *s->second = spaced;
-    } else if (key == "packages") {
-      for (const std::string& pair : Words(spaced)) {
-        const size_t colon = pair.find(':');
-        if (colon == std::string::npos || colon == 0 || colon + 1 == pair.size()) {
-          return error("packages: expected TOOL:PACKAGE, got '" + pair + "'");
-        }
-        t.packages[pair.substr(0, colon)] = pair.substr(colon + 1);
+    *s->second = spaced;
+  } else if (key == "packages") {
+    for (const std::string& pair : SplitWords(value)) {
+      const size_t colon = pair.find(':');
+      if (colon == std::string::npos || colon == 0 || colon + 1 == pair.size()) {
+        return InvalidArgument("packages: expected TOOL:PACKAGE, got '" + pair + "'");
       }
-    } else {
-      return error("unknown key '" + key + "'");
+      t.packages[pair.substr(0, colon)] = pair.substr(colon + 1);
     }
+  } else {
+    return InvalidArgument("unknown key '" + key + "'");
   }
+  return Status::Ok();
+}
+
+// What a whole profile must hold, and the defaults of what it may leave out.
+Status Complete(Toolchain& t, const std::string& path, bool ll_flags_set) {
   for (const std::string* part : {&t.name_prefix, &t.name_suffix}) {
     if (part->find_first_not_of(
             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
@@ -89,6 +68,29 @@ Result<Toolchain> ParseToolchain(std::string_view text, const std::string& path)
   }
   if (t.ll_cc.empty()) t.ll_cc = t.cc;
   if (!ll_flags_set) t.ll_flags = t.target_flags;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Toolchain> ParseToolchain(std::string_view text, const std::string& path) {
+  Toolchain t;
+  t.name = std::filesystem::path(path).stem().string();
+  t.text = std::string(text);
+  bool ll_flags_set = false;
+  size_t line = 0;
+  for (std::string_view raw : Split(text, '\n')) {
+    ++line;
+    const std::string_view l = Trim(raw);
+    if (l.empty() || l[0] == '#') continue;
+    const std::string where = path + ":" + std::to_string(line) + ": ";
+    const size_t eq = l.find('=');
+    if (eq == std::string_view::npos) return InvalidArgument(where + "expected 'key = value'");
+    const Status set =
+        SetKey(t, std::string(Trim(l.substr(0, eq))), Trim(l.substr(eq + 1)), &ll_flags_set);
+    if (!set.ok()) return InvalidArgument(where + set.message());
+  }
+  KT_RETURN_IF_ERROR(Complete(t, path, ll_flags_set));
   return t;
 }
 

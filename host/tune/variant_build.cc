@@ -87,61 +87,84 @@ class VariantBuilder {
   }
 
  private:
+  // The commands that build this job: one compile per source, the link into <elf>.tmp.
+  struct Commands {
+    std::vector<std::vector<std::string>> compiles;
+    std::vector<std::string> objects;
+    std::vector<std::string> link;
+    std::string elf, asm_path;
+  };
+
+  Commands PlanCommands() const {
+    Commands c;
+    bool cxx = false;
+    for (size_t i = 0; i < job_.sources.size(); ++i) {
+      const std::string& src = job_.sources[i];
+      c.objects.push_back(job_.work_dir + "/" + std::to_string(i) + "_" +
+                          fs::path(src).filename().string() + ".o");
+      c.compiles.push_back(CompileCommand(spec_, tc_, job_, src, c.objects.back()));
+      cxx = cxx || IsCxx(src);
+    }
+    c.elf = bin_dir_ + "/" + job_.elf_name;
+    c.asm_path = c.elf + ".s";
+    c.link = Concat(cxx ? tc_.cxx : tc_.cc, tc_.target_flags);
+    c.link = Concat(c.link, tc_.cflags);
+    c.link = Concat(c.link, tc_.ldflags);
+    c.link = Concat(c.link, c.objects);
+    c.link = Concat(c.link, {"-lm", "-o", c.elf + ".tmp"});
+    return c;
+  }
+
+  // The content key: what is shared by every job, the commands and the sources' digests.
+  Result<std::string> CacheKey(const std::string& shared_key, const Commands& c) const {
+    Hasher key;
+    key.Update(shared_key);
+    for (const auto& compile : c.compiles) key.Update(CommandLine(compile) + "\n");
+    key.Update(CommandLine(c.link) + "\n");
+    for (const std::string& src : job_.sources) {
+      KT_ASSIGN_OR_RETURN(std::string digest, HashFile(src));
+      key.Update(src + " " + digest + "\n");
+    }
+    return key.HexDigest();
+  }
+
+  // The ELF's assembly dump, of the functions its own objects define.
+  Status Disassemble(const Commands& c) {
+    std::vector<std::string> dump = Concat(tc_.objdump, {"-d", "--no-show-raw-insn"});
+    std::string functions;
+    for (const std::string& f : OwnFunctions(c.objects)) {
+      functions += (functions.empty() ? "" : ",") + f;
+    }
+    if (!functions.empty()) dump.push_back("--disassemble-symbols=" + functions);
+    dump.push_back(c.elf);
+    KT_RETURN_IF_ERROR(Step(dump, c.asm_path + ".tmp"));
+    std::error_code ec;
+    fs::rename(c.asm_path + ".tmp", c.asm_path, ec);
+    if (ec) return IoError("rename " + c.asm_path + ": " + ec.message());
+    return Status::Ok();
+  }
+
   Status Run(const std::string& shared_key, BuildState* state) {
     KT_RETURN_IF_ERROR(MakeDirs(job_.work_dir));
     for (const auto& [name, bytes] : job_.generated) {
       KT_RETURN_IF_ERROR(WriteFileIfChanged(job_.work_dir + "/" + name, bytes));
     }
-    std::vector<std::vector<std::string>> compiles;
-    std::vector<std::string> objects;
-    bool cxx = false;
-    for (size_t i = 0; i < job_.sources.size(); ++i) {
-      const std::string& src = job_.sources[i];
-      objects.push_back(job_.work_dir + "/" + std::to_string(i) + "_" +
-                        fs::path(src).filename().string() + ".o");
-      compiles.push_back(CompileCommand(spec_, tc_, job_, src, objects.back()));
-      cxx = cxx || IsCxx(src);
-    }
-    const std::string elf = bin_dir_ + "/" + job_.elf_name;
-    const std::string asm_path = elf + ".s";
-    std::vector<std::string> link = Concat(cxx ? tc_.cxx : tc_.cc, tc_.target_flags);
-    link = Concat(link, tc_.cflags);
-    link = Concat(link, tc_.ldflags);
-    link = Concat(link, objects);
-    link = Concat(link, {"-lm", "-o", elf + ".tmp"});
-
-    Hasher key;
-    key.Update(shared_key);
-    for (const auto& c : compiles) key.Update(CommandLine(c) + "\n");
-    key.Update(CommandLine(link) + "\n");
-    for (const std::string& src : job_.sources) {
-      KT_ASSIGN_OR_RETURN(std::string digest, HashFile(src));
-      key.Update(src + " " + digest + "\n");
-    }
-    const std::string digest = key.HexDigest();
+    const Commands c = PlanCommands();
+    KT_ASSIGN_OR_RETURN(const std::string digest, CacheKey(shared_key, c));
     const std::string key_path = job_.work_dir + "/key";
     Result<std::string> old_key = ReadFile(key_path);
     std::error_code ec;
-    if (old_key.ok() && *old_key == digest && fs::exists(elf, ec) && fs::exists(asm_path, ec)) {
+    if (old_key.ok() && *old_key == digest && fs::exists(c.elf, ec) && fs::exists(c.asm_path, ec)) {
       *state = BuildState::kCached;
       return Status::Ok();
     }
     fs::remove(key_path, ec);
     log_.clear();
-    for (const auto& c : compiles) KT_RETURN_IF_ERROR(Step(c, {}));
-    KT_RETURN_IF_ERROR(Step(link, {}));
-    fs::rename(elf + ".tmp", elf, ec);
-    if (ec) return IoError("rename " + elf + ": " + ec.message());
-    std::vector<std::string> dump = Concat(tc_.objdump, {"-d", "--no-show-raw-insn"});
-    std::string functions;
-    for (const std::string& f : OwnFunctions(objects)) {
-      functions += (functions.empty() ? "" : ",") + f;
-    }
-    if (!functions.empty()) dump.push_back("--disassemble-symbols=" + functions);
-    dump.push_back(elf);
-    KT_RETURN_IF_ERROR(Step(dump, asm_path + ".tmp"));
-    fs::rename(asm_path + ".tmp", asm_path, ec);
-    if (ec) return IoError("rename " + asm_path + ": " + ec.message());
+    for (const auto& compile : c.compiles) KT_RETURN_IF_ERROR(Step(compile, {}));
+    KT_RETURN_IF_ERROR(Step(c.link, {}));
+    fs::rename(c.elf + ".tmp", c.elf, ec);
+    if (ec) return IoError("rename " + c.elf + ": " + ec.message());
+    KT_RETURN_IF_ERROR(Disassemble(c));
     KT_RETURN_IF_ERROR(WriteFileAtomic(job_.work_dir + "/build.log", log_));
     KT_RETURN_IF_ERROR(WriteFileAtomic(key_path, digest));
     *state = BuildState::kBuilt;

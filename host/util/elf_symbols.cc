@@ -36,6 +36,30 @@ bool ReadAt(std::string_view bytes, uint64_t offset, T* out) {
   return true;
 }
 
+// The defined functions of one symbol table, whose names are in `strtab`.
+Status ReadFunctions(std::string_view bytes, const Elf64_Shdr& sh, const Elf64_Shdr& strtab,
+                     std::vector<ElfSymbol>* out) {
+  if (strtab.sh_offset > bytes.size() || bytes.size() - strtab.sh_offset < strtab.sh_size) {
+    return InvalidArgument("truncated ELF string table");
+  }
+  const std::string_view strings = bytes.substr(strtab.sh_offset, strtab.sh_size);
+  const uint64_t count = sh.sh_entsize == sizeof(Elf64_Sym) ? sh.sh_size / sizeof(Elf64_Sym) : 0;
+  for (uint64_t k = 0; k < count; ++k) {
+    Elf64_Sym sym;
+    if (!ReadAt(bytes, sh.sh_offset + k * sizeof sym, &sym)) {
+      return InvalidArgument("truncated ELF symbol table");
+    }
+    const int type = ELF64_ST_TYPE(sym.st_info);
+    if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+        sym.st_name >= strings.size()) {
+      continue;
+    }
+    const std::string_view rest = strings.substr(sym.st_name);
+    out->push_back({std::string(rest.substr(0, rest.find('\0'))), sym.st_value, sym.st_size});
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<ElfImage> ElfImage::Parse(std::string_view bytes) {
@@ -69,27 +93,7 @@ Result<ElfImage> ElfImage::Parse(std::string_view bytes) {
   for (uint32_t wanted : {SHT_SYMTAB, SHT_DYNSYM}) {
     for (const Elf64_Shdr& sh : sections) {
       if (sh.sh_type != wanted || sh.sh_link >= sections.size()) continue;
-      const Elf64_Shdr& strtab = sections[sh.sh_link];
-      if (strtab.sh_offset > bytes.size() || bytes.size() - strtab.sh_offset < strtab.sh_size) {
-        return InvalidArgument("truncated ELF string table");
-      }
-      const std::string_view strings = bytes.substr(strtab.sh_offset, strtab.sh_size);
-      const uint64_t count =
-          sh.sh_entsize == sizeof(Elf64_Sym) ? sh.sh_size / sizeof(Elf64_Sym) : 0;
-      for (uint64_t k = 0; k < count; ++k) {
-        Elf64_Sym sym;
-        if (!ReadAt(bytes, sh.sh_offset + k * sizeof sym, &sym)) {
-          return InvalidArgument("truncated ELF symbol table");
-        }
-        const int type = ELF64_ST_TYPE(sym.st_info);
-        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
-            sym.st_name >= strings.size()) {
-          continue;
-        }
-        const std::string_view rest = strings.substr(sym.st_name);
-        img.symbols_.push_back(
-            {std::string(rest.substr(0, rest.find('\0'))), sym.st_value, sym.st_size});
-      }
+      KT_RETURN_IF_ERROR(ReadFunctions(bytes, sh, sections[sh.sh_link], &img.symbols_));
     }
     if (!img.symbols_.empty()) break;
   }

@@ -21,63 +21,89 @@ namespace ktune::host {
 
 namespace bp = boost::process;
 
+namespace {
+
+// Starts `exe` with its output where `options` say (captured in `out` when not to a file).
+bp::child StartTool(const std::string& exe, const std::vector<std::string>& args,
+                    const ToolOptions& options, bp::ipstream& out, std::error_code& ec) {
+  const std::string cwd = options.cwd.empty() ? "." : options.cwd;
+  const std::string in_path = options.stdin_path.empty() ? "/dev/null" : options.stdin_path;
+  if (options.stdout_path.empty()) {
+    return bp::child(exe, bp::args(args), bp::start_dir(cwd), (bp::std_out & bp::std_err) > out,
+                     bp::std_in < in_path, ec);
+  }
+  if (options.stderr_too) {
+    return bp::child(exe, bp::args(args), bp::start_dir(cwd),
+                     (bp::std_out & bp::std_err) > options.stdout_path, bp::std_in < in_path,
+                     bp::limit_handles, ec);
+  }
+  return bp::child(exe, bp::args(args), bp::start_dir(cwd), bp::std_out > options.stdout_path,
+                   bp::std_err > out, bp::std_in < in_path, ec);
+}
+
+// SIGKILLs a child that outlives its timeout (Boost 1.74's wait_for spins and is not
+// thread-safe, so a thread of its own waits instead). No timeout: nothing.
+class Watchdog {
+ public:
+  Watchdog(pid_t pid, double timeout_seconds) : pid_(pid) {
+    if (timeout_seconds <= 0) return;
+    thread_ = std::thread([this, timeout_seconds] {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (!cv_.wait_for(lock, std::chrono::duration<double>(timeout_seconds),
+                        [&] { return finished_; })) {
+        ::kill(pid_, SIGKILL);
+        killed_ = true;
+      }
+    });
+  }
+
+  // Waits for the child's exit without reaping it, so the watchdog can never signal a reused
+  // pid, then stops the watchdog. True when it had to kill the child.
+  bool Finish() {
+    if (!thread_.joinable()) return false;
+    siginfo_t info;
+    while (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT) != 0 &&
+           errno == EINTR) {
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      finished_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+    return killed_;
+  }
+
+  ~Watchdog() { Finish(); }
+
+ private:
+  const pid_t pid_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool finished_ = false, killed_ = false;
+  std::thread thread_;
+};
+
+}  // namespace
+
 Result<ToolRun> RunTool(const std::vector<std::string>& argv, const ToolOptions& options) {
   if (argv.empty()) return InvalidArgument("empty command");
   const std::string exe = FindInPath(argv[0]);
   if (exe.empty()) return NotFound(argv[0] + ": not found in PATH");
-  const std::vector<std::string> args(argv.begin() + 1, argv.end());
-  const std::string cwd = options.cwd.empty() ? "." : options.cwd;
   ToolRun run;
   std::error_code ec;
   // Boost.Process opens redirection files without O_TRUNC: a shorter new output would leave the
   // old one's tail behind.
   if (!options.stdout_path.empty()) std::filesystem::remove(options.stdout_path, ec);
-  const std::string in_path = options.stdin_path.empty() ? "/dev/null" : options.stdin_path;
   bp::ipstream out;
-  bp::child child;
-  if (options.stdout_path.empty()) {
-    child = bp::child(exe, bp::args(args), bp::start_dir(cwd), (bp::std_out & bp::std_err) > out,
-                      bp::std_in < in_path, ec);
-  } else if (options.stderr_too) {
-    child = bp::child(exe, bp::args(args), bp::start_dir(cwd),
-                      (bp::std_out & bp::std_err) > options.stdout_path, bp::std_in < in_path,
-                      bp::limit_handles, ec);
-  } else {
-    child = bp::child(exe, bp::args(args), bp::start_dir(cwd), bp::std_out > options.stdout_path,
-                      bp::std_err > out, bp::std_in < in_path, ec);
-  }
+  bp::child child =
+      StartTool(exe, std::vector<std::string>(argv.begin() + 1, argv.end()), options, out, ec);
   if (ec) return IoError("cannot start " + exe + ": " + ec.message());
-  // Boost 1.74's wait_for spins and is not thread-safe: a watchdog thread kills the tool instead.
-  std::mutex mu;
-  std::condition_variable cv;
-  bool finished = false, killed = false;
-  std::thread watchdog;
-  if (options.timeout_seconds > 0) {
-    watchdog = std::thread([&, pid = child.id()] {
-      std::unique_lock<std::mutex> lock(mu);
-      if (!cv.wait_for(lock, std::chrono::duration<double>(options.timeout_seconds),
-                       [&] { return finished; })) {
-        ::kill(pid, SIGKILL);
-        killed = true;
-      }
-    });
-  }
+  Watchdog watchdog(child.id(), options.timeout_seconds);
   if (!options.stderr_too) {
     run.output.assign(std::istreambuf_iterator<char>(out), std::istreambuf_iterator<char>());
   }
-  if (watchdog.joinable()) {
-    // Wait for the exit without reaping, so the watchdog can never signal a reused pid.
-    siginfo_t info;
-    while (::waitid(P_PID, static_cast<id_t>(child.id()), &info, WEXITED | WNOWAIT) != 0 &&
-           errno == EINTR) {
-    }
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      finished = true;
-    }
-    cv.notify_one();
-    watchdog.join();
-  }
+  const bool killed = watchdog.Finish();
   child.wait(ec);
   if (killed) {
     return Unavailable(CommandLine(argv) + ": killed after " +
@@ -131,6 +157,14 @@ std::string LastLines(const std::string& text, size_t n) {
     if (text[start - 1] == '\n' && ++lines == n) break;
   }
   return text.substr(start, end - start);
+}
+
+std::string LastLine(std::string_view text) {
+  const size_t end = text.find_last_not_of(" \t\r\n");
+  if (end == std::string_view::npos) return "";
+  const size_t nl = text.rfind('\n', end);
+  const size_t begin = nl == std::string_view::npos ? 0 : nl + 1;
+  return std::string(Trim(text.substr(begin, end + 1 - begin)));
 }
 
 }  // namespace ktune::host

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -36,5 +37,8 @@ void ParallelFor(size_t count, size_t workers, const std::function<void(size_t)>
 
 // The last `n` lines of `text`.
 std::string LastLines(const std::string& text, size_t n);
+// The last line of `text` that is not blank, trimmed (for one-line notes of what a program said);
+// "" when there is none.
+std::string LastLine(std::string_view text);
 
 }  // namespace ktune::host

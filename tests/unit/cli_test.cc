@@ -107,10 +107,11 @@ TEST_CASE("the run request carries every variant and the measurement settings") 
 TEST_CASE("report and push options") {
   auto r = ParseReportArgs({"k", "--format", "perf-stats", "--run", "r1", "-o", "out.csv"});
   REQUIRE(r.ok());
-  CHECK(r->format == ReportFormat::kPerfStats);
+  CHECK(r->perf_stats);
   CHECK(r->run_id == "r1");
   CHECK(r->output == "out.csv");
-  CHECK(ParseReportArgs({"k"})->format == ReportFormat::kTable);
+  CHECK(ParseReportArgs({"k"})->format == TableFormat::kConsole);
+  CHECK_FALSE(ParseReportArgs({"k"})->perf_stats);
   CHECK_FALSE(ParseReportArgs({"k", "--format", "xml"}).ok());
   CHECK_FALSE(ParseReportArgs({"../k"}).ok());
   CHECK(ParsePushArgs({"k", "--agent", "h:1"})->agent == "h:1");
@@ -136,7 +137,7 @@ TEST_CASE("report --compare, markdown; analyze and tune --apply-best options") {
   auto c = ParseReportArgs({"k", "--compare", "r1,r2", "--format", "markdown"});
   REQUIRE(c.ok());
   CHECK(c->compare == std::vector<std::string>{"r1", "r2"});
-  CHECK(c->format == ReportFormat::kMarkdown);
+  CHECK(c->format == TableFormat::kMarkdown);
   CHECK(ParseReportArgs({"k", "--compare", "r1"}).status().message() ==
         "--compare takes two runs: RUN_A,RUN_B");
   CHECK_FALSE(ParseReportArgs({"k", "--compare", "r1,r2", "--run", "r3"}).ok());
@@ -148,7 +149,7 @@ TEST_CASE("report --compare, markdown; analyze and tune --apply-best options") {
   CHECK(a->threshold == 0.5);
   CHECK(a->heat_x == "M");
   CHECK(a->heat_y == "N");
-  CHECK(a->format == "csv");
+  CHECK(a->format == TableFormat::kCsv);
   CHECK_FALSE(a->plots);
   CHECK(a->run_id == "r1");
   CHECK(a->out_dir == "d");

@@ -312,7 +312,7 @@ TEST_CASE("the corpus index: JSON read back the same; CSV one row per kernel; ba
 TEST_CASE("sampling: long_portion of n from the longest long_pool, reproducible for a seed") {
   std::vector<size_t> lengths;
   for (size_t i = 0; i < 100; ++i) lengths.push_back(i);  // kernel i has i lines
-  SampleOptions o;
+  CorpusSampleOptions o;
   o.n = 10;
   o.long_portion = 0.8;
   o.long_pool = 0.3;

@@ -98,5 +98,21 @@ TEST_CASE("doubles read as std::from_chars reads them, through strtod") {
   CHECK_FALSE(ParseDoublePrefix("ms", &consumed).has_value());
 }
 
+TEST_CASE("FormatMiB: two decimals of 2^20 bytes") {
+  CHECK(FormatMiB(0) == "0.00 MiB");
+  CHECK(FormatMiB(1 << 20) == "1.00 MiB");
+  CHECK(FormatMiB(3 << 19) == "1.50 MiB");
+  CHECK(FormatMiB(8192ull << 20) == "8192.00 MiB");
+}
+
+TEST_CASE("SplitWords: runs of spaces, tabs and line ends separate words") {
+  CHECK(SplitWords("a b") == std::vector<std::string>{"a", "b"});
+  CHECK(SplitWords("  -O2\t-march=rv64gcv \t\r\n x  ") ==
+        std::vector<std::string>{"-O2", "-march=rv64gcv", "x"});
+  CHECK(SplitWords("").empty());
+  CHECK(SplitWords(" \t ").empty());
+  CHECK(SplitWords("one") == std::vector<std::string>{"one"});
+}
+
 }  // namespace
 }  // namespace ktune

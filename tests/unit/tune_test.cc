@@ -279,6 +279,11 @@ TEST_CASE("command lines quote what a shell would split; LastLines keeps the end
   CHECK(LastLines("a\nb\nc\n", 2) == "b\nc");
   CHECK(LastLines("a\nb\nc", 5) == "a\nb\nc");
   CHECK(LastLines("", 3).empty());
+  // LastLine: the last line with any text, trimmed, whatever the line ends.
+  CHECK(LastLine("first\n  Segmentation fault \r\n\n \n") == "Segmentation fault");
+  CHECK(LastLine("one line") == "one line");
+  CHECK(LastLine(" \n\t\r\n").empty());
+  CHECK(LastLine("").empty());
 }
 
 TEST_CASE("tune options: defaults and refusals") {
