@@ -103,14 +103,6 @@ inline constexpr int64_t kMaxTensorElements = int64_t{1} << 26;
 Result<std::vector<int64_t>> TensorDims(const TensorSpec& t,
                                         const std::vector<std::pair<std::string, int64_t>>& shape);
 
-// The spec's text with `best_line` ("best: ...") and the comment above it in place of an
-// earlier pair (a "best:" line, which keeps its trailing comment, and the line before it when
-// that is a comment written by --apply-best), or appended; line endings as the file has them.
-// WithoutBestLine drops the pair. Pure.
-std::string WithBestLine(std::string_view spec_text, const std::string& comment,
-                         const std::string& best_line);
-std::string WithoutBestLine(std::string_view spec_text);
-
 // argv for the ELF: `args` with {NAME} replaced by shape values.
 Result<std::vector<std::string>> ExpandArgs(
     const KernelSpec& spec, const std::vector<std::pair<std::string, int64_t>>& shape);

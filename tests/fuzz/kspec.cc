@@ -22,6 +22,7 @@
 
 #include "host/tune/config_space.h"
 #include "host/tune/kspec.h"
+#include "host/tune/kspec_best.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace ktune::host {

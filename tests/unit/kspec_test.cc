@@ -13,6 +13,7 @@
 #include "host/results/test_data_files.h"
 #include "host/tune/config_space.h"
 #include "host/tune/kspec.h"
+#include "host/tune/kspec_best.h"
 #include "host/tune/references.h"
 #include "host/tune/tensors.h"
 
