@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "common/event_tables.h"
 #include "common/strings.h"
@@ -191,6 +192,68 @@ constexpr EventAlias kAliases[] = {
      "sifive/u74's name for code 0x800000, \"Floating-point fused multiply-add retired\""},
 };
 
+// perf's modifiers after the colon (u, k, h: count in user, kernel, hypervisor mode) into spec's
+// excludes.
+Status ParseModifiers(std::string_view mods, EventSpec* spec) {
+  if (mods.empty()) return InvalidArgument("empty modifier in event '" + spec->text + "'");
+  bool u = false, k = false, h = false;
+  for (char c : mods) {
+    if (c == 'u') {
+      u = true;
+    } else if (c == 'k') {
+      k = true;
+    } else if (c == 'h') {
+      h = true;
+    } else {
+      return InvalidArgument("unknown modifier '" + std::string(1, c) + "' in event '" +
+                             spec->text + "' (known: u, k, h)");
+    }
+  }
+  spec->exclude_user = !u;
+  spec->exclude_kernel = !k;
+  spec->exclude_hv = !h;
+  return Status::Ok();
+}
+
+// The code of a raw event "r<1 to 16 hex digits>"; none for any other name.
+std::optional<uint64_t> RawCode(std::string_view name) {
+  if (name.size() <= 1 || name[0] != 'r') return std::nullopt;
+  std::string_view hex = name.substr(1);
+  if (hex.size() > 16) return std::nullopt;
+  uint64_t code = 0;
+  for (char c : hex) {
+    int d = (c >= '0' && c <= '9')   ? c - '0'
+            : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+            : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                     : -1;
+    if (d < 0) return std::nullopt;
+    code = code << 4 | static_cast<uint64_t>(d);
+  }
+  return code;
+}
+
+// The event `name` means in a catalog of `core`: generic names and perf's aliases exactly,
+// table names in any case or by the core's aliases.
+const EventDef* FindEvent(const std::vector<EventDef>& events, const std::string& core,
+                          std::string_view name) {
+  std::string generic(name);
+  for (const auto& [alias, target] : kGenericAliases) {
+    if (generic == alias) generic = target;
+  }
+  const std::string lower = Lower(name);
+  std::string aliased;
+  for (const EventAlias& a : kAliases) {
+    if (core == a.table && lower == Lower(a.name)) aliased = Lower(a.target);
+  }
+  for (const EventDef& e : events) {
+    const bool match = e.source == "generic" ? e.name == generic
+                                             : Lower(e.name) == lower ||
+                                                   (!aliased.empty() && Lower(e.name) == aliased);
+    if (match) return &e;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::span<const EventAlias> EventAliases() {
@@ -245,65 +308,16 @@ Result<EventSpec> EventCatalog::Parse(std::string_view text) const {
   size_t colon = text.find(':');
   if (colon != std::string_view::npos) {
     name = text.substr(0, colon);
-    std::string_view mods = text.substr(colon + 1);
-    if (mods.empty()) return InvalidArgument("empty modifier in event '" + spec.text + "'");
-    bool u = false, k = false, h = false;
-    for (char c : mods) {
-      if (c == 'u') {
-        u = true;
-      } else if (c == 'k') {
-        k = true;
-      } else if (c == 'h') {
-        h = true;
-      } else {
-        return InvalidArgument("unknown modifier '" + std::string(1, c) + "' in event '" +
-                               spec.text + "' (known: u, k, h)");
-      }
-    }
-    spec.exclude_user = !u;
-    spec.exclude_kernel = !k;
-    spec.exclude_hv = !h;
+    KT_RETURN_IF_ERROR(ParseModifiers(text.substr(colon + 1), &spec));
   }
   if (name.empty()) return InvalidArgument("empty event name");
-
-  if (name.size() > 1 && name[0] == 'r') {
-    uint64_t code = 0;
-    std::string_view hex = name.substr(1);
-    bool all_hex = hex.size() <= 16;
-    for (char c : hex) {
-      int d = (c >= '0' && c <= '9')   ? c - '0'
-              : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-              : (c >= 'A' && c <= 'F') ? c - 'A' + 10
-                                       : -1;
-      if (d < 0) {
-        all_hex = false;
-        break;
-      }
-      code = code << 4 | static_cast<uint64_t>(d);
-    }
-    if (all_hex) {
-      spec.def = {std::string(name), PERF_TYPE_RAW, code, "", "raw event code", "raw", ""};
-      return spec;
-    }
+  if (auto code = RawCode(name)) {
+    spec.def = {std::string(name), PERF_TYPE_RAW, *code, "", "raw event code", "raw", ""};
+    return spec;
   }
-
-  std::string generic(name);
-  for (const auto& [alias, target] : kGenericAliases) {
-    if (generic == alias) generic = target;
-  }
-  const std::string lower = Lower(name);
-  std::string aliased;
-  for (const EventAlias& a : kAliases) {
-    if (core_ == a.table && lower == Lower(a.name)) aliased = Lower(a.target);
-  }
-  for (const EventDef& e : events_) {
-    const bool match = e.source == "generic" ? e.name == generic
-                                             : Lower(e.name) == lower ||
-                                                   (!aliased.empty() && Lower(e.name) == aliased);
-    if (match) {
-      spec.def = e;
-      return spec;
-    }
+  if (const EventDef* e = FindEvent(events_, core_, name)) {
+    spec.def = *e;
+    return spec;
   }
   return InvalidArgument("unknown event '" + std::string(name) + "'" +
                          (core_.empty() ? "" : " for " + core_) +

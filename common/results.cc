@@ -8,6 +8,8 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
+#include <optional>
 
 #include "common/csv.h"
 #include "common/strings.h"
@@ -59,6 +61,125 @@ Result<int> SignalFromString(std::string_view s) {
 std::string FormatValue(const MeasuredValue& v) {
   if (!HasValue(v.status)) return "";
   return FormatDouble(v.value);
+}
+
+// Takes the next complete line off *text; none when what is left has no line end (torn).
+std::optional<std::string_view> NextLine(std::string_view* text) {
+  const size_t nl = text->find('\n');
+  if (nl == std::string_view::npos) return std::nullopt;
+  std::string_view line = text->substr(0, nl);
+  text->remove_prefix(nl + 1);
+  return line;
+}
+
+// Sets *version from a results header, of any schema read.
+Status ParseHeader(std::string_view line, int* version) {
+  if (line == kResultsHeader) {
+    *version = kResultsSchemaVersion;
+  } else if (line == kResultsHeaderV2) {
+    *version = 2;
+  } else if (line == kResultsHeaderV1) {
+    *version = 1;
+  } else {
+    return InvalidArgument("not a ktune results header (schema 1 to " +
+                           std::to_string(kResultsSchemaVersion) + ")");
+  }
+  return Status::Ok();
+}
+
+// Checks an older row's column count and puts it in schema 3's columns: what it lacks is empty
+// (never sampled, for schema 1).
+Status ToCurrentColumns(int version, std::vector<std::string>* f) {
+  const size_t lacking = version == 1 ? 3 : version == 2 ? 2 : 0;
+  if (f->size() != kColumns - lacking) {
+    return InvalidArgument("expected " + std::to_string(kColumns - lacking) + " columns, found " +
+                           std::to_string(f->size()));
+  }
+  if (version == 1) f->insert(f->begin() + 8, "0");
+  if (version <= 2) {
+    f->insert(f->begin() + 6, "");  // elf_hash
+    f->insert(f->begin() + 2, "");  // board
+  }
+  if ((*f)[0] != std::to_string(version)) return InvalidArgument("schema " + (*f)[0]);
+  return Status::Ok();
+}
+
+// The first of `statuses` that is an error, else Ok.
+Status FirstError(std::initializer_list<const Status*> statuses) {
+  for (const Status* s : statuses) {
+    if (!s->ok()) return *s;
+  }
+  return Status::Ok();
+}
+
+// A 0/1 column.
+Result<bool> ParseFlag(const std::string& field, const char* name) {
+  if (field != "0" && field != "1") return InvalidArgument(std::string(name) + " must be 0 or 1");
+  return field == "1";
+}
+
+// The repetition a row belongs to, without its values.
+Result<RepetitionRow> ParseRowKey(const std::vector<std::string>& f) {
+  RepetitionRow key;
+  key.run_id = f[1];
+  key.board = f[2];
+  auto ts = ParseInt64(f[3]);
+  auto vi = ParseUint64(f[4]);
+  auto params = ParseParams(f[8]);
+  auto pass = ParseUint64(f[9]);
+  auto rep = ParseUint64(f[11]);
+  auto outcome = Outcome::Parse(f[13]);
+  KT_RETURN_IF_ERROR(FirstError({&ts.status(), &vi.status(), &params.status(), &pass.status(),
+                                 &rep.status(), &outcome.status()}));
+  key.timestamp_ns = *ts;
+  key.variant_index = static_cast<uint32_t>(*vi);
+  key.variant = f[5];
+  key.elf = f[6];
+  key.elf_hash = f[7];
+  key.params = std::move(params).value();
+  key.pass = static_cast<uint32_t>(*pass);
+  KT_ASSIGN_OR_RETURN(key.sampling, ParseFlag(f[10], "sampling"));
+  key.repetition = static_cast<uint32_t>(*rep);
+  KT_ASSIGN_OR_RETURN(key.valid, ParseFlag(f[12], "valid"));
+  key.outcome = *outcome;
+  return key;
+}
+
+// A row's value.
+Result<MeasuredValue> ParseRowValue(const std::vector<std::string>& f) {
+  MeasuredValue v;
+  v.name = f[14];
+  v.unit = f[16];
+  auto status = ParseValueStatus(f[19]);
+  auto enabled = ParseUint64(f[17]);
+  auto running = ParseUint64(f[18]);
+  KT_RETURN_IF_ERROR(FirstError({&status.status(), &enabled.status(), &running.status()}));
+  v.status = *status;
+  v.enabled_ns = *enabled;
+  v.running_ns = *running;
+  if (HasValue(v.status)) {
+    KT_ASSIGN_OR_RETURN(v.value, ParseDouble(f[15]));
+  }
+  return v;
+}
+
+bool SameRepetition(const RepetitionRow& a, const RepetitionRow& b) {
+  return a.run_id == b.run_id && a.variant_index == b.variant_index && a.pass == b.pass &&
+         a.sampling == b.sampling && a.repetition == b.repetition;
+}
+
+// One row line of a file of `version`: its value joins the last repetition when the row is of
+// that repetition, else starts a new one.
+Status AddLine(std::string_view line, int version, ResultsFile* file) {
+  KT_ASSIGN_OR_RETURN(std::vector<std::string> f, CsvSplit(line));
+  KT_RETURN_IF_ERROR(ToCurrentColumns(version, &f));
+  KT_ASSIGN_OR_RETURN(RepetitionRow key, ParseRowKey(f));
+  KT_ASSIGN_OR_RETURN(MeasuredValue v, ParseRowValue(f));
+  if (file->rows.empty() || !SameRepetition(file->rows.back(), key)) {
+    file->rows.push_back(std::move(key));
+  }
+  file->rows.back().values.push_back(std::move(v));
+  return Status::Ok();
 }
 
 }  // namespace
@@ -189,105 +310,21 @@ std::string ToCsvLines(const RepetitionRow& row) {
 Result<ResultsFile> ParseResultsCsv(std::string_view text) {
   ResultsFile file;
   size_t line_no = 0;
-  bool header_seen = false;
-  int version = 0;
+  int version = 0;  // 0 until the header is read
   while (!text.empty()) {
-    size_t nl = text.find('\n');
-    if (nl == std::string_view::npos) {
+    const std::optional<std::string_view> line = NextLine(&text);
+    if (!line) {
       ++file.torn_lines;
       break;
     }
-    std::string_view line = text.substr(0, nl);
-    text.remove_prefix(nl + 1);
     ++line_no;
-    auto fail = [&](const std::string& why) {
-      return InvalidArgument("results line " + std::to_string(line_no) + ": " + why);
-    };
-    if (!header_seen) {
-      if (line == kResultsHeader) {
-        version = kResultsSchemaVersion;
-      } else if (line == kResultsHeaderV2) {
-        version = 2;
-      } else if (line == kResultsHeaderV1) {
-        version = 1;
-      } else {
-        return fail("not a ktune results header (schema 1 to " +
-                    std::to_string(kResultsSchemaVersion) + ")");
-      }
-      header_seen = true;
-      continue;
+    const Status parsed =
+        version == 0 ? ParseHeader(*line, &version) : AddLine(*line, version, &file);
+    if (!parsed.ok()) {
+      return InvalidArgument("results line " + std::to_string(line_no) + ": " + parsed.message());
     }
-    auto fields_or = CsvSplit(line);
-    if (!fields_or.ok()) return fail(fields_or.status().message());
-    std::vector<std::string>& f = *fields_or;
-    // Older rows in schema 3's columns: what they lack is empty (never sampled, for schema 1).
-    const size_t lacking = version == 1 ? 3 : version == 2 ? 2 : 0;
-    if (f.size() != kColumns - lacking) {
-      return fail("expected " + std::to_string(kColumns - lacking) + " columns, found " +
-                  std::to_string(f.size()));
-    }
-    if (version == 1) f.insert(f.begin() + 8, "0");
-    if (version <= 2) {
-      f.insert(f.begin() + 6, "");  // elf_hash
-      f.insert(f.begin() + 2, "");  // board
-    }
-    if (f[0] != std::to_string(version)) return fail("schema " + f[0]);
-    RepetitionRow key;
-    key.run_id = f[1];
-    key.board = f[2];
-    auto ts = ParseInt64(f[3]);
-    auto vi = ParseUint64(f[4]);
-    auto params = ParseParams(f[8]);
-    auto pass = ParseUint64(f[9]);
-    auto rep = ParseUint64(f[11]);
-    auto outcome = Outcome::Parse(f[13]);
-    for (const Status* s : {&ts.status(), &vi.status(), &params.status(), &pass.status(),
-                            &rep.status(), &outcome.status()}) {
-      if (!s->ok()) return fail(s->message());
-    }
-    key.timestamp_ns = *ts;
-    key.variant_index = static_cast<uint32_t>(*vi);
-    key.variant = f[5];
-    key.elf = f[6];
-    key.elf_hash = f[7];
-    key.params = std::move(params).value();
-    key.pass = static_cast<uint32_t>(*pass);
-    if (f[10] != "0" && f[10] != "1") return fail("sampling must be 0 or 1");
-    key.sampling = f[10] == "1";
-    key.repetition = static_cast<uint32_t>(*rep);
-    if (f[12] != "0" && f[12] != "1") return fail("valid must be 0 or 1");
-    key.valid = f[12] == "1";
-    key.outcome = *outcome;
-
-    MeasuredValue v;
-    v.name = f[14];
-    v.unit = f[16];
-    auto status = ParseValueStatus(f[19]);
-    auto enabled = ParseUint64(f[17]);
-    auto running = ParseUint64(f[18]);
-    for (const Status* s : {&status.status(), &enabled.status(), &running.status()}) {
-      if (!s->ok()) return fail(s->message());
-    }
-    v.status = *status;
-    v.enabled_ns = *enabled;
-    v.running_ns = *running;
-    if (HasValue(v.status)) {
-      auto value = ParseDouble(f[15]);
-      if (!value.ok()) return fail(value.status().message());
-      v.value = *value;
-    }
-
-    bool same = !file.rows.empty();
-    if (same) {
-      const RepetitionRow& last = file.rows.back();
-      same = last.run_id == key.run_id && last.variant_index == key.variant_index &&
-             last.pass == key.pass && last.sampling == key.sampling &&
-             last.repetition == key.repetition;
-    }
-    if (!same) file.rows.push_back(std::move(key));
-    file.rows.back().values.push_back(std::move(v));
   }
-  if (!header_seen && file.torn_lines == 0) return InvalidArgument("results file is empty");
+  if (version == 0 && file.torn_lines == 0) return InvalidArgument("results file is empty");
   return file;
 }
 

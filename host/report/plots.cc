@@ -2,19 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 
 #include "common/fs.h"
+#include "host/report/format.h"
 #include "host/util/subprocess.h"
 
 namespace ktune::host {
 namespace {
 
+// A number for gnuplot's data: 9 significant digits.
 std::string Num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
+  return FormatWith("%.9g", v);
 }
 
 // A gnuplot single-quoted string ('' is a quote; a line break would end the command).
@@ -80,9 +79,8 @@ Plot TimeVsCounter(const Analysis& a, const RunReport& report, const CounterCorr
                    const std::string& name) {
   Plot p;
   p.name = name;
-  char r[32];
-  std::snprintf(r, sizeof r, "%+.3f", c.spearman->r);
-  p.title = a.time_name + " against " + c.name + " (Spearman r " + r + ", one point per variant)";
+  p.title = a.time_name + " against " + c.name + " (Spearman r " +
+            FormatCorrelation(c.spearman->r) + ", one point per variant)";
   const double scale = Scale(a);
   for (const RankedVariant& rv : a.ranking) {
     const VariantSummary& v = report.variants[rv.variant];

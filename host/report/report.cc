@@ -3,22 +3,16 @@
 #include <time.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "common/csv.h"
+#include "host/report/format.h"
 #include "host/report/stats.h"
 #include "host/results/results_dir.h"
 
 namespace ktune::host {
 namespace {
-
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
 
 std::string LocalTime(int64_t unix_ns) {
   const time_t secs = static_cast<time_t>(unix_ns / 1000000000);
@@ -36,11 +30,11 @@ std::string Human(const ValueSummary* v) {
   if (!Usable(v->status) || !v->median) {
     return "<" + std::string(ValueStatusName(v->status)) + ">";
   }
-  std::string text = v->unit == "ns"  ? Fixed(*v->median / 1e6, 3)
-                     : v->unit == "s" ? Fixed(*v->median, 6)
-                                      : Fixed(*v->median, 0);
+  std::string text = v->unit == "ns"  ? FormatFixed(*v->median / 1e6, 3)
+                     : v->unit == "s" ? FormatFixed(*v->median, 6)
+                                      : FormatFixed(*v->median, 0);
   if (v->coverage) {
-    text += " (" + Fixed(*v->coverage * 100, 0) + "% counted" +
+    text += " (" + FormatFixed(*v->coverage * 100, 0) + "% counted" +
             (v->status == ValueStatus::kScaled ? ", scaled)" : ")");
   }
   return text;
@@ -79,9 +73,218 @@ MetricSummary EvaluateMetric(const MetricDef& m, const VariantSummary& v) {
 
 std::string HumanMetric(const MetricSummary& m) {
   if (!m.value) return "<" + m.problem + ">";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", *m.value);
-  return buf;
+  return FormatWith("%.4g", *m.value);
+}
+
+// Appends `name` unless `names` has it; says whether it did.
+bool AddName(std::vector<std::string>* names, const std::string& name) {
+  if (std::find(names->begin(), names->end(), name) != names->end()) return false;
+  names->push_back(name);
+  return true;
+}
+
+using RowsByVariant = std::map<uint32_t, std::vector<const RepetitionRow*>>;
+
+// Sets report's run id, parameter and value names (in first-seen order), and returns each value's
+// unit and the rows of each variant, the sampling run's left out.
+std::map<std::string, std::string> CollectRows(const std::vector<RepetitionRow>& rows,
+                                               RunReport* report, RowsByVariant* by_variant) {
+  std::map<std::string, std::string> units;
+  for (const RepetitionRow& row : rows) {
+    if (report->run_id.empty()) report->run_id = RunOfShard(row.run_id);
+    if (row.sampling) continue;  // perturbed by the sampling: `--samples` reports that run
+    (*by_variant)[row.variant_index].push_back(&row);
+    for (const auto& [k, v] : row.params) AddName(&report->param_names, k);
+    for (const MeasuredValue& v : row.values) {
+      if (AddName(&report->value_names, v.name)) units[v.name] = v.unit;
+    }
+  }
+  return units;
+}
+
+// Counts a variant's valid repetitions and names its first failure.
+void CountValid(const std::vector<const RepetitionRow*>& reps, VariantSummary* s) {
+  for (const RepetitionRow* r : reps) {
+    if (r->valid) {
+      ++s->valid;
+    } else if (s->failure.empty()) {
+      const bool exited_ok = r->outcome.kind == OutcomeKind::kExited && r->outcome.code == 0;
+      s->failure = exited_ok ? "NOT OK" : r->outcome.ToString();
+    }
+  }
+}
+
+// Sets v's status, coverage, sample (over the valid repetitions, or all when none is valid) and
+// returns the repetition number of each sample value.
+std::vector<uint32_t> CollectSample(const std::vector<const RepetitionRow*>& reps, bool any_valid,
+                                    ValueSummary* v) {
+  std::vector<uint32_t> repetitions;
+  bool seen = false, scaled = false;
+  for (const RepetitionRow* r : reps) {
+    if (any_valid && !r->valid) continue;
+    const MeasuredValue* m = r->Find(v->name);
+    if (!m) continue;
+    if (!seen) v->status = m->status;
+    seen = true;
+    if (!Usable(m->status)) continue;
+    scaled = scaled || m->status == ValueStatus::kScaled;
+    v->sample.push_back(m->value);
+    repetitions.push_back(r->repetition);
+    if (m->running_ns < m->enabled_ns) {
+      const double c = static_cast<double>(m->running_ns) / static_cast<double>(m->enabled_ns);
+      v->coverage = v->coverage ? std::min(*v->coverage, c) : c;
+    }
+  }
+  if (!v->sample.empty()) v->status = scaled ? ValueStatus::kScaled : ValueStatus::kOk;
+  return repetitions;
+}
+
+// One value of a variant: its sample and the statistics over it.
+ValueSummary SummarizeValue(const std::vector<const RepetitionRow*>& reps, bool any_valid,
+                            const std::string& name, const std::string& unit) {
+  ValueSummary v;
+  v.name = name;
+  v.unit = unit;
+  const std::vector<uint32_t> repetitions = CollectSample(reps, any_valid, &v);
+  const std::vector<double>& sample = v.sample;
+  v.counted = sample.size();
+  v.median = Median(sample);
+  v.mean = Mean(sample);
+  v.min = Min(sample);
+  v.max = Max(sample);
+  v.stddev = StdDev(sample);
+  v.cv = CoefficientOfVariation(sample);
+  v.ci = MedianConfidenceInterval(sample);
+  for (size_t k : Outliers(sample)) v.outliers.push_back(repetitions[k]);
+  return v;
+}
+
+VariantSummary SummarizeVariant(uint32_t index, const std::vector<const RepetitionRow*>& reps,
+                                const RunReport& report,
+                                const std::map<std::string, std::string>& units,
+                                const std::vector<MetricDef>& metrics) {
+  VariantSummary s;
+  s.index = index;
+  s.name = reps.front()->variant;
+  s.elf = reps.front()->elf;
+  s.params = reps.front()->params;
+  s.first_timestamp_ns = reps.front()->timestamp_ns;
+  s.repetitions = reps.size();
+  CountValid(reps, &s);
+  for (const std::string& name : report.value_names) {
+    s.values.push_back(SummarizeValue(reps, s.valid > 0, name, units.at(name)));
+  }
+  for (const MetricDef& m : metrics) s.metrics.push_back(EvaluateMetric(m, s));
+  return s;
+}
+
+// Whether every fully valid variant has a usable median of `key`.
+bool EveryValidHas(const RunReport& report, const char* key) {
+  bool all = false;
+  for (const VariantSummary& v : report.variants) {
+    if (!v.all_valid()) continue;
+    const ValueSummary* t = v.Find(key);
+    all = t && Usable(t->status) && t->median;
+    if (!all) break;
+  }
+  return all;
+}
+
+// Ranks by the kernel's own time when every fully valid variant printed it, else by the wall
+// time (khost analyze ranks by the same): sets best_by and best.
+void ChooseBest(RunReport* report) {
+  for (const char* key : {kKernelTime, kWallTime}) {
+    if (!EveryValidHas(*report, key)) continue;
+    report->best_by = key;
+    for (size_t i = 0; i < report->variants.size(); ++i) {
+      const VariantSummary& v = report->variants[i];
+      if (!v.all_valid()) continue;
+      if (!report->best ||
+          *v.Find(key)->median < *report->variants[*report->best].Find(key)->median) {
+        report->best = i;
+      }
+    }
+    return;
+  }
+}
+
+// What the numbers cannot carry: too few repetitions for an interval, outlying times.
+void AddNotes(RunReport* report) {
+  const std::string time = report->best_by.empty() ? kWallTime : report->best_by;
+  size_t fewest = SIZE_MAX;
+  std::vector<std::string> outlying;
+  for (const VariantSummary& v : report->variants) {
+    const ValueSummary* t = v.Find(time);
+    if (!t || t->counted == 0) continue;
+    fewest = std::min(fewest, t->counted);
+    if (!t->outliers.empty()) {
+      std::string reps;
+      for (uint32_t r : t->outliers) reps += (reps.empty() ? "" : ",") + std::to_string(r);
+      outlying.push_back(v.name + " (repetition " + reps + ")");
+    }
+  }
+  const size_t need = MinValuesForMedianInterval(0.95);
+  if (fewest < need) {
+    report->notes.push_back(
+        "at most " + std::to_string(fewest) +
+        " repetition(s) of some variant: " + "a 95% confidence interval of the median needs " +
+        std::to_string(need) + " (khost run --reps " + std::to_string(need) + ")");
+  }
+  if (!outlying.empty()) {
+    std::string list;
+    for (const std::string& o : outlying) list += (list.empty() ? "" : ", ") + o;
+    report->notes.push_back("outlying " + time + " (median absolute deviation): " + list);
+  }
+}
+
+nlohmann::ordered_json OptionalJson(const std::optional<double>& x) {
+  return x ? nlohmann::ordered_json(*x) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json ValueJson(const ValueSummary& s) {
+  nlohmann::ordered_json jv;
+  jv["unit"] = s.unit;
+  jv["status"] = ValueStatusName(s.status);
+  jv["n"] = s.counted;
+  jv["median"] = OptionalJson(s.median);
+  jv["mean"] = OptionalJson(s.mean);
+  jv["min"] = OptionalJson(s.min);
+  jv["max"] = OptionalJson(s.max);
+  jv["stddev"] = OptionalJson(s.stddev);
+  jv["cv"] = OptionalJson(s.cv);
+  if (s.ci) {
+    jv["ci95"] = {{"low", s.ci->low}, {"high", s.ci->high}, {"coverage", s.ci->coverage}};
+  } else {
+    jv["ci95"] = nullptr;
+  }
+  jv["outlier_repetitions"] = s.outliers;
+  jv["coverage"] = OptionalJson(s.coverage);
+  return jv;
+}
+
+nlohmann::ordered_json MetricJson(const MetricSummary& m) {
+  nlohmann::ordered_json jm;
+  jm["group"] = m.group;
+  jm["value"] = OptionalJson(m.value);
+  if (!m.value) jm["problem"] = m.problem;
+  return jm;
+}
+
+nlohmann::ordered_json VariantJson(const VariantSummary& v) {
+  nlohmann::ordered_json j;
+  j["index"] = v.index;
+  j["name"] = v.name;
+  j["elf"] = v.elf;
+  j["params"] = nlohmann::ordered_json::object();
+  for (const auto& [k, val] : v.params) j["params"][k] = val;
+  j["repetitions"] = v.repetitions;
+  j["valid_repetitions"] = v.valid;
+  j["failure"] = v.failure;
+  j["values"] = nlohmann::ordered_json::object();
+  for (const ValueSummary& s : v.values) j["values"][s.name] = ValueJson(s);
+  j["metrics"] = nlohmann::ordered_json::object();
+  for (const MetricSummary& m : v.metrics) j["metrics"][m.name] = MetricJson(m);
+  return j;
 }
 
 }  // namespace
@@ -97,127 +300,13 @@ RunReport BuildReport(const std::vector<RepetitionRow>& rows,
                       const std::vector<MetricDef>& metrics) {
   RunReport report;
   for (const MetricDef& m : metrics) report.metric_names.push_back(m.name);
-  std::map<uint32_t, std::vector<const RepetitionRow*>> by_variant;
-  std::map<std::string, std::string> units;
-  for (const RepetitionRow& row : rows) {
-    if (report.run_id.empty()) report.run_id = RunOfShard(row.run_id);
-    if (row.sampling) continue;  // perturbed by the sampling: `--samples` reports that run
-    by_variant[row.variant_index].push_back(&row);
-    for (const auto& [k, v] : row.params) {
-      if (std::find(report.param_names.begin(), report.param_names.end(), k) ==
-          report.param_names.end()) {
-        report.param_names.push_back(k);
-      }
-    }
-    for (const MeasuredValue& v : row.values) {
-      if (std::find(report.value_names.begin(), report.value_names.end(), v.name) ==
-          report.value_names.end()) {
-        report.value_names.push_back(v.name);
-        units[v.name] = v.unit;
-      }
-    }
-  }
+  RowsByVariant by_variant;
+  const std::map<std::string, std::string> units = CollectRows(rows, &report, &by_variant);
   for (const auto& [index, reps] : by_variant) {
-    VariantSummary s;
-    s.index = index;
-    s.name = reps.front()->variant;
-    s.elf = reps.front()->elf;
-    s.params = reps.front()->params;
-    s.first_timestamp_ns = reps.front()->timestamp_ns;
-    s.repetitions = reps.size();
-    for (const RepetitionRow* r : reps) {
-      if (r->valid) {
-        ++s.valid;
-      } else if (s.failure.empty()) {
-        const bool exited_ok = r->outcome.kind == OutcomeKind::kExited && r->outcome.code == 0;
-        s.failure = exited_ok ? "NOT OK" : r->outcome.ToString();
-      }
-    }
-    for (const std::string& name : report.value_names) {
-      ValueSummary v;
-      v.name = name;
-      v.unit = units[name];
-      std::vector<double> sample;
-      std::vector<uint32_t> repetitions;  // of each sample value
-      bool seen = false, scaled = false;
-      for (const RepetitionRow* r : reps) {
-        if (s.valid > 0 && !r->valid) continue;
-        const MeasuredValue* m = r->Find(name);
-        if (!m) continue;
-        if (!seen) v.status = m->status;
-        seen = true;
-        if (!Usable(m->status)) continue;
-        scaled = scaled || m->status == ValueStatus::kScaled;
-        sample.push_back(m->value);
-        repetitions.push_back(r->repetition);
-        if (m->running_ns < m->enabled_ns) {
-          const double c = static_cast<double>(m->running_ns) / static_cast<double>(m->enabled_ns);
-          v.coverage = v.coverage ? std::min(*v.coverage, c) : c;
-        }
-      }
-      v.counted = sample.size();
-      if (!sample.empty()) v.status = scaled ? ValueStatus::kScaled : ValueStatus::kOk;
-      v.median = Median(sample);
-      v.mean = Mean(sample);
-      v.min = Min(sample);
-      v.max = Max(sample);
-      v.stddev = StdDev(sample);
-      v.cv = CoefficientOfVariation(sample);
-      v.ci = MedianConfidenceInterval(sample);
-      for (size_t k : Outliers(sample)) v.outliers.push_back(repetitions[k]);
-      v.sample = std::move(sample);
-      s.values.push_back(std::move(v));
-    }
-    for (const MetricDef& m : metrics) s.metrics.push_back(EvaluateMetric(m, s));
-    report.variants.push_back(std::move(s));
+    report.variants.push_back(SummarizeVariant(index, reps, report, units, metrics));
   }
-  // Ranked by the kernel's own time when every fully valid variant printed it, else by the wall
-  // time (khost analyze ranks by the same).
-  for (const char* key : {kKernelTime, kWallTime}) {
-    bool all = false;
-    for (const VariantSummary& v : report.variants) {
-      if (!v.all_valid()) continue;
-      const ValueSummary* t = v.Find(key);
-      all = t && Usable(t->status) && t->median;
-      if (!all) break;
-    }
-    if (!all) continue;
-    report.best_by = key;
-    for (size_t i = 0; i < report.variants.size(); ++i) {
-      const VariantSummary& v = report.variants[i];
-      if (!v.all_valid()) continue;
-      if (!report.best || *v.Find(key)->median < *report.variants[*report.best].Find(key)->median) {
-        report.best = i;
-      }
-    }
-    break;
-  }
-  // What the numbers cannot carry: too few repetitions for an interval, outlying times.
-  const std::string time = report.best_by.empty() ? kWallTime : report.best_by;
-  size_t fewest = SIZE_MAX;
-  std::vector<std::string> outlying;
-  for (const VariantSummary& v : report.variants) {
-    const ValueSummary* t = v.Find(time);
-    if (!t || t->counted == 0) continue;
-    fewest = std::min(fewest, t->counted);
-    if (!t->outliers.empty()) {
-      std::string reps;
-      for (uint32_t r : t->outliers) reps += (reps.empty() ? "" : ",") + std::to_string(r);
-      outlying.push_back(v.name + " (repetition " + reps + ")");
-    }
-  }
-  const size_t need = MinValuesForMedianInterval(0.95);
-  if (fewest < need) {
-    report.notes.push_back(
-        "at most " + std::to_string(fewest) +
-        " repetition(s) of some variant: " + "a 95% confidence interval of the median needs " +
-        std::to_string(need) + " (khost run --reps " + std::to_string(need) + ")");
-  }
-  if (!outlying.empty()) {
-    std::string list;
-    for (const std::string& o : outlying) list += (list.empty() ? "" : ", ") + o;
-    report.notes.push_back("outlying " + time + " (median absolute deviation): " + list);
-  }
+  ChooseBest(&report);
+  AddNotes(&report);
   return report;
 }
 
@@ -280,50 +369,7 @@ std::string RenderJson(const RunReport& report) {
   doc["best_by"] = report.best_by;
   doc["notes"] = report.notes;
   doc["variants"] = nlohmann::ordered_json::array();
-  for (const VariantSummary& v : report.variants) {
-    nlohmann::ordered_json j;
-    j["index"] = v.index;
-    j["name"] = v.name;
-    j["elf"] = v.elf;
-    j["params"] = nlohmann::ordered_json::object();
-    for (const auto& [k, val] : v.params) j["params"][k] = val;
-    j["repetitions"] = v.repetitions;
-    j["valid_repetitions"] = v.valid;
-    j["failure"] = v.failure;
-    j["values"] = nlohmann::ordered_json::object();
-    for (const ValueSummary& s : v.values) {
-      nlohmann::ordered_json jv;
-      jv["unit"] = s.unit;
-      jv["status"] = ValueStatusName(s.status);
-      jv["n"] = s.counted;
-      auto put = [&](const char* key, const std::optional<double>& x) {
-        jv[key] = x ? nlohmann::ordered_json(*x) : nlohmann::ordered_json(nullptr);
-      };
-      put("median", s.median);
-      put("mean", s.mean);
-      put("min", s.min);
-      put("max", s.max);
-      put("stddev", s.stddev);
-      put("cv", s.cv);
-      if (s.ci) {
-        jv["ci95"] = {{"low", s.ci->low}, {"high", s.ci->high}, {"coverage", s.ci->coverage}};
-      } else {
-        jv["ci95"] = nullptr;
-      }
-      jv["outlier_repetitions"] = s.outliers;
-      put("coverage", s.coverage);
-      j["values"][s.name] = jv;
-    }
-    j["metrics"] = nlohmann::ordered_json::object();
-    for (const MetricSummary& m : v.metrics) {
-      nlohmann::ordered_json jm;
-      jm["group"] = m.group;
-      jm["value"] = m.value ? nlohmann::ordered_json(*m.value) : nlohmann::ordered_json(nullptr);
-      if (!m.value) jm["problem"] = m.problem;
-      j["metrics"][m.name] = jm;
-    }
-    doc["variants"].push_back(j);
-  }
+  for (const VariantSummary& v : report.variants) doc["variants"].push_back(VariantJson(v));
   return doc.dump(2) + "\n";
 }
 
@@ -374,16 +420,16 @@ std::string RenderPerfStats(const RunReport& report, const SampledColumns& sampl
     auto find = [&](const std::string& name) { return v.valid ? v.Find(name) : nullptr; };
     const ValueSummary* kernel = find(kKernelTime);
     const ValueSummary* wall = find(kWallTime);
-    r.push_back(kernel && kernel->median ? Fixed(*kernel->median, 6) : "N/A");
-    r.push_back(wall && wall->median ? Fixed(*wall->median / 1e9, 6) : "N/A");
+    r.push_back(kernel && kernel->median ? FormatFixed(*kernel->median, 6) : "N/A");
+    r.push_back(wall && wall->median ? FormatFixed(*wall->median / 1e9, 6) : "N/A");
     for (const auto& name : events) {
       const ValueSummary* s = find(name);
       if (!s || !s->median) {
         r.push_back("N/A");
       } else if (s->unit == "ns") {
-        r.push_back(Fixed(*s->median / 1e6, 6));
+        r.push_back(FormatFixed(*s->median / 1e6, 6));
       } else {
-        r.push_back(Fixed(*s->median, 0));
+        r.push_back(FormatFixed(*s->median, 0));
       }
     }
     auto periods = sampled.values.find(v.index);

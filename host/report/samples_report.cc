@@ -6,15 +6,15 @@
 #include <set>
 
 #include "common/strings.h"
+#include "host/report/format.h"
 
 namespace ktune::host {
 namespace {
 
+// part's share of whole, "12.5%" ("0.0%" of nothing).
 std::string Percent(uint64_t part, uint64_t whole) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%",
-                whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
-  return buf;
+  return FormatPercent(whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole)
+                             : 0.0);
 }
 
 std::string Hex(uint64_t v) {

@@ -52,6 +52,133 @@ std::vector<uint64_t> UnsignedList(const json& j) {
   return out;
 }
 
+// A record's variant-wide part into v: name and ELF, lost and truncated samples, unsupported
+// events (each once).
+void AddRecordHeader(const ProfileRecord& r,
+                     const std::map<uint32_t, std::pair<std::string, std::string>>& elves,
+                     VariantSamples* v) {
+  v->index = r.variant_index;
+  auto info = elves.find(r.variant_index);
+  if (info != elves.end()) std::tie(v->name, v->elf) = info->second;
+  v->lost += r.profile.lost;
+  v->truncated += r.profile.truncated;
+  for (const std::string& u : r.profile.unsupported) {
+    if (std::find(v->unsupported.begin(), v->unsupported.end(), u) == v->unsupported.end()) {
+      v->unsupported.push_back(u);
+    }
+  }
+}
+
+// The variants' ELF images under root, each read and parsed once.
+class ElfCache {
+ public:
+  explicit ElfCache(const std::string& root) : root_(root) {}
+
+  // v's image; none when it has no ELF, or when it cannot be read (then v->problem says why).
+  const ElfImage* Get(VariantSamples* v) {
+    if (v->elf.empty()) return nullptr;
+    auto it = images_.find(v->elf);
+    if (it == images_.end()) {
+      auto bytes = ReadFile(root_ + "/" + v->elf);
+      it = images_
+               .emplace(v->elf,
+                        bytes.ok() ? ElfImage::Parse(*bytes) : Result<ElfImage>(bytes.status()))
+               .first;
+    }
+    if (it->second.ok()) return &*it->second;
+    v->problem = v->elf + ": " + it->second.status().message();
+    return nullptr;
+  }
+
+ private:
+  std::string root_;
+  std::map<std::string, Result<ElfImage>> images_;
+};
+
+// The mappings of the file whose path ends in `elf`; none when elf is "".
+std::vector<Mapping> OwnMappings(const std::vector<Mapping>& mappings, const std::string& elf) {
+  std::vector<Mapping> own;
+  for (const Mapping& m : mappings) {
+    if (!elf.empty() && m.file.size() >= elf.size() &&
+        m.file.compare(m.file.size() - elf.size(), elf.size(), elf) == 0) {
+      own.push_back(m);
+    }
+  }
+  return own;
+}
+
+// Whether the profile says `event` could not sample ("<event>: why").
+bool Unsupported(const Profile& profile, const std::string& event) {
+  return std::any_of(profile.unsupported.begin(), profile.unsupported.end(),
+                     [&](const std::string& u) { return u.rfind(event + ": ", 0) == 0; });
+}
+
+// v's entry for `event`, added empty when it has none yet.
+EventSamples& EventOf(VariantSamples* v, const std::string& event) {
+  auto it = std::find_if(v->events.begin(), v->events.end(),
+                         [&](const EventSamples& s) { return s.event == event; });
+  if (it != v->events.end()) return *it;
+  v->events.push_back({event, 0, 0, {}, {}, std::nullopt});
+  return v->events.back();
+}
+
+// An event's samples and period by symbol and by instruction address, while hits are added.
+class HitTally {
+ public:
+  explicit HitTally(const EventSamples& ev) {
+    for (const SymbolCount& s : ev.symbols) symbols_[s.symbol] = s;
+    for (const InstructionCount& i : ev.instructions) instructions_[i.addr] = i;
+  }
+
+  // One hit, placed in the image through `own` when it can be, else named by where it fell.
+  void Add(const SampleHit& h, const ElfImage* image, const std::vector<Mapping>& own,
+           const std::vector<Mapping>& mappings, EventSamples* ev) {
+    ev->samples += h.count;
+    ev->period += h.period;
+    std::string name = OutsideName(h.ip, mappings);
+    std::optional<uint64_t> addr = image ? image->AddressOf(h.ip, own) : std::nullopt;
+    if (addr) {
+      name = "[unknown]";
+      if (const ElfSymbol* s = image->SymbolAt(*addr)) name = s->name;
+      InstructionCount& ic = instructions_[*addr];
+      ic.addr = *addr;
+      ic.symbol = name;
+      ic.samples += h.count;
+      ic.period += h.period;
+    }
+    SymbolCount& sc = symbols_[name];
+    sc.symbol = name;
+    sc.samples += h.count;
+    sc.period += h.period;
+  }
+
+  // The symbols and instructions into ev, most period first.
+  void StoreSorted(EventSamples* ev) const {
+    ev->symbols.clear();
+    for (const auto& [name, s] : symbols_) ev->symbols.push_back(s);
+    std::sort(ev->symbols.begin(), ev->symbols.end(),
+              [](const SymbolCount& a, const SymbolCount& b) { return a.period > b.period; });
+    ev->instructions.clear();
+    for (const auto& [addr, i] : instructions_) ev->instructions.push_back(i);
+    std::sort(
+        ev->instructions.begin(), ev->instructions.end(),
+        [](const InstructionCount& a, const InstructionCount& b) { return a.period > b.period; });
+  }
+
+ private:
+  std::map<std::string, SymbolCount> symbols_;
+  std::map<uint64_t, InstructionCount> instructions_;
+};
+
+// The period an event's samples have in `symbol` (0 when none fell there).
+uint64_t PeriodOf(const EventSamples& ev, const std::string& symbol) {
+  uint64_t period = 0;
+  for (const SymbolCount& s : ev.symbols) {
+    if (s.symbol == symbol) period = s.period;
+  }
+  return period;
+}
+
 }  // namespace
 
 std::string NotSupported(const std::string& unsupported) {
@@ -154,97 +281,24 @@ std::vector<VariantSamples> Symbolize(
     const std::map<uint32_t, std::pair<std::string, std::string>>& elves, const std::string& root,
     const std::string& kernel_symbol) {
   std::map<uint32_t, VariantSamples> by_variant;
-  std::map<std::string, Result<ElfImage>> images;
+  ElfCache images(root);
   for (const ProfileRecord& r : records) {
     VariantSamples& v = by_variant[r.variant_index];
-    v.index = r.variant_index;
-    auto info = elves.find(r.variant_index);
-    if (info != elves.end()) std::tie(v.name, v.elf) = info->second;
-    v.lost += r.profile.lost;
-    v.truncated += r.profile.truncated;
-    for (const std::string& u : r.profile.unsupported) {
-      if (std::find(v.unsupported.begin(), v.unsupported.end(), u) == v.unsupported.end()) {
-        v.unsupported.push_back(u);
-      }
-    }
-    const ElfImage* image = nullptr;
-    if (!v.elf.empty()) {
-      auto it = images.find(v.elf);
-      if (it == images.end()) {
-        auto bytes = ReadFile(root + "/" + v.elf);
-        it = images
-                 .emplace(v.elf,
-                          bytes.ok() ? ElfImage::Parse(*bytes) : Result<ElfImage>(bytes.status()))
-                 .first;
-      }
-      if (it->second.ok()) {
-        image = &*it->second;
-      } else {
-        v.problem = v.elf + ": " + it->second.status().message();
-      }
-    }
+    AddRecordHeader(r, elves, &v);
+    const ElfImage* image = images.Get(&v);
     // Only the mappings of this variant's ELF place its IPs.
-    std::vector<Mapping> own;
-    for (const Mapping& m : r.profile.mappings) {
-      if (!v.elf.empty() && m.file.size() >= v.elf.size() &&
-          m.file.compare(m.file.size() - v.elf.size(), v.elf.size(), v.elf) == 0) {
-        own.push_back(m);
-      }
-    }
+    const std::vector<Mapping> own = OwnMappings(r.profile.mappings, v.elf);
     for (size_t e = 0; e < r.profile.events.size(); ++e) {
       // An event that could not sample is reported as such, not as zero samples.
-      const std::string& name_e = r.profile.events[e];
-      if (std::any_of(r.profile.unsupported.begin(), r.profile.unsupported.end(),
-                      [&](const std::string& u) { return u.rfind(name_e + ": ", 0) == 0; })) {
-        continue;
-      }
-      auto it = std::find_if(v.events.begin(), v.events.end(),
-                             [&](const EventSamples& s) { return s.event == r.profile.events[e]; });
-      if (it == v.events.end()) {
-        v.events.push_back({r.profile.events[e], 0, 0, {}, {}, std::nullopt});
-        it = std::prev(v.events.end());
-      }
-      EventSamples& ev = *it;
-      std::map<std::string, SymbolCount> symbols;
-      for (const SymbolCount& s : ev.symbols) symbols[s.symbol] = s;
-      std::map<uint64_t, InstructionCount> instructions;
-      for (const InstructionCount& i : ev.instructions) instructions[i.addr] = i;
+      if (Unsupported(r.profile, r.profile.events[e])) continue;
+      EventSamples& ev = EventOf(&v, r.profile.events[e]);
+      HitTally tally(ev);
       for (const SampleHit& h : r.profile.hits) {
         if (h.event != e) continue;  // also drops indexes a corrupt file might hold
-        ev.samples += h.count;
-        ev.period += h.period;
-        std::string name = OutsideName(h.ip, r.profile.mappings);
-        std::optional<uint64_t> addr = image ? image->AddressOf(h.ip, own) : std::nullopt;
-        if (addr) {
-          name = "[unknown]";
-          if (const ElfSymbol* s = image->SymbolAt(*addr)) name = s->name;
-          InstructionCount& ic = instructions[*addr];
-          ic.addr = *addr;
-          ic.symbol = name;
-          ic.samples += h.count;
-          ic.period += h.period;
-        }
-        SymbolCount& sc = symbols[name];
-        sc.symbol = name;
-        sc.samples += h.count;
-        sc.period += h.period;
+        tally.Add(h, image, own, r.profile.mappings, &ev);
       }
-      ev.symbols.clear();
-      for (auto& [name, s] : symbols) ev.symbols.push_back(s);
-      std::sort(ev.symbols.begin(), ev.symbols.end(),
-                [](const SymbolCount& a, const SymbolCount& b) { return a.period > b.period; });
-      ev.instructions.clear();
-      for (auto& [addr, i] : instructions) ev.instructions.push_back(i);
-      std::sort(
-          ev.instructions.begin(), ev.instructions.end(),
-          [](const InstructionCount& a, const InstructionCount& b) { return a.period > b.period; });
-      if (image && image->Find(kernel_symbol)) {
-        uint64_t period = 0;
-        for (const SymbolCount& s : ev.symbols) {
-          if (s.symbol == kernel_symbol) period = s.period;
-        }
-        ev.kernel_period = period;
-      }
+      tally.StoreSorted(&ev);
+      if (image && image->Find(kernel_symbol)) ev.kernel_period = PeriodOf(ev, kernel_symbol);
     }
   }
   std::vector<VariantSamples> out;

@@ -1,0 +1,42 @@
+#include "host/report/format.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace ktune::host {
+
+std::string FormatWith(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string FormatFixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string FormatNumber(double v) {
+  if (std::fabs(v) >= 1e15) return FormatWith("%.4g", v);
+  if (v == std::round(v)) return FormatWith("%.0f", v);
+  return FormatWith("%.4g", v);
+}
+
+std::string FormatPValue(double p) {
+  return p < 0.0001 ? "< 0.0001" : FormatWith("%.4f", p);
+}
+
+std::string FormatRatio(double r) {
+  return FormatWith(r >= 10 ? "%.1fx" : "%.2fx", r);
+}
+
+std::string FormatCorrelation(double r) {
+  return FormatWith("%+.3f", r);
+}
+
+std::string FormatPercent(double percent) {
+  return FormatWith("%.1f%%", percent);
+}
+
+}  // namespace ktune::host

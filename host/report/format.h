@@ -1,0 +1,33 @@
+// How the report layer writes numbers for people: the one owner of its printf-style formatting,
+// shared by the report, analysis, comparison, plots and samples renderings. Every function
+// returns exactly what its printf format gives (no locale: the C locale's '.').
+#pragma once
+
+#include <string>
+
+namespace ktune::host {
+
+// One double through a printf format taking exactly one double ("%.3f", "%g", "%.2fx"); longer
+// results are cut at 63 characters.
+std::string FormatWith(const char* format, double v);
+
+// `v` with `digits` decimals ("%.*f"): "0.001234" for (0.0012345, 6).
+std::string FormatFixed(double v, int digits);
+
+// A count or ratio as people read it: integers with no decimals, others to 4 significant digits
+// ("1234", "0.5432", "1.235e+15").
+std::string FormatNumber(double v);
+
+// A p-value to 4 decimals, "< 0.0001" below that.
+std::string FormatPValue(double p);
+
+// A speed-up or ratio: "12.3x" from 10 up, "1.24x" below.
+std::string FormatRatio(double r);
+
+// A correlation coefficient, signed, to 3 decimals: "+0.873", "-0.120".
+std::string FormatCorrelation(double r);
+
+// A percentage (already times 100) to 1 decimal: "12.5%".
+std::string FormatPercent(double percent);
+
+}  // namespace ktune::host
