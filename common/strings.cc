@@ -1,5 +1,7 @@
 #include "common/strings.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -174,6 +176,18 @@ std::string_view Trim(std::string_view s) {
   if (b == std::string_view::npos) return {};
   size_t e = s.find_last_not_of(ws);
   return s.substr(b, e - b + 1);
+}
+
+std::string UtcNowText(const char* format) {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  tm utc;
+  gmtime_r(&ts.tv_sec, &utc);
+  char when[64];
+  const size_t n = strftime(when, sizeof when, format, &utc);
+  char ms[24];
+  std::snprintf(ms, sizeof ms, ".%03ldZ", ts.tv_nsec / 1000000);
+  return std::string(when, n) + ms;
 }
 
 std::string FormatMiB(uint64_t bytes) {

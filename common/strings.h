@@ -26,6 +26,9 @@ std::optional<double> ParseDoublePrefix(std::string_view s, size_t* consumed);
 
 // The shortest text that reads back as exactly `v` ("0.012", "5e-05", "123").
 std::string FormatDouble(double v);
+// Now in UTC as strftime's `format` gives it, then milliseconds and "Z":
+// UtcNowText("%Y%m%dT%H%M%S") is "20261125T071502.123Z".
+std::string UtcNowText(const char* format);
 // A size in MiB for people, to two decimals ("1.50 MiB").
 std::string FormatMiB(uint64_t bytes);
 

@@ -305,14 +305,6 @@ WhyItWins ExplainWin(const Analysis& a, const RunReport& report, double threshol
 }
 
 // A variant's value of a parameter, "-" when it has none.
-std::string ParamCell(const VariantSummary& v, const std::string& param) {
-  std::string value = "-";
-  for (const auto& [k, val] : v.params) {
-    if (k == param) value = val;
-  }
-  return value;
-}
-
 Table RankingTable(const Analysis& a, const RunReport& report) {
   Table rank;
   rank.title = "run " + a.run_id + ": variants by median " + a.time_name +
@@ -325,7 +317,7 @@ Table RankingTable(const Analysis& a, const RunReport& report) {
     const RankedVariant& rv = a.ranking[i];
     const VariantSummary& v = report.variants[rv.variant];
     std::vector<std::string> row = {std::to_string(i + 1), v.name};
-    for (const std::string& p : a.param_names) row.push_back(ParamCell(v, p));
+    for (const std::string& p : a.param_names) row.push_back(v.Param(p, "-"));
     row.push_back(FormatTime(rv.median, a.time_unit));
     row.push_back(rv.ci ? "[" + FormatTime(rv.ci->low, a.time_unit) + ", " +
                               FormatTime(rv.ci->high, a.time_unit) + "]"

@@ -296,6 +296,13 @@ const ValueSummary* VariantSummary::Find(const std::string& name) const {
   return nullptr;
 }
 
+std::string VariantSummary::Param(const std::string& name, const std::string& missing) const {
+  for (const auto& [k, value] : params) {
+    if (k == name) return value;
+  }
+  return missing;
+}
+
 RunReport BuildReport(const std::vector<RepetitionRow>& rows,
                       const std::vector<MetricDef>& metrics) {
   RunReport report;
@@ -328,13 +335,7 @@ Table ReportTable(const RunReport& report) {
   for (size_t i = 0; i < report.variants.size(); ++i) {
     const VariantSummary& v = report.variants[i];
     std::vector<std::string> r = {report.best == i ? "*" : "", v.name};
-    for (const auto& p : report.param_names) {
-      std::string value = "-";
-      for (const auto& [k, val] : v.params) {
-        if (k == p) value = val;
-      }
-      r.push_back(value);
-    }
+    for (const auto& p : report.param_names) r.push_back(v.Param(p, "-"));
     r.push_back(std::to_string(v.valid) + "/" + std::to_string(v.repetitions) +
                 (v.valid < v.repetitions ? " " + v.failure : ""));
     for (const auto& name : report.value_names) r.push_back(Human(v.Find(name)));
@@ -408,13 +409,7 @@ std::string RenderPerfStats(const RunReport& report, const SampledColumns& sampl
   std::string out = CsvJoin(header) + "\n";
   for (const VariantSummary& v : report.variants) {
     std::vector<std::string> r = {LocalTime(v.first_timestamp_ns), v.name};
-    for (const auto& p : report.param_names) {
-      std::string value = "N/A";
-      for (const auto& [k, val] : v.params) {
-        if (k == p) value = val;
-      }
-      r.push_back(value);
-    }
+    for (const auto& p : report.param_names) r.push_back(v.Param(p, "N/A"));
     r.push_back(v.all_valid() ? "YES" : "NO");
     // Nothing measured by a run that failed every time stands in for the kernel's numbers.
     auto find = [&](const std::string& name) { return v.valid ? v.Find(name) : nullptr; };

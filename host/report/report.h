@@ -67,6 +67,8 @@ struct VariantSummary {
   std::vector<MetricSummary> metrics;  // one per metric asked for
 
   const ValueSummary* Find(const std::string& name) const;
+  // The value of parameter `name`; `missing` when this variant has none of that name.
+  std::string Param(const std::string& name, const std::string& missing) const;
   bool all_valid() const { return repetitions > 0 && valid == repetitions; }
 };
 

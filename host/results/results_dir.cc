@@ -10,23 +10,17 @@
 #include <nlohmann/json.hpp>
 
 #include "common/fs.h"
+#include "common/strings.h"
 
 namespace ktune::host {
 namespace fs = std::filesystem;
 
 std::string NewRunId() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  tm utc;
-  gmtime_r(&ts.tv_sec, &utc);
-  char when[32];
-  strftime(when, sizeof when, "%Y%m%dT%H%M%S", &utc);
-  char ms[24];
-  std::snprintf(ms, sizeof ms, ".%03ldZ", ts.tv_nsec / 1000000);
-  if (sodium_init() < 0) return std::string(when) + ms;
+  const std::string when = UtcNowText("%Y%m%dT%H%M%S");
+  if (sodium_init() < 0) return when;
   char rnd[8];
   std::snprintf(rnd, sizeof rnd, "%06x", randombytes_uniform(1u << 24));
-  return std::string(when) + ms + "-" + rnd;
+  return when + "-" + rnd;
 }
 
 std::string ResultsDir(const std::string& kernel_run_dir) {

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -96,6 +97,18 @@ TEST_CASE("doubles read as std::from_chars reads them, through strtod") {
   CHECK(*ParseDoublePrefix("12.5 ms", &consumed) == 12.5);
   CHECK(consumed == 4);
   CHECK_FALSE(ParseDoublePrefix("ms", &consumed).has_value());
+}
+
+TEST_CASE("UtcNowText: strftime's fields, then milliseconds and Z") {
+  const std::string t = UtcNowText("%Y%m%dT%H%M%S");  // 20261125T071502.123Z
+  REQUIRE(t.size() == 20);
+  CHECK(t[8] == 'T');
+  CHECK(t[15] == '.');
+  CHECK(t.back() == 'Z');
+  for (size_t i : {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 16, 17, 18}) {
+    CHECK(std::isdigit(static_cast<unsigned char>(t[i])));
+  }
+  CHECK(UtcNowText("%Y-%m-%d").size() == 15);  // 2026-11-25.123Z
 }
 
 TEST_CASE("FormatMiB: two decimals of 2^20 bytes") {
