@@ -85,71 +85,6 @@ void CheckGolden(const std::string& name, const std::string& text) {
   CHECK_MESSAGE(*golden == text, name << " differs from its golden file; rendered:\n" << text);
 }
 
-TEST_CASE("tables render as aligned console text, CSV, JSON and Markdown") {
-  Table t;
-  t.title = "things";
-  t.columns = {"name", "count"};
-  t.AddRow({"a|b", "7"}, RowStyle::kGood);
-  t.AddRow({"longer", "12345"});
-  t.notes = {"note: two rows"};
-  CHECK(RenderConsole(t) ==
-        "things\nname    count\na|b         7\nlonger  12345\nnote: two rows\n");
-  CHECK(RenderConsole(t, true).find("\x1b[32ma|b         7\x1b[0m\n") != std::string::npos);
-  CHECK(RenderCsv(t) == "name,count\na|b,7\nlonger,12345\n");
-  CHECK(RenderMarkdown(t) ==
-        "**things**\n\n| name | count |\n| --- | ---: |\n| a\\|b | 7 |\n| longer | 12345 |\n"
-        "\n- note: two rows\n");
-  CHECK(
-      RenderJson(t) ==
-      "{\n  \"title\": \"things\",\n  \"rows\": [\n    {\n      \"name\": \"a|b\",\n"
-      "      \"count\": \"7\"\n    },\n    {\n      \"name\": \"longer\",\n"
-      "      \"count\": \"12345\"\n    }\n  ],\n  \"notes\": [\n    \"note: two rows\"\n  ]\n}\n");
-  // JSON keys stay unique when headers repeat (a parameter named like a column).
-  Table dup;
-  dup.columns = {"n", "n"};
-  dup.AddRow({"1", "2"});
-  CHECK(RenderJson(dup).find("\"n\": \"1\",\n      \"n (2)\": \"2\"") != std::string::npos);
-  TableFormat f;
-  CHECK(ParseTableFormat("md", &f));
-  CHECK(f == TableFormat::kMarkdown);
-  CHECK_FALSE(ParseTableFormat("xml", &f));
-  CHECK(RenderAll({t, t}, TableFormat::kCsv) ==
-        "# things\nname,count\na|b,7\nlonger,12345\n\n# things\nname,count\na|b,7\nlonger,12345\n");
-}
-
-TEST_CASE("per-variant statistics: interval, spread and outliers, with a note when too few") {
-  const RunReport r = BuildReport(Fixture());
-  const ValueSummary* t = r.variants[3].Find(kKernelTime);
-  REQUIRE(t != nullptr);
-  REQUIRE(t->ci.has_value());  // six repetitions: [min, max] at 96.9%
-  CHECK(t->ci->low == doctest::Approx(0.001 * 0.98));
-  CHECK(t->ci->high == doctest::Approx(0.001 * 1.02));
-  CHECK(t->cv.has_value());
-  CHECK(t->outliers.empty());
-  CHECK(t->sample.size() == 6);
-  // The crashing variant has five valid repetitions: too few for its interval.
-  REQUIRE(r.notes.size() == 1);
-  CHECK(r.notes[0].starts_with("at most 5 repetition(s) of some variant"));
-  // Three repetitions: no interval, and the report says why.
-  std::vector<RepetitionRow> few;
-  for (const RepetitionRow& row : Fixture()) {
-    if (row.repetition < 3) few.push_back(row);
-  }
-  const RunReport f = BuildReport(few);
-  CHECK_FALSE(f.variants[0].Find(kKernelTime)->ci.has_value());
-  REQUIRE(f.notes.size() == 1);
-  CHECK(f.notes[0] ==
-        "at most 2 repetition(s) of some variant: a 95% confidence interval of the "
-        "median needs 6 (khost run --reps 6)");
-  // An outlying repetition is named.
-  std::vector<RepetitionRow> rows = Fixture();
-  rows[1].values[1].value = 0.04;  // variant 0, repetition 1: ten times the others
-  const RunReport o = BuildReport(rows);
-  CHECK(o.variants[0].Find(kKernelTime)->outliers == std::vector<uint32_t>{1});
-  REQUIRE_FALSE(o.notes.empty());
-  CHECK(o.notes.back().find("matmul_4_16.elf (repetition 1)") != std::string::npos);
-}
-
 TEST_CASE("analysis: ranking, the winner's test, correlations, effects and why it wins") {
   const RunReport report = BuildReport(Fixture());
   auto analyzed = Analyze(report);
@@ -264,53 +199,6 @@ TEST_CASE("parameter values sort as numbers, then as text; counters' plot names 
   for (const Plot& p : *plots) {
     if (p.name == "time_vs_x_u_2") CHECK(p.script.find("'time_vs_x_u_2.dat'") != std::string::npos);
   }
-}
-
-TEST_CASE("comparing two runs: ratios, significance and the geometric mean") {
-  std::vector<RepetitionRow> b = Fixture(/*scale_8_32=*/0.5, /*scale_4_16=*/1.5);
-  for (RepetitionRow& r : b) r.run_id = "run-b";
-  auto c = CompareRuns(BuildReport(Fixture()), BuildReport(b));
-  REQUIRE(c.ok());
-  CHECK(c->time_name == kKernelTime);
-  REQUIRE(c->variants.size() == 5);
-  auto find = [&](const std::string& name) {
-    return *std::find_if(c->variants.begin(), c->variants.end(),
-                         [&](const VariantComparison& v) { return v.name == name; });
-  };
-  CHECK(find("matmul_8_32.elf").verdict == "faster");
-  CHECK(*find("matmul_8_32.elf").ratio == doctest::Approx(0.5));
-  CHECK(find("matmul_4_16.elf").verdict == "slower");
-  CHECK(find("matmul_4_32.elf").verdict == "same");
-  CHECK(find("matmul_16_16.elf").verdict == "invalid in A");
-  CHECK(c->faster == 1);
-  CHECK(c->slower == 1);
-  CHECK(c->same == 2);
-  CHECK(*c->geomean == doctest::Approx(std::pow(0.5 * 1.5, 0.25)));
-  CheckGolden("compare.txt", RenderConsole(ComparisonTable(*c)));
-}
-
-TEST_CASE("plots: the ranking, the most correlated counters, and a heat map of two parameters") {
-  const RunReport report = BuildReport(Fixture());
-  const Analysis a = Analyze(report).value();
-  auto plots = PlanPlots(a, report);
-  REQUIRE(plots.ok());
-  std::vector<std::string> names;
-  for (const Plot& p : *plots) names.push_back(p.name);
-  CHECK(names == std::vector<std::string>{"time_by_variant", "time_vs_wall-time", "time_vs_l2_miss",
-                                          "time_vs_branches", "heatmap_M_N"});
-  // Fastest first, with the interval of each median.
-  CHECK(plots->front().data.starts_with("0\t8_32\t1.002"));  // ms: the slowest is 4 ms
-  const Plot& heat = plots->back();
-  CHECK(std::count(heat.data.begin(), heat.data.end(), '\n') == 4);  // four (M, N) cells
-  CHECK(heat.script.find("set xtics ('4' 0, '8' 1)") != std::string::npos);
-  CHECK(heat.script.find("boxxyerror") != std::string::npos);
-  PlotOptions bad;
-  bad.heat_x = "M";
-  bad.heat_y = "K";
-  auto refused = PlanPlots(a, report, bad);
-  REQUIRE_FALSE(refused.ok());
-  CHECK(refused.status().message() == "--heatmap: K is not a parameter of run run-fixture");
-  for (const Plot& p : *plots) CheckGolden("plot_" + p.name + ".gp", p.script);
 }
 
 TEST_CASE("golden renderings: report and analysis tables in every format, and the HTML") {

@@ -21,72 +21,6 @@ std::string Bytes(const std::string& elf) {
   return ReadFile(KTUNE_ELVES_DIR "/" + elf).value();
 }
 
-// The executable PT_LOAD of an ELF, read here with <elf.h> independently of ElfImage.
-Elf64_Phdr ExecutableSegment(const std::string& bytes) {
-  Elf64_Ehdr eh;
-  std::memcpy(&eh, bytes.data(), sizeof eh);
-  for (int i = 0; i < eh.e_phnum; ++i) {
-    Elf64_Phdr ph;
-    std::memcpy(&ph, bytes.data() + eh.e_phoff + i * sizeof ph, sizeof ph);
-    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) return ph;
-  }
-  FAIL("no executable segment");
-  return {};
-}
-
-TEST_CASE("a static executable's functions and addresses") {
-  auto img = ElfImage::Parse(Bytes("spin.elf"));
-  REQUIRE(img.ok());
-  CHECK_FALSE(img->position_independent());
-  const ElfSymbol* k = img->Find("spin_kernel");
-  REQUIRE(k != nullptr);
-  CHECK(k->size > 0);
-  CHECK(img->SymbolAt(k->addr)->name == "spin_kernel");
-  CHECK(img->SymbolAt(k->addr + k->size - 1)->name == "spin_kernel");
-  CHECK(img->AddressOf(k->addr + 4, {}) == k->addr + 4);  // IPs are addresses
-  CHECK_FALSE(img->AddressOf(0x10, {}).has_value());      // not in an executable segment
-  CHECK_FALSE(img->AddressOf(0xffffffff81000000ull, {}).has_value());
-  CHECK(img->SymbolAt(0) == nullptr);
-}
-
-TEST_CASE("a position-independent executable needs the process's mapping of it") {
-  const std::string bytes = Bytes("spin_pie.elf");
-  auto img = ElfImage::Parse(bytes);
-  REQUIRE(img.ok());
-  CHECK(img->position_independent());
-  const ElfSymbol* k = img->Find("spin_kernel");
-  REQUIRE(k != nullptr);
-  const Elf64_Phdr text = ExecutableSegment(bytes);
-  const uint64_t base = 0x7f1234560000ull, page = 4096;
-  const Mapping m{base + (text.p_vaddr & ~(page - 1)), text.p_memsz + (text.p_vaddr % page),
-                  text.p_offset & ~(page - 1), "/store/tree/k/run/bin/spin_pie.elf"};
-  CHECK(img->AddressOf(base + k->addr + 8, {m}) == k->addr + 8);
-  CHECK_FALSE(img->AddressOf(base + k->addr + 8, {}).has_value());  // no mapping, no place
-  CHECK_FALSE(img->AddressOf(k->addr + 8, {m}).has_value());
-}
-
-TEST_CASE("malformed ELF bytes are errors, never crashes") {
-  const std::string real = Bytes("spin.elf");
-  CHECK_FALSE(ElfImage::Parse("").ok());
-  CHECK_FALSE(ElfImage::Parse("\x7f"
-                              "ELF")
-                  .ok());
-  CHECK_FALSE(ElfImage::Parse(std::string(4096, 'x')).ok());
-  std::string elf32 = real;
-  elf32[EI_CLASS] = ELFCLASS32;
-  CHECK(ElfImage::Parse(elf32).status().code() == ErrorCode::kUnsupported);
-  for (size_t cut : {size_t{63}, size_t{64}, size_t{200}, real.size() / 2, real.size() - 1}) {
-    auto r = ElfImage::Parse(real.substr(0, cut));  // truncated anywhere: an error or fewer symbols
-    if (r.ok()) CHECK(r->symbols().size() <= ElfImage::Parse(real)->symbols().size());
-  }
-  std::string bad_offsets = real;
-  Elf64_Ehdr eh;
-  std::memcpy(&eh, bad_offsets.data(), sizeof eh);
-  eh.e_shoff = ~0ull - 10;
-  std::memcpy(bad_offsets.data(), &eh, sizeof eh);
-  CHECK_FALSE(ElfImage::Parse(bad_offsets).ok());
-}
-
 ProfileRecord Record(uint64_t kernel_ip) {
   ProfileRecord r;
   r.variant_index = 0;
@@ -255,45 +189,6 @@ TEST_CASE("samples are attributed to functions; events that could not sample are
       Symbolize({Record(k.addr)}, {{0, {"gone.elf", "gone.elf"}}}, KTUNE_ELVES_DIR, "spin_kernel");
   CHECK(missing[0].problem.find("gone.elf") != std::string::npos);
   CHECK_FALSE(missing[0].events[0].kernel_period.has_value());
-}
-
-TEST_CASE("the disassembly is annotated with each instruction's share") {
-  const ElfSymbol k = *ElfImage::Parse(Bytes("spin.elf"))->Find("spin_kernel");
-  const auto v = Symbolize({Record(k.addr + 2)}, {{0, {"spin.elf", "spin.elf"}}}, KTUNE_ELVES_DIR,
-                           "spin_kernel")[0];
-  char addr[32], header[64];
-  std::snprintf(addr, sizeof addr, "%llx", static_cast<unsigned long long>(k.addr + 2));
-  std::snprintf(header, sizeof header,
-                "%016llx <spin_kernel>:", static_cast<unsigned long long>(k.addr));
-  const std::string disassembly = std::string(header) + "\n  " + addr +
-                                  ":\t48 01 c2\tadd %rax,%rdx\n\n0000000000401000 <other>:\n"
-                                  "  401000:\tc3\tret\n";
-  const std::string out = RenderAnnotated(v, "cpu-clock:u", disassembly);
-  CHECK(out.find("<spin_kernel>:") != std::string::npos);
-  CHECK(out.find(" 75.0% |   " + std::string(addr)) != std::string::npos);
-  CHECK(out.find("<other>") == std::string::npos);  // not sampled, not shown
-  CHECK(RenderAnnotated(v, "cycles", disassembly).find("no samples of cycles") !=
-        std::string::npos);
-  CHECK(RenderAnnotated(v, "cpu-clock:u", "").find(std::string(addr) + "  spin_kernel") !=
-        std::string::npos);
-}
-
-TEST_CASE("the kernel symbol's period becomes the seed's perf-stats column") {
-  const ElfSymbol k = *ElfImage::Parse(Bytes("spin.elf"))->Find("spin_kernel");
-  const auto samples =
-      Symbolize({Record(k.addr)}, {{0, {"spin.elf", "spin.elf"}}}, KTUNE_ELVES_DIR, "spin_kernel");
-  const SampledColumns cols = KernelPeriodColumns(samples, "spin_kernel");
-  CHECK(cols.names == std::vector<std::string>{"cpu-clock:u (spin_kernel period)"});
-  RepetitionRow row;
-  row.run_id = "r";
-  row.variant = "spin.elf";
-  row.valid = true;
-  row.values = {{kWallTime, 1e6, "ns", 0, 0, ValueStatus::kOk}};
-  const std::string csv = RenderPerfStats(BuildReport({row}), cols);
-  CHECK(csv.find(",cpu-clock:u (spin_kernel period)\n") != std::string::npos);
-  CHECK(csv.substr(csv.size() - 5) == ",300\n");
-  CHECK(NotSupported("cycles: No such file or directory") ==
-        "cycles: not supported (No such file or directory)");
 }
 
 }  // namespace

@@ -1,6 +1,24 @@
 #include <doctest/doctest.h>
+#include <elf.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "common/fs.h"
+#include "host/report/analysis.h"
+#include "host/report/compare.h"
+#include "host/report/html_report.h"
+#include "host/report/plots.h"
 #include "host/report/report.h"
+#include "host/report/samples_report.h"
+#include "host/report/table.h"
+#include "host/results/samples.h"
+#include "host/util/elf_symbols.h"
+#include "tests/unit/temp_dir.h"
 
 namespace ktune::host {
 namespace {
@@ -144,6 +162,118 @@ TEST_CASE("json carries every statistic and null where none exists") {
   CHECK(j.find("\"best\": \"v1.elf\"") != std::string::npos);
   CHECK(j.find("\"status\": \"not supported\"") != std::string::npos);
   CHECK(j.find("\"median\": null") != std::string::npos);
+}
+
+// Six repetitions around `base` seconds: the same relative jitter for every variant.
+const double kJitter[] = {0, 0.01, -0.01, 0.02, -0.02, 0.005};
+
+// Variants (M, N) -> base kernel time: 8_32 fastest, 2x ahead of 8_16, and so on. l2_miss is
+// proportional to the time (Spearman 1), instructions constant (no correlation), branches
+// unrelated. A fifth variant crashes in one repetition and is left out.
+std::vector<RepetitionRow> Fixture(double scale_8_32 = 1, double scale_4_16 = 1) {
+  struct V {
+    int m, n;
+    double base, branches;
+  };
+  const V variants[] = {{4, 16, 0.004 * scale_4_16, 5},
+                        {4, 32, 0.003, 9},
+                        {8, 16, 0.002, 7},
+                        {8, 32, 0.001 * scale_8_32, 6},
+                        {16, 16, 0.0005, 4}};
+  std::vector<RepetitionRow> rows;
+  for (uint32_t i = 0; i < 5; ++i) {
+    const V& v = variants[i];
+    for (uint32_t rep = 0; rep < 6; ++rep) {
+      RepetitionRow r;
+      r.run_id = "run-fixture";
+      r.variant_index = i;
+      r.variant = "matmul_" + std::to_string(v.m) + "_" + std::to_string(v.n) + ".elf";
+      r.elf = "matmul/run/bin/" + r.variant;
+      r.params = {{"M", std::to_string(v.m)}, {"N", std::to_string(v.n)}};
+      r.repetition = rep;
+      const bool crash = i == 4 && rep == 2;
+      r.valid = !crash;
+      r.outcome = crash ? Outcome{OutcomeKind::kSignaled, 11} : Outcome{OutcomeKind::kExited, 0};
+      const double t = v.base * (1 + kJitter[rep]);
+      r.values = {{kWallTime, t * 1e9 + 2e5, "ns", 0, 0, ValueStatus::kOk},
+                  {kKernelTime, t, "s", 0, 0, ValueStatus::kOk},
+                  {"l2_miss", std::round(t * 1e7), "", 100, 100, ValueStatus::kOk},
+                  {"instructions", 1000, "", 100, 100, ValueStatus::kOk},
+                  {"branches", v.branches, "", 100, 100, ValueStatus::kOk}};
+      rows.push_back(r);
+    }
+  }
+  return rows;
+}
+
+TEST_CASE("per-variant statistics: interval, spread and outliers, with a note when too few") {
+  const RunReport r = BuildReport(Fixture());
+  const ValueSummary* t = r.variants[3].Find(kKernelTime);
+  REQUIRE(t != nullptr);
+  REQUIRE(t->ci.has_value());  // six repetitions: [min, max] at 96.9%
+  CHECK(t->ci->low == doctest::Approx(0.001 * 0.98));
+  CHECK(t->ci->high == doctest::Approx(0.001 * 1.02));
+  CHECK(t->cv.has_value());
+  CHECK(t->outliers.empty());
+  CHECK(t->sample.size() == 6);
+  // The crashing variant has five valid repetitions: too few for its interval.
+  REQUIRE(r.notes.size() == 1);
+  CHECK(r.notes[0].starts_with("at most 5 repetition(s) of some variant"));
+  // Three repetitions: no interval, and the report says why.
+  std::vector<RepetitionRow> few;
+  for (const RepetitionRow& row : Fixture()) {
+    if (row.repetition < 3) few.push_back(row);
+  }
+  const RunReport f = BuildReport(few);
+  CHECK_FALSE(f.variants[0].Find(kKernelTime)->ci.has_value());
+  REQUIRE(f.notes.size() == 1);
+  CHECK(f.notes[0] ==
+        "at most 2 repetition(s) of some variant: a 95% confidence interval of the "
+        "median needs 6 (khost run --reps 6)");
+  // An outlying repetition is named.
+  std::vector<RepetitionRow> rows = Fixture();
+  rows[1].values[1].value = 0.04;  // variant 0, repetition 1: ten times the others
+  const RunReport o = BuildReport(rows);
+  CHECK(o.variants[0].Find(kKernelTime)->outliers == std::vector<uint32_t>{1});
+  REQUIRE_FALSE(o.notes.empty());
+  CHECK(o.notes.back().find("matmul_4_16.elf (repetition 1)") != std::string::npos);
+}
+
+std::string Bytes(const std::string& elf) {
+  return ReadFile(KTUNE_ELVES_DIR "/" + elf).value();
+}
+
+ProfileRecord Record(uint64_t kernel_ip) {
+  ProfileRecord r;
+  r.variant_index = 0;
+  r.pass = 1;
+  r.profile.events = {"cpu-clock:u", "cycles"};
+  r.profile.unsupported = {"cycles: No such file or directory"};
+  r.profile.hits = {
+      {0, kernel_ip, 3, 300}, {0, 0xffffffff81000000ull, 1, 100}, {7, kernel_ip, 9, 9}};
+  r.profile.chains = {{0, {kernel_ip, kernel_ip + 1}, 2, 200}};
+  r.profile.mappings = {{0x401000, 0x1000, 0x1000, "/x/k/run/bin/spin.elf"}};
+  r.profile.samples = 4;
+  r.profile.lost = 2;
+  return r;
+}
+
+TEST_CASE("the kernel symbol's period becomes the seed's perf-stats column") {
+  const ElfSymbol k = *ElfImage::Parse(Bytes("spin.elf"))->Find("spin_kernel");
+  const auto samples =
+      Symbolize({Record(k.addr)}, {{0, {"spin.elf", "spin.elf"}}}, KTUNE_ELVES_DIR, "spin_kernel");
+  const SampledColumns cols = KernelPeriodColumns(samples, "spin_kernel");
+  CHECK(cols.names == std::vector<std::string>{"cpu-clock:u (spin_kernel period)"});
+  RepetitionRow row;
+  row.run_id = "r";
+  row.variant = "spin.elf";
+  row.valid = true;
+  row.values = {{kWallTime, 1e6, "ns", 0, 0, ValueStatus::kOk}};
+  const std::string csv = RenderPerfStats(BuildReport({row}), cols);
+  CHECK(csv.find(",cpu-clock:u (spin_kernel period)\n") != std::string::npos);
+  CHECK(csv.substr(csv.size() - 5) == ",300\n");
+  CHECK(NotSupported("cycles: No such file or directory") ==
+        "cycles: not supported (No such file or directory)");
 }
 
 }  // namespace

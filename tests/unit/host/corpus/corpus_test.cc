@@ -11,67 +11,6 @@
 namespace ktune::host {
 namespace {
 
-TEST_CASE("logical lines: brackets and backslashes join lines; strings and comments stay whole") {
-  const std::string src =
-      "import triton  # comment with def f():\n"
-      "\n"
-      "x = f(1,\n"
-      "      2)\n"
-      "y = 1 + \\\n"
-      "    2\n"
-      "s = '''\n"
-      "def not_a_function():\n"
-      "'''\n"
-      "def g():\n"
-      "\treturn r'\\'' \"#\"\n";
-  auto lines = PyLogicalLines(src);
-  REQUIRE(lines.ok());
-  REQUIRE(lines->size() == 6);
-  CHECK((*lines)[0].tokens.size() == 2);  // the comment is gone
-  CHECK((*lines)[1].first_line == 3);
-  CHECK((*lines)[1].last_line == 4);
-  CHECK((*lines)[2].first_line == 5);
-  CHECK((*lines)[2].last_line == 6);
-  CHECK((*lines)[3].first_line == 7);
-  CHECK((*lines)[3].last_line == 9);
-  REQUIRE((*lines)[3].tokens.size() == 3);
-  CHECK((*lines)[3].tokens[2].kind == PyToken::kString);
-  CHECK((*lines)[3].tokens[2].contents == "\ndef not_a_function():\n");
-  CHECK((*lines)[4].indent == 0);
-  CHECK((*lines)[5].indent == 8);  // a tab goes to the next multiple of 8
-  REQUIRE((*lines)[5].tokens.size() == 3);
-  CHECK((*lines)[5].tokens[1].text == "r'\\''");
-  CHECK((*lines)[5].tokens[2].contents == "#");
-}
-
-TEST_CASE("logical lines: what the reader cannot follow names its line") {
-  CHECK(PyLogicalLines("a = 1\nb = '''never\nends\n").status().message() ==
-        "line 2: a string that never ends");
-  CHECK(PyLogicalLines("a = 'x\nb = 2\n").status().message() == "line 1: a string that never ends");
-  CHECK(PyLogicalLines("a = (1,\n2\n").status().message() == "line 1: '(' is never closed");
-  CHECK(PyLogicalLines("a = 1)\n").status().message() == "line 1: ')' closes nothing");
-  CHECK(PyLogicalLines(std::string("a = 1\n\0\n", 8)).status().message() ==
-        "line 2: a NUL byte (not Python source)");
-  CHECK(PyLogicalLines("").value().empty());
-  CHECK(PyLogicalLines("x\\\n").value().size() == 1);
-  // Numbered from the line given: code within a string of a file, in the file's lines.
-  CHECK(PyLogicalLines("a = 1\nb = (\n", 11).status().message() == "line 12: '(' is never closed");
-}
-
-TEST_CASE("logical lines: a byte-order mark and CRLF line ends read as Python reads them") {
-  auto bom = PyLogicalLines("\xEF\xBB\xBFimport triton.language as tl\n");
-  REQUIRE(bom.ok());
-  REQUIRE(bom->size() == 1);
-  CHECK((*bom)[0].tokens[0].text == "import");
-  CHECK((*bom)[0].indent == 0);
-  // A backslash before CRLF continues a quoted string, as before LF.
-  auto crlf = PyLogicalLines("x = \"a\\\r\nb\"\r\ny = 2\r\n");
-  REQUIRE(crlf.ok());
-  REQUIRE(crlf->size() == 2);
-  CHECK((*crlf)[0].last_line == 2);
-  CHECK((*crlf)[1].first_line == 3);
-}
-
 // An output_code.py as Inductor writes it: kernel modules in async_compile.triton strings.
 const char* const kOutputCode = R"PY(# AOT ID: ['0_inference']
 from ctypes import c_void_p
@@ -347,44 +286,6 @@ TEST_CASE("text is UTF-8 without NUL bytes; the first byte that is not is found"
   CHECK(FirstNonTextByte("x\xed\xa0\x80") == 1u);     // a surrogate
   CHECK(FirstNonTextByte("\xf4\x90\x80\x80") == 0u);  // past U+10FFFF
   CHECK(FirstNonTextByte("\xe2\x82") == 0u);          // cut short
-}
-
-TEST_CASE("khost corpus: arguments into a request, defaults filled, misplaced options refused") {
-  auto extract = ParseCorpusArgs({"extract", "a", "b/", "--out", "c"});
-  REQUIRE(extract.ok());
-  CHECK(extract->paths == std::vector<std::string>{"a", "b/"});
-  CHECK(extract->out == "c");
-  auto sample = ParseCorpusArgs({"sample", "c", "--n", "7", "--seed", "3"});
-  REQUIRE(sample.ok());
-  CHECK(sample->sample.n == 7);
-  CHECK(sample->sample.seed == 3);
-  CHECK(sample->sample.long_portion == 0.8);
-  CHECK(sample->sample.long_pool == 0.3);
-  CHECK(sample->out == "c/projections");
-  CHECK(ParseCorpusArgs({"sample", "c", "--n=9"})->sample.n == 9);
-  // The issue's spelling: --out DIR/projections alone names the corpus DIR.
-  auto by_out = ParseCorpusArgs({"sample", "--n", "100", "--out", "runs/corpus/projections/"});
-  REQUIRE(by_out.ok());
-  CHECK(by_out->paths == std::vector<std::string>{"runs/corpus"});
-  CHECK(ParseCorpusArgs({"sample", "--out", "projections"})->paths ==
-        std::vector<std::string>{"."});
-  CHECK(ParseCorpusArgs({"sample"}).status().message() ==
-        "'khost corpus sample' takes one corpus directory");
-  CHECK(ParseCorpusArgs({"sample", "c", "-n", "4"})->sample.n == 4);
-  auto exp = ParseCorpusArgs({"export", "c", "--dedup", "--max-lines", "50"});
-  REQUIRE(exp.ok());
-  CHECK(exp->dedup);
-  CHECK(exp->max_lines == 50);
-  CHECK(exp->out == "c/dataset.json");
-  CHECK(ParseCorpusArgs({"export", "c", "d"}).status().message() ==
-        "'khost corpus export' takes one corpus directory");
-  CHECK(ParseCorpusArgs({"extract", "a", "--n", "3", "--out", "c"}).status().message() ==
-        "--count goes with 'khost corpus sample'");
-  CHECK(
-      ParseCorpusArgs({"export", "c", "--min-lines", "9", "--max-lines", "3"}).status().message() ==
-      "--max-lines is below --min-lines");
-  CHECK(ParseCorpusArgs({"sample", "c", "--long-portion", "-0.1"}).status().message() ==
-        "--long-portion is 0 to 1");
 }
 
 }  // namespace

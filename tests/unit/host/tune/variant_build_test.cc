@@ -59,75 +59,6 @@ Toolchain Rvv() {
   return *t;
 }
 
-TEST_CASE("toolchain profiles: keys, defaults for the IR compiler, and errors with lines") {
-  const Toolchain t = Rvv();
-  CHECK(t.name == "rvv");
-  CHECK(t.target_flags ==
-        std::vector<std::string>{"--target=riscv64-linux-gnu", "-march=rv64gcv_zvl256b"});
-  CHECK(t.cflags == std::vector<std::string>{"-O2", "-g"});
-  CHECK(t.ll_cc == t.cc);               // default: the C compiler
-  CHECK(t.ll_flags == t.target_flags);  // and its target
-  CHECK(t.emulator == std::vector<std::string>{"qemu-riscv64", "-cpu", "rv64,v=true"});
-  CHECK(t.packages.at("qemu-riscv64") == "qemu-user");
-
-  auto native = ParseToolchain(
-      "cc = gcc\ncxx = g++\nobjdump = llvm-objdump-19\nll_cc = clang-19\n"
-      "ll_flags =\n",
-      "native.profile");
-  REQUIRE(native.ok());
-  CHECK(native->ll_flags.empty());  // set, to nothing
-  CHECK(native->emulator.empty());
-
-  auto error = [](const std::string& text) {
-    auto r = ParseToolchain(text, "x.profile");
-    REQUIRE(!r.ok());
-    return r.status().message();
-  };
-  CHECK(error("cc = gcc\nbogus = 1\n") == "x.profile:2: unknown key 'bogus'");
-  CHECK(error("cc gcc\n") == "x.profile:1: expected 'key = value'");
-  CHECK(error("cc = gcc\ncxx = g++\nobjdump = o\npackages = gcc\n") ==
-        "x.profile:4: packages: expected TOOL:PACKAGE, got 'gcc'");
-  CHECK(error("cxx = g++\nobjdump = o\n") == "x.profile: no 'cc ='");
-  CHECK(error("cc = gcc\ncxx = g++\nobjdump = o\nname_prefix = ../../evil_\n") ==
-        "x.profile: name_prefix and name_suffix take letters, digits, _ . - only");
-  CHECK(error("cc = gcc\ncxx = g++\nobjdump = o\nemulator = qemu-x\n") ==
-        "x.profile: a profile with an emulator needs 'processor ='");
-}
-
-TEST_CASE("the shipped toolchain profiles parse") {
-  const std::string dir = KTUNE_SOURCE_DIR "/toolchains";
-  const std::vector<std::string> names = ToolchainNames(dir);
-  CHECK(names ==
-        std::vector<std::string>{"aarch64-gcc12", "native", "riscv64-gcc12", "rvv-clang19"});
-  for (const std::string& n : names) {
-    CAPTURE(n);
-    auto t = LoadToolchain(n, dir);
-    REQUIRE_MESSAGE(t.ok(), t.status().message());
-    // Every tool the profile runs names the Debian package that provides it.
-    for (const auto* tool : {&t->cc, &t->cxx, &t->ll_cc, &t->objdump}) {
-      CHECK(t->packages.count((*tool)[0]) == 1);
-    }
-    if (!t->emulator.empty()) CHECK(t->packages.count(t->emulator[0]) == 1);
-  }
-  auto missing = LoadToolchain("riscv128", dir);
-  REQUIRE(!missing.ok());
-  CHECK(Contains(missing.status().message(), "(known: aarch64-gcc12, native,"));
-}
-
-TEST_CASE("a missing tool names its Debian package; the emulator only when asked") {
-  Toolchain t = Rvv();
-  t.emulator = {"ktune-missing-qemu"};
-  t.packages["ktune-missing-qemu"] = "qemu-user";
-  t.cc = t.cxx = t.ll_cc = t.objdump = {"sh"};  // present everywhere
-  CHECK(CheckTools(t, /*with_emulator=*/false).ok());
-  const Status s = CheckTools(t, /*with_emulator=*/true);
-  CHECK(s.message() ==
-        "toolchain rvv needs ktune-missing-qemu, which is not in PATH: install the Debian package "
-        "qemu-user (scripts/setup.sh installs it)");
-  t.needs = {"ktune-missing-ld"};
-  CHECK(Contains(CheckTools(t, false).message(), "its profile names no package for it"));
-}
-
 TEST_CASE("blk_constants.json: parameters in spec order; constants must agree") {
   const KernelSpec spec = Spec();
   auto c = ParseBlkConstants(R"({"BLOCK_SIZE_N": 16, "BLOCK_SIZE_M": 8, "GROUP_SIZE_M": 8})", spec,
@@ -146,44 +77,6 @@ TEST_CASE("blk_constants.json: parameters in spec order; constants must agree") 
                  "num_warps is neither a parameter nor a constant"));
   CHECK(error(R"({"BLOCK_SIZE_M": "8"})") == "b.json: BLOCK_SIZE_M is not an integer");
   CHECK(error("[1") == "b.json: not a JSON object");
-}
-
-const char kHostIr[] =
-    "; ModuleID = 'kernel.c'\n"
-    "target datalayout = \"e-m:e-p270:32:32-i64:64-n8:16:32:64-S128\"\n"
-    "target triple = \"x86_64-pc-linux-gnu\"\n"
-    "\n"
-    "define void @k() #0 {\n"
-    "  ret void\n"
-    "}\n"
-    "\n"
-    "attributes #0 = { nounwind \"target-cpu\"=\"x86-64\" \"target-features\"=\"+sse2,+x87\" "
-    "\"tune-cpu\"=\"generic\" uwtable }\n";
-
-TEST_CASE("IR for the host is retargeted; IR for the target is kept; others are refused") {
-  const IrTarget rv{"riscv64-unknown-linux-gnu", "e-m:e-p:64:64-i64:64-i128:128-n32:64-S128"};
-  auto out = RetargetIr(kHostIr, rv, "x86_64", "k.llir");
-  REQUIRE(out.ok());
-  const IrTarget now = ReadIrTarget(*out);
-  CHECK(now.triple == rv.triple);
-  CHECK(now.datalayout == rv.datalayout);
-  CHECK(Contains(*out, "attributes #0 = { nounwind uwtable }"));
-  CHECK(Contains(*out, "define void @k() #0 {\n  ret void\n}\n"));
-  CHECK(out->back() == '\n');
-
-  auto same = RetargetIr(*out, rv, "x86_64", "k.llir");
-  REQUIRE(same.ok());
-  CHECK(*same == *out);
-  auto host_native = RetargetIr(kHostIr, {"x86_64-unknown-linux-gnu", "e"}, "x86_64", "k.llir");
-  REQUIRE(host_native.ok());
-  CHECK(*host_native == kHostIr);  // same architecture: unchanged, attributes too
-
-  auto third = RetargetIr(kHostIr, rv, "aarch64", "k.llir");
-  REQUIRE(!third.ok());
-  CHECK(third.status().message() ==
-        "k.llir: compiled for x86_64-pc-linux-gnu, which is neither this host (aarch64) nor the "
-        "toolchain's target (riscv64-unknown-linux-gnu)");
-  CHECK(!RetargetIr("define void @k() { ret void }\n", rv, "x86_64", "k.llir").ok());
 }
 
 TEST_CASE("variant names, constants and blk_constants.json follow the seed's conventions") {
@@ -271,41 +164,6 @@ TEST_CASE("configs.json lists the variants that built, in the seed's format") {
   auto dir = ParseConfigsJson(text, "matmul");
   REQUIRE(dir.ok());
   CHECK(dir->variants[0].params == Params{{"BLOCK_SIZE_M", "8"}, {"BLOCK_SIZE_N", "16"}});
-}
-
-TEST_CASE("command lines quote what a shell would split; LastLines keeps the end") {
-  CHECK(CommandLine({"cc", "-O2", "-DX=1", "a b.c", "it's"}) == "cc -O2 -DX=1 'a b.c' 'it'\\''s'");
-  CHECK(CommandLine({""}) == "''");
-  CHECK(LastLines("a\nb\nc\n", 2) == "b\nc");
-  CHECK(LastLines("a\nb\nc", 5) == "a\nb\nc");
-  CHECK(LastLines("", 3).empty());
-  // LastLine: the last line with any text, trimmed, whatever the line ends.
-  CHECK(LastLine("first\n  Segmentation fault \r\n\n \n") == "Segmentation fault");
-  CHECK(LastLine("one line") == "one line");
-  CHECK(LastLine(" \n\t\r\n").empty());
-  CHECK(LastLine("").empty());
-}
-
-TEST_CASE("tune options: defaults and refusals") {
-  auto d = ParseTuneArgs({"matmul"});
-  REQUIRE(d.ok());
-  CHECK(d->toolchain == "rvv-clang19");
-  CHECK(d->jobs == 0);
-  CHECK(!d->sample);
-  CHECK(!d->check);
-  CHECK(d->kernels_dir == KTUNE_SOURCE_DIR "/kernels");
-  auto o = ParseTuneArgs({"k.kspec", "-j", "3", "--sample", "5", "--seed", "9", "--shape", "M=4",
-                          "--shape", "N=8", "--check", "--toolchain", "native"});
-  REQUIRE(o.ok());
-  CHECK(o->jobs == 3);
-  CHECK(*o->sample == 5);
-  CHECK(o->seed == 9);
-  CHECK(o->shape == std::vector<std::string>{"M=4", "N=8"});
-  CHECK(o->check);
-  CHECK(!ParseTuneArgs({"matmul", "--sample", "0"}).ok());
-  CHECK(!ParseTuneArgs({"matmul", "--check-timeout", "0"}).ok());
-  CHECK(!ParseTuneArgs({"matmul", "--triton", "d", "--sample", "2"}).ok());
-  CHECK(!ParseTuneArgs({}).ok());
 }
 
 }  // namespace

@@ -147,12 +147,5 @@ TEST_CASE("Mann-Whitney U: exact for small samples, normal approximation otherwi
   CHECK_FALSE(MannWhitneyU({}, {1, 2}).has_value());
 }
 
-TEST_CASE("ETAs read as minutes:seconds, or hours:minutes:seconds") {
-  CHECK(FormatEta(0) == "0:00");
-  CHECK(FormatEta(65.4) == "1:05");
-  CHECK(FormatEta(43203) == "12:00:03");
-  CHECK(FormatEta(-3) == "0:00");
-}
-
 }  // namespace
 }  // namespace ktune::host

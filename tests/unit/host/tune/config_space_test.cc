@@ -1,0 +1,98 @@
+// Kernel specs and what khost tune derives from them without building: the spec parser and its
+// errors (file:line), shape overrides and argv, the configuration space, test data (values,
+// names, both formats) and the host references that give the golden outputs.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include "common/fs.h"
+#include "host/results/test_data_files.h"
+#include "host/tune/config_space.h"
+#include "host/tune/kspec.h"
+#include "host/tune/kspec_best.h"
+#include "host/tune/references.h"
+#include "host/tune/tensors.h"
+
+namespace ktune::host {
+namespace {
+
+const char kMatmul[] =
+    "# a comment\n"
+    "kernel: matmul\n"
+    "main: main.c ../common/ktune_kernel.c\n"
+    "kernel_source: matmul_kernel.c\n"
+    "include: ../common\n"
+    "param: BLOCK_SIZE_M = 4 8 16 8 4\n"
+    "param: BLOCK_SIZE_N = 8 16\n"
+    "constant: GROUP_SIZE_M = 8\n"
+    "constraint: BLOCK_SIZE_M * BLOCK_SIZE_N <= 64\n"
+    "shape: M=2 N=3 K=4 RUN_COUNT=5\n"
+    "args: {M}x{N}x{K}x{RUN_COUNT} --flag\n"
+    "input: A float32 [M, K] uniform(-1, 1) seed=1\n"
+    "input: B float32 [K, N] normal(0, 2) seed=2\n"
+    "output: C float32 [M, N] atol=1e-4 rtol=0.5\n"
+    "reference: matmul\n"
+    "data: txt\n";
+
+KernelSpec Parse(const std::string& text) {
+  auto spec = ParseKernelSpec(text, "/k/matmul/matmul.kspec");
+  REQUIRE_MESSAGE(spec.ok(), spec.status().message());
+  return *spec;
+}
+
+TEST_CASE("the space: the grid in order, filtered by constraints over params, constants, shape") {
+  KernelSpec s = Parse(kMatmul);
+  auto space = EnumerateSpace(s, {});
+  REQUIRE(space.ok());
+  CHECK(space->grid_size == 6);
+  // 4*8=32, 4*16=64, 8*8=64 pass; 8*16=128, 16*8=128, 16*16=256 do not.
+  CHECK(space->configs == std::vector<Config>{{4, 8}, {4, 16}, {8, 8}});
+  CHECK(space->feasible == 3);
+
+  s = Parse(std::string(kMatmul) + "constraint: BLOCK_SIZE_M <= M * GROUP_SIZE_M && " +
+            "BLOCK_SIZE_N % 16 == 0\n");
+  auto both = EnumerateSpace(s, {});
+  REQUIRE(both.ok());
+  CHECK(both->configs == std::vector<Config>{{4, 16}});
+
+  s = Parse(std::string(kMatmul) + "constraint: BLOCK_SIZE_M > 1000\n");
+  CHECK(EnumerateSpace(s, {}).status().message() ==
+        "/k/matmul/matmul.kspec: no configuration of 6 satisfies the constraints (lines 9, 17)");
+  s = Parse(std::string(kMatmul) + "constraint: BLOCK_SIZE_M / (BLOCK_SIZE_N - 8)\n");
+  CHECK(EnumerateSpace(s, {}).status().message().rfind(
+            "/k/matmul/matmul.kspec:17: constraint BLOCK_SIZE_M / (BLOCK_SIZE_N - 8): ", 0) == 0);
+
+  std::string big = "kernel: k\nmain: m.c\n";
+  for (int i = 0; i < 8; ++i) big += "param: P" + std::to_string(i) + " = 1 2 3 4 5 6 7 8\n";
+  CHECK(EnumerateSpace(Parse(big), {})
+            .status()
+            .message()
+            .find("the grid has more than 10000000 configurations") != std::string::npos);
+}
+
+TEST_CASE("--sample: reproducible, in grid order, unique; all when N covers the space") {
+  std::string text = "kernel: k\nmain: m.c\nparam: A = 1 2 3 4 5 6 7 8\nparam: B = 1 2 3 4 5 6\n";
+  const KernelSpec s = Parse(text);
+  auto a = EnumerateSpace(s, {5, 42});
+  auto again = EnumerateSpace(s, {5, 42});
+  auto other = EnumerateSpace(s, {5, 43});
+  REQUIRE(a.ok());
+  REQUIRE(again.ok());
+  REQUIRE(other.ok());
+  CHECK(a->configs.size() == 5);
+  CHECK(a->feasible == 48);
+  CHECK(a->configs == again->configs);
+  CHECK(a->configs != other->configs);
+  CHECK(std::is_sorted(a->configs.begin(), a->configs.end()));  // grid order is lexicographic
+  CHECK(std::set<Config>(a->configs.begin(), a->configs.end()).size() == 5);
+  auto all = EnumerateSpace(s, {100, 1});
+  REQUIRE(all.ok());
+  CHECK(all->configs.size() == 48);
+}
+
+}  // namespace
+}  // namespace ktune::host
