@@ -12,8 +12,8 @@
 #include <cxxopts.hpp>
 #include <optional>
 
-#include "agent/log.h"
-#include "agent/server.h"
+#include "agent/server/agent_server.h"
+#include "agent/server/log.h"
 #include "common/fs.h"
 #include "common/strings.h"
 #include "common/version.h"
@@ -148,12 +148,12 @@ int Main(int argc, char** argv) {
     Error("unexpected argument '" + args.unmatched().front() + "'");
     return 2;
   }
-  ktune::LogLevel level;
-  if (!ktune::ParseLogLevel(args["log-level"].as<std::string>(), &level)) {
+  ktune::agent::LogLevel level;
+  if (!ktune::agent::ParseLogLevel(args["log-level"].as<std::string>(), &level)) {
     Error("unknown log level '" + args["log-level"].as<std::string>() + "'");
     return 2;
   }
-  ktune::SetLogLevel(level);
+  ktune::agent::SetLogLevel(level);
 
   auto listen = ktune::ParseHostPort(args["listen"].as<std::string>(), /*allow_port_zero=*/true);
   if (!listen.ok()) {
@@ -181,7 +181,7 @@ int Main(int argc, char** argv) {
   const bool daemon = args.count("daemon") > 0;
   if (daemon) BeginDaemon();
   boost::asio::io_context io;
-  ktune::AgentOptions opts;
+  ktune::agent::AgentOptions opts;
   opts.listen = *listen;
   opts.store_dir = args["store"].as<std::string>();
   opts.token = token;
@@ -210,7 +210,7 @@ int Main(int argc, char** argv) {
   opts.limits.file_size_bytes = args["limit-fsize-mb"].as<uint64_t>() << 20;
   const int64_t nproc = args["limit-nproc"].as<int64_t>();
   opts.limits.processes = nproc >= 0 ? static_cast<uint64_t>(nproc) : ::geteuid() == 0 ? 1024 : 0;
-  auto server = ktune::AgentServer::Create(io, opts);
+  auto server = ktune::agent::AgentServer::Create(io, opts);
   if (!server.ok()) {
     Error(server.status().message());
     return 1;
@@ -232,7 +232,8 @@ int Main(int argc, char** argv) {
 
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code&, int sig) {
-    ktune::Log(ktune::LogLevel::kInfo, "signal " + std::to_string(sig) + ": shutting down");
+    ktune::agent::Log(ktune::agent::LogLevel::kInfo,
+                      "signal " + std::to_string(sig) + ": shutting down");
     (*server)->Shutdown();
     io.stop();
   });

@@ -6,14 +6,14 @@
 #include <filesystem>
 #include <fstream>
 
-#include "agent/perf_counters.h"
-#include "agent/sampler.h"
-#include "agent/workload.h"
+#include "agent/measure/perf_counters.h"
+#include "agent/measure/sampler.h"
+#include "agent/measure/workload.h"
 #include "common/fs.h"
 #include "host/results/samples.h"
 #include "tests/integration/harness.h"
 
-namespace ktune {
+namespace ktune::agent {
 namespace {
 namespace fs = std::filesystem;
 
@@ -110,4 +110,4 @@ TEST_CASE("khost run --record: samples beside the results, reports, and unsuppor
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::agent

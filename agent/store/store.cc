@@ -1,4 +1,4 @@
-#include "agent/store.h"
+#include "agent/store/store.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,10 +10,9 @@
 #include <csignal>
 #include <filesystem>
 
-#include "agent/log.h"
 #include "common/strings.h"
 
-namespace ktune {
+namespace ktune::agent {
 namespace fs = std::filesystem;
 
 namespace {
@@ -203,8 +202,8 @@ void Store::Touch(const std::string& bundle_id) {
 }
 
 Status Store::MakeRoom(uint64_t incoming_bytes, uint64_t quota_bytes,
-                       const std::set<std::string>& in_use,
-                       const std::set<std::string>& keep_blobs) {
+                       const std::set<std::string>& in_use, const std::set<std::string>& keep_blobs,
+                       std::vector<std::string>* evicted) {
   uint64_t used = BundleBytes();
   if (used + incoming_bytes <= quota_bytes) return Status::Ok();
   // Oldest use first.
@@ -216,12 +215,11 @@ Status Store::MakeRoom(uint64_t incoming_bytes, uint64_t quota_bytes,
     if (!ec) bundles.emplace_back(when, id);
   }
   std::sort(bundles.begin(), bundles.end());
-  std::vector<std::string> evicted;
   for (const auto& [when, id] : bundles) {
     if (used + incoming_bytes <= quota_bytes) break;
     if (in_use.count(id)) continue;
     RemoveTree(root_ + "/bundles/" + id);
-    evicted.push_back(id);
+    if (evicted) evicted->push_back(id);
     // The blobs no remaining bundle holds go with it.
     std::set<std::string> held = keep_blobs;
     for (const auto& b : fs::directory_iterator(root_ + "/bundles", ec)) {
@@ -239,9 +237,6 @@ Status Store::MakeRoom(uint64_t incoming_bytes, uint64_t quota_bytes,
     }
     used = BundleBytes();
   }
-  for (const std::string& id : evicted) {
-    Log(LogLevel::kInfo, "store quota: evicted bundle " + id.substr(0, 12));
-  }
   if (used + incoming_bytes <= quota_bytes) return Status::Ok();
   return ResourceExhausted("the agent's store quota (" + MiB(quota_bytes) + ") cannot take " +
                            MiB(incoming_bytes) + " more: " + MiB(used) +
@@ -255,4 +250,4 @@ Result<std::string> Store::RunDir(const std::string& run_id) {
   return dir;
 }
 
-}  // namespace ktune
+}  // namespace ktune::agent

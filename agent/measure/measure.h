@@ -1,9 +1,8 @@
-// Measures a run plan: for every variant and every pass of its events (agent/passes.h), warm-up
-// runs (not recorded), then repetitions, each a Workload (agent/workload.h) with a CounterGroup
-// (agent/perf_counters.h) opened on it. Every
-// repetition becomes one RepetitionRow: wall time, the kernel's self-reported time, task-clock
-// and the requested events, handed to the run's Journal (agent/journal.h), which makes it
-// durable before it is sent.
+// Measures a run plan: for every variant and every pass of its events (agent/measure/passes.h),
+// warm-up runs (not recorded), then repetitions, each a Workload (agent/measure/workload.h) with a
+// CounterGroup (agent/measure/perf_counters.h) opened on it. Every repetition becomes one
+// RepetitionRow: wall time, the kernel's self-reported time, task-clock and the requested events,
+// handed to the run's Journal (agent/measure/journal.h), which makes it durable before it is sent.
 #pragma once
 
 #include <cstdint>
@@ -12,14 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "agent/journal.h"
-#include "agent/sampler.h"
-#include "agent/workload.h"
+#include "agent/measure/journal.h"
+#include "agent/measure/sampler.h"
+#include "agent/measure/workload.h"
 #include "common/events.h"
 #include "common/results.h"
 #include "common/status.h"
 
-namespace ktune {
+namespace ktune::agent {
 
 struct PlanVariant {
   std::string name;
@@ -33,7 +32,7 @@ struct MeasurePlan {
   std::string run_id;
   std::string board;     // this agent's CpuFingerprint, on every row
   std::string tree_dir;  // the bundle's tree: holds <kernel>/run/...
-  std::string work_dir;  // the kernels' working directory (agent/sandbox.h), or the tree's
+  std::string work_dir;  // the kernels' working directory (agent/measure/sandbox.h), or the tree's
   WorkloadLimits limits;
   std::optional<WorkloadUser> user;  // kernels run as this user
   std::vector<PlanVariant> variants;
@@ -63,4 +62,4 @@ std::vector<EventSpec> CountedEvents(const std::vector<EventSpec>& requested);
 // short by the canceller is not recorded.
 Status MeasurePlanRows(const MeasurePlan& plan, Journal& journal, const Canceller& canceller);
 
-}  // namespace ktune
+}  // namespace ktune::agent

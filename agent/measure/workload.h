@@ -23,7 +23,7 @@
 #include "common/results.h"
 #include "common/status.h"
 
-namespace ktune {
+namespace ktune::agent {
 
 // Lets another thread abort running workloads (agent shutdown): Cancel() makes fd() readable
 // for good, and every Workload polling it kills its process group.
@@ -114,4 +114,4 @@ class Workload {
   std::function<void()> on_watch_;
 };
 
-}  // namespace ktune
+}  // namespace ktune::agent

@@ -1,13 +1,13 @@
-#include "agent/measure.h"
+#include "agent/measure/measure.h"
 
 #include <algorithm>
 #include <optional>
 
-#include "agent/kernel_output.h"
-#include "agent/perf_counters.h"
-#include "agent/workload.h"
+#include "agent/measure/kernel_output.h"
+#include "agent/measure/perf_counters.h"
+#include "agent/measure/workload.h"
 
-namespace ktune {
+namespace ktune::agent {
 namespace {
 
 constexpr size_t kExcerptBytes = 2048;
@@ -172,4 +172,4 @@ Status MeasurePlanRows(const MeasurePlan& plan, Journal& journal, const Cancelle
   return Status::Ok();
 }
 
-}  // namespace ktune
+}  // namespace ktune::agent

@@ -1,11 +1,11 @@
-#include "agent/log.h"
+#include "agent/server/log.h"
 
 #include <time.h>
 
 #include <atomic>
 #include <cstdio>
 
-namespace ktune {
+namespace ktune::agent {
 namespace {
 
 std::atomic<int> g_level{static_cast<int>(LogLevel::kInfo)};
@@ -39,4 +39,4 @@ void Log(LogLevel level, const std::string& message) {
                kNames[static_cast<int>(level)], message.c_str());
 }
 
-}  // namespace ktune
+}  // namespace ktune::agent

@@ -1,15 +1,15 @@
-#include "agent/sysinfo.h"
+#include "agent/server/sysinfo.h"
 
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "agent/perf_counters.h"
+#include "agent/measure/perf_counters.h"
 #include "common/events.h"
 #include "common/fs.h"
 #include "common/strings.h"
 #include "protocol/convert.h"
 
-namespace ktune {
+namespace ktune::agent {
 
 Result<CpuId> DetectCpu(const std::string& fake_cpuinfo) {
   CpuId cpu;
@@ -49,4 +49,4 @@ wire::Capabilities ProbeCapabilities(const CpuId& cpu) {
   return caps;
 }
 
-}  // namespace ktune
+}  // namespace ktune::agent

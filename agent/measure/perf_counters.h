@@ -2,8 +2,8 @@
 //   PerfAttrFor     config: one catalog event (common/events.h) -> perf_event_attr
 //   OpenPerfEvent   the only call of perf_event_open in ktune
 //   CounterGroup    opens a set of events on one process as perf groups and reads them
-// (agent/sampler.h samples through OpenPerfEvent too.) Every fd is close-on-exec and owned by a
-// ScopedFd.
+// (agent/measure/sampler.h samples through OpenPerfEvent too.) Every fd is close-on-exec and owned
+// by a ScopedFd.
 //
 // Events are opened on a process that has not exec'd yet, disabled, with enable_on_exec and
 // inherit: they count from the exec of the workload on, over all its threads and children.
@@ -26,7 +26,7 @@
 #include "common/fs.h"
 #include "common/results.h"
 
-namespace ktune {
+namespace ktune::agent {
 
 perf_event_attr PerfAttrFor(const EventSpec& spec);
 
@@ -84,4 +84,4 @@ std::string ProbeEvent(const EventSpec& spec);
 // does not open makes it false.
 bool CountTogether(const std::vector<EventSpec>& events);
 
-}  // namespace ktune
+}  // namespace ktune::agent

@@ -20,7 +20,7 @@
 #include "common/events.h"
 #include "common/status.h"
 
-namespace ktune {
+namespace ktune::agent {
 
 using Pass = std::vector<EventSpec>;
 
@@ -65,4 +65,4 @@ PassPlan PlanPasses(const std::vector<EventSpec>& events, const std::string& mod
 // Software events are split too, so that the passes path runs for real.
 PassPlan PlanPassesWithFakeBudget(const std::vector<EventSpec>& events, int budget);
 
-}  // namespace ktune
+}  // namespace ktune::agent

@@ -1,4 +1,4 @@
-#include "agent/perf_counters.h"
+#include "agent/measure/perf_counters.h"
 
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace ktune {
+namespace ktune::agent {
 namespace {
 
 constexpr uint64_t kReadFormat = PERF_FORMAT_GROUP | PERF_FORMAT_ID |
@@ -176,4 +176,4 @@ std::string ProbeEvent(const EventSpec& spec) {
   return fd.ok() ? "" : fd.status().message();
 }
 
-}  // namespace ktune
+}  // namespace ktune::agent

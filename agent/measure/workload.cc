@@ -1,4 +1,4 @@
-#include "agent/workload.h"
+#include "agent/measure/workload.h"
 
 #include <fcntl.h>
 #include <grp.h>
@@ -20,7 +20,7 @@
 
 extern char** environ;
 
-namespace ktune {
+namespace ktune::agent {
 namespace {
 
 uint64_t MonotonicNs() {
@@ -342,4 +342,4 @@ WorkloadResult Workload::Run(const std::function<void()>& at_exit) {
   return r;
 }
 
-}  // namespace ktune
+}  // namespace ktune::agent

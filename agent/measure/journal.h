@@ -19,7 +19,7 @@
 #include "common/results.h"
 #include "common/status.h"
 
-namespace ktune {
+namespace ktune::agent {
 
 class Journal {
  public:
@@ -66,4 +66,4 @@ class Journal {
   std::thread thread_;  // last: starts once the members above exist
 };
 
-}  // namespace ktune
+}  // namespace ktune::agent

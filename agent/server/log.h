@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace ktune {
+namespace ktune::agent {
 
 enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
 
@@ -13,4 +13,4 @@ bool ParseLogLevel(std::string_view text, LogLevel* out);
 void SetLogLevel(LogLevel level);
 void Log(LogLevel level, const std::string& message);
 
-}  // namespace ktune
+}  // namespace ktune::agent

@@ -1,12 +1,12 @@
-#include "agent/passes.h"
+#include "agent/measure/passes.h"
 
 #include <linux/perf_event.h>
 
-#include "agent/perf_counters.h"
+#include "agent/measure/perf_counters.h"
 #include "common/fs.h"
 #include "common/strings.h"
 
-namespace ktune {
+namespace ktune::agent {
 namespace {
 
 bool IsSoftware(const EventSpec& e) {
@@ -129,4 +129,4 @@ PassPlan PlanPassesWithFakeBudget(const std::vector<EventSpec>& events, int budg
   return plan;
 }
 
-}  // namespace ktune
+}  // namespace ktune::agent

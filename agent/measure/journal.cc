@@ -1,4 +1,4 @@
-#include "agent/journal.h"
+#include "agent/measure/journal.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,7 +9,7 @@
 #include "protocol/convert.h"
 #include "protocol/frame_codec.h"
 
-namespace ktune {
+namespace ktune::agent {
 
 Result<std::unique_ptr<Journal>> Journal::Open(const std::string& run_dir, OnDurable on_durable) {
   KT_ASSIGN_OR_RETURN(ResultsAppend results, OpenResultsForAppend(run_dir + "/results.csv"));
@@ -107,4 +107,4 @@ Status Journal::WriteProfiles(const std::deque<Entry>& batch) {
   return Status::Ok();
 }
 
-}  // namespace ktune
+}  // namespace ktune::agent

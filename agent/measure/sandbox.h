@@ -9,10 +9,10 @@
 #include <optional>
 #include <string>
 
-#include "agent/workload.h"
+#include "agent/measure/workload.h"
 #include "common/status.h"
 
-namespace ktune {
+namespace ktune::agent {
 
 struct Sandbox {
   std::optional<WorkloadUser> user;  // set when agentd is root
@@ -32,4 +32,4 @@ Status CheckReachable(const WorkloadUser& user, const std::string& path);
 Status MakeWorkDir(const std::string& work_dir, const std::string& tree_dir,
                    const std::optional<WorkloadUser>& user);
 
-}  // namespace ktune
+}  // namespace ktune::agent

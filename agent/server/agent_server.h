@@ -13,14 +13,14 @@
 #include <optional>
 #include <string>
 
-#include "agent/store.h"
-#include "agent/workload.h"
+#include "agent/measure/workload.h"
+#include "agent/store/store.h"
 #include "common/address.h"
 #include "common/cpu.h"
 #include "common/status.h"
 #include "protocol/session_crypto.h"
 
-namespace ktune {
+namespace ktune::agent {
 
 class Measurer;
 struct RunState;
@@ -41,7 +41,7 @@ struct AgentOptions {
   // also seals the session's frames (agentd seals off loopback).
   std::optional<Token> token;
   bool seal = false;
-  // When agentd runs as root, kernels run as this user (agent/sandbox.h).
+  // When agentd runs as root, kernels run as this user (agent/measure/sandbox.h).
   std::string run_as = "nobody";
   WorkloadLimits limits;                       // for every kernel
   uint64_t max_bundle_bytes = 2048ull << 20;   // a bigger bundle is refused
@@ -79,4 +79,4 @@ class AgentServer {
   std::unique_ptr<Measurer> measurer_;
 };
 
-}  // namespace ktune
+}  // namespace ktune::agent

@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-namespace ktune {
+namespace ktune::agent {
 
 constexpr size_t kMaxTimeLineBytes = 4096;
 
@@ -39,4 +39,4 @@ class OutputScanner {
   bool failure_ = false;
 };
 
-}  // namespace ktune
+}  // namespace ktune::agent

@@ -1,4 +1,4 @@
-#include "agent/sampler.h"
+#include "agent/measure/sampler.h"
 
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "agent/perf_counters.h"
+#include "agent/measure/perf_counters.h"
 #include "common/strings.h"
 
-namespace ktune {
+namespace ktune::agent {
 namespace {
 
 constexpr uint64_t kSampleType =
@@ -267,4 +267,4 @@ Profile Sampler::TakeProfile() {
   return p;
 }
 
-}  // namespace ktune
+}  // namespace ktune::agent

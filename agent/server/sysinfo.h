@@ -10,7 +10,7 @@
 #include "common/status.h"
 #include "protocol/ktune.pb.h"
 
-namespace ktune {
+namespace ktune::agent {
 
 // This machine's CPU: uname's architecture and /proc/cpuinfo's identity, or, with a
 // `fake_cpuinfo` file (agentd --fake-cpuinfo), that file's identity.
@@ -18,4 +18,4 @@ Result<CpuId> DetectCpu(const std::string& fake_cpuinfo = "");
 
 wire::Capabilities ProbeCapabilities(const CpuId& cpu);
 
-}  // namespace ktune
+}  // namespace ktune::agent

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "common/fs.h"
 #include "common/hash.h"
@@ -22,7 +23,7 @@
 #include "common/results.h"
 #include "common/status.h"
 
-namespace ktune {
+namespace ktune::agent {
 
 class Store;
 
@@ -74,16 +75,17 @@ class Store {
   uint64_t BundleBytes() const;
   // Makes room for `incoming_bytes` more under `quota_bytes` by evicting the least recently used
   // bundles (manifest, tree, and blobs no other bundle holds) that are not in `in_use`; blobs in
-  // `keep_blobs` (the incoming bundle's) stay. Fails, saying so, when that is not enough.
+  // `keep_blobs` (the incoming bundle's) stay. Fails, saying so, when that is not enough. The
+  // ids of the bundles evicted go to `evicted` (when given), room made or not.
   Status MakeRoom(uint64_t incoming_bytes, uint64_t quota_bytes,
-                  const std::set<std::string>& in_use,
-                  const std::set<std::string>& keep_blobs = {});
+                  const std::set<std::string>& in_use, const std::set<std::string>& keep_blobs = {},
+                  std::vector<std::string>* evicted = nullptr);
   // Marks a bundle used now (pushed or run): the last to be evicted.
   void Touch(const std::string& bundle_id);
 
   // runs/<run_id>/, created on demand.
   Result<std::string> RunDir(const std::string& run_id);
-  // work/<run_id>: the run's working directory while it measures (agent/sandbox.h).
+  // work/<run_id>: the run's working directory while it measures (agent/measure/sandbox.h).
   std::string WorkDir(const std::string& run_id) const { return root_ + "/work/" + run_id; }
 
  private:
@@ -94,4 +96,4 @@ class Store {
   std::string tmp_;  // this agent's temp directory
 };
 
-}  // namespace ktune
+}  // namespace ktune::agent

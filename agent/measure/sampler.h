@@ -21,7 +21,7 @@
 #include "common/results.h"
 #include "common/status.h"
 
-namespace ktune {
+namespace ktune::agent {
 
 struct SampleOptions {
   uint64_t period = 0;  // a sample every `period` events, or else
@@ -85,4 +85,4 @@ class Sampler {
 // The online CPUs, from /sys/devices/system/cpu/online ("0-3,6").
 std::vector<int> OnlineCpus();
 
-}  // namespace ktune
+}  // namespace ktune::agent

@@ -1,4 +1,4 @@
-#include "agent/sandbox.h"
+#include "agent/measure/sandbox.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include "common/fs.h"
 #include "common/strings.h"
 
-namespace ktune {
+namespace ktune::agent {
 namespace fs = std::filesystem;
 
 Result<WorkloadUser> LookupUser(const std::string& name) {
@@ -78,4 +78,4 @@ Status MakeWorkDir(const std::string& work_dir, const std::string& tree_dir,
   return Status::Ok();
 }
 
-}  // namespace ktune
+}  // namespace ktune::agent

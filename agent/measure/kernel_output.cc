@@ -1,7 +1,7 @@
-#include "agent/kernel_output.h"
+#include "agent/measure/kernel_output.h"
 #include "common/strings.h"
 
-namespace ktune {
+namespace ktune::agent {
 namespace {
 
 void SkipSpaces(std::string_view& s) {
@@ -86,4 +86,4 @@ void OutputScanner::EndLine() {
   line_too_long_ = false;
 }
 
-}  // namespace ktune
+}  // namespace ktune::agent

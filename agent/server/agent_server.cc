@@ -1,4 +1,4 @@
-#include "agent/server.h"
+#include "agent/server/agent_server.h"
 
 #include <unistd.h>
 
@@ -11,16 +11,16 @@
 #include <set>
 #include <thread>
 
-#include "agent/log.h"
-#include "agent/measure.h"
-#include "agent/passes.h"
-#include "agent/sandbox.h"
-#include "agent/sysinfo.h"
+#include "agent/measure/measure.h"
+#include "agent/measure/passes.h"
+#include "agent/measure/sandbox.h"
+#include "agent/server/log.h"
+#include "agent/server/sysinfo.h"
 #include "common/version.h"
 #include "protocol/convert.h"
 #include "protocol/frame_codec.h"
 
-namespace ktune {
+namespace ktune::agent {
 
 namespace asio = boost::asio;
 using asio::ip::tcp;
@@ -42,7 +42,7 @@ class Measurer {
   // `model` names this machine's CPU in the budget memory kept at `budgets_path`;
   // `fake_budget` > 0 replaces the PMU probe (for machines without a PMU, in tests).
   // `exec_wrapper` (may be empty) runs every variant (AgentOptions).
-  // `sandbox` says as whom and within which limits kernels run (agent/sandbox.h).
+  // `sandbox` says as whom and within which limits kernels run (agent/measure/sandbox.h).
   static Result<std::unique_ptr<Measurer>> Create(std::string model, std::string budgets_path,
                                                   int fake_budget,
                                                   std::vector<std::string> exec_wrapper,
@@ -376,8 +376,13 @@ class Session : public std::enable_shared_from_this<Session> {
     const std::string id = BundleId(m);
     std::set<std::string> in_use = pins_.held();
     in_use.insert(id);
-    KT_RETURN_IF_ERROR(
-        store_.MakeRoom(incoming_bytes + bundle_bytes, limits_.quota_bytes, in_use, blobs));
+    std::vector<std::string> evicted;
+    const Status room = store_.MakeRoom(incoming_bytes + bundle_bytes, limits_.quota_bytes, in_use,
+                                        blobs, &evicted);
+    for (const std::string& gone : evicted) {
+      Log(LogLevel::kInfo, "store quota: evicted bundle " + gone.substr(0, 12));
+    }
+    KT_RETURN_IF_ERROR(room);
     KT_RETURN_IF_ERROR(store_.SaveManifest(m).status());
     store_.Touch(id);
     if (!pushing_.empty()) pins_.Drop(pushing_);
@@ -892,4 +897,4 @@ void AgentServer::Shutdown() {
   if (measurer_) measurer_->Stop();
 }
 
-}  // namespace ktune
+}  // namespace ktune::agent
