@@ -12,9 +12,9 @@
 namespace ktune::agent {
 
 Result<std::unique_ptr<Journal>> Journal::Open(const std::string& run_dir, OnDurable on_durable) {
-  KT_ASSIGN_OR_RETURN(ResultsAppend results, OpenResultsForAppend(run_dir + "/results.csv"));
+  KT_ASSIGN_OR_RETURN(ResultsAppend results, OpenResultsForAppend(ResultsPath(run_dir)));
   // A frame the agent was writing when it died goes the way of a torn row.
-  const std::string frames = run_dir + "/profiles.frames";
+  const std::string frames = ProfilesPath(run_dir);
   if (auto text = ReadFile(frames); text.ok()) {
     const size_t whole = WholeFramesBytes(*text);
     if (whole < text->size() && ::truncate(frames.c_str(), static_cast<off_t>(whole)) != 0) {
@@ -28,7 +28,7 @@ Result<std::unique_ptr<Journal>> Journal::Open(const std::string& run_dir, OnDur
 Journal::Journal(std::string run_dir, ScopedFd fd, std::vector<RepetitionRow> rows_before,
                  OnDurable on_durable)
     : run_dir_(std::move(run_dir)),
-      path_(run_dir_ + "/results.csv"),
+      path_(ResultsPath(run_dir_)),
       fd_(std::move(fd)),
       rows_before_(std::move(rows_before)),
       on_durable_(std::move(on_durable)),
@@ -87,24 +87,51 @@ Status Journal::WriteProfiles(const std::deque<Entry>& batch) {
   std::string frames;
   for (const Entry& e : batch) {
     if (!e.profile) continue;
-    wire::Envelope env;
-    auto* p = env.mutable_sample_profile();
-    p->set_run_id(e.row.run_id);
-    p->set_variant_index(e.row.variant_index);
-    p->set_pass(e.row.pass);
-    p->set_repetition(e.row.repetition);
-    ProfileToWire(*e.profile, p);
-    KT_ASSIGN_OR_RETURN(std::string frame, FrameCodec().Encode(env));
+    KT_ASSIGN_OR_RETURN(std::string frame,
+                        FrameCodec().Encode(SampleProfileMessage(e.row, *e.profile)));
     frames += frame;
   }
   if (frames.empty()) return Status::Ok();
-  const std::string path = run_dir_ + "/profiles.frames";
+  const std::string path = ProfilesPath(run_dir_);
   if (!profiles_fd_.valid()) {
     KT_ASSIGN_OR_RETURN(profiles_fd_, OpenFile(path, O_WRONLY | O_CREAT | O_APPEND));
   }
   KT_RETURN_IF_ERROR(WriteAll(profiles_fd_.get(), frames, path));
   if (::fdatasync(profiles_fd_.get()) != 0) return ErrnoError("fsync " + path, errno);
   return Status::Ok();
+}
+
+Result<std::vector<RepetitionRow>> Journal::ReadRows(const std::string& run_dir) {
+  auto text = ReadFile(ResultsPath(run_dir));
+  if (!text.ok()) return std::vector<RepetitionRow>();
+  KT_ASSIGN_OR_RETURN(ResultsFile file, ParseResultsCsv(*text));
+  return std::move(file.rows);
+}
+
+std::map<RowKey, wire::Envelope> Journal::ReadProfiles(const std::string& run_dir) {
+  std::map<RowKey, wire::Envelope> profiles;
+  auto frames = ReadFile(ProfilesPath(run_dir));
+  if (!frames.ok()) return profiles;
+  FrameCodec codec;
+  codec.Feed(std::string_view(*frames).substr(0, WholeFramesBytes(*frames)));
+  for (;;) {
+    auto next = codec.Next();
+    if (!next.ok() || !next->has_value()) break;
+    const wire::SampleProfile& p = (*next)->sample_profile();
+    profiles[{p.variant_index(), p.pass(), p.repetition()}] = std::move(**next);
+  }
+  return profiles;
+}
+
+wire::Envelope SampleProfileMessage(const RepetitionRow& row, const Profile& profile) {
+  wire::Envelope env;
+  auto* p = env.mutable_sample_profile();
+  p->set_run_id(row.run_id);
+  p->set_variant_index(row.variant_index);
+  p->set_pass(row.pass);
+  p->set_repetition(row.repetition);
+  ProfileToWire(profile, p);
+  return env;
 }
 
 }  // namespace ktune::agent

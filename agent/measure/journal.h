@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -18,6 +19,7 @@
 #include "common/profile.h"
 #include "common/results.h"
 #include "common/status.h"
+#include "protocol/ktune.pb.h"
 
 namespace ktune::agent {
 
@@ -33,6 +35,13 @@ class Journal {
   static Result<std::unique_ptr<Journal>> Open(const std::string& run_dir, OnDurable on_durable);
   // The rows the file held when opened.
   const std::vector<RepetitionRow>& rows_before() const { return rows_before_; }
+
+  // What the journal in `run_dir` holds, for a host fetching the run: its rows (none before
+  // the first; a torn last line is left out; a file that does not parse is an error), and its
+  // profiles as the SampleProfile messages that went with their rows (a torn last frame is left
+  // out).
+  static Result<std::vector<RepetitionRow>> ReadRows(const std::string& run_dir);
+  static std::map<RowKey, wire::Envelope> ReadProfiles(const std::string& run_dir);
   ~Journal();
 
   // Queues a row and its profile; returns at once.
@@ -52,6 +61,10 @@ class Journal {
   };
   void Loop();
   Status WriteProfiles(const std::deque<Entry>& batch);
+  static std::string ResultsPath(const std::string& run_dir) { return run_dir + "/results.csv"; }
+  static std::string ProfilesPath(const std::string& run_dir) {
+    return run_dir + "/profiles.frames";
+  }
   const std::string run_dir_;
   const std::string path_;
   ScopedFd fd_;
@@ -65,5 +78,9 @@ class Journal {
   Status error_;
   std::thread thread_;  // last: starts once the members above exist
 };
+
+// The SampleProfile message of `row`'s profile: as kept in profiles.frames and sent after the
+// row.
+wire::Envelope SampleProfileMessage(const RepetitionRow& row, const Profile& profile);
 
 }  // namespace ktune::agent

@@ -1,29 +1,30 @@
-// agentd's server: a Boost.Asio acceptor and one Session per connection, all on one io_context
-// thread, and one Measurer thread that runs measurements one at a time in arrival order. With a
-// token, a session serves nothing before the host proved it holds it (a wrong proof is logged
-// and answered after a delay, then the connection closes). Rows
-// measured for a session are posted back to it while it is connected; a session that goes away
-// does not stop its run, whose rows stay in the store's results file.
+// agentd's server: a Boost.Asio acceptor and one Session per connection (agent/server/session.h),
+// all on one io_context thread, and one Measurer thread (agent/server/measurer.h) that runs
+// measurements one at a time in arrival order. The server owns what the sessions share
+// (agent/server/server_context.h): the store, the registry of runs by id and the bundles they
+// pin. With a token, a session serves nothing before the host proved it holds it (a wrong proof
+// is logged and answered after a delay, then the connection closes). Rows measured for a session
+// are posted back to it while it is connected; a session that goes away does not stop its run,
+// whose rows stay in the store's results file.
 #pragma once
 
-#include <boost/asio.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "agent/measure/workload.h"
-#include "agent/store/store.h"
 #include "common/address.h"
-#include "common/cpu.h"
 #include "common/status.h"
 #include "protocol/session_crypto.h"
 
 namespace ktune::agent {
 
-class Measurer;
-struct RunState;
+struct ServerContext;
 
 struct AgentOptions {
   HostPort listen{"127.0.0.1", kDefaultAgentPort};
@@ -61,22 +62,13 @@ class AgentServer {
   void Shutdown();
 
  private:
-  AgentServer(boost::asio::io_context& io, Store store, CpuId cpu);
+  AgentServer(boost::asio::io_context& io, std::unique_ptr<ServerContext> context);
+  Status Listen(const HostPort& at);
   void Accept();
 
-  boost::asio::io_context& io_;
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer retry_;  // backs off after a failed accept
-  const CpuId cpu_;                  // detected once, at start
-  Store store_;
-  std::optional<Token> token_;
-  bool seal_ = false;
-  // Runs measuring or queued, by id: a session resuming one joins it.
-  std::map<std::string, std::shared_ptr<RunState>> runs_;
-  // Bundles that may not be evicted, with how many runs and pushes hold each.
-  std::map<std::string, int> pins_;
-  uint64_t max_bundle_bytes_ = 0, store_quota_bytes_ = 0;
-  std::unique_ptr<Measurer> measurer_;
+  std::unique_ptr<ServerContext> context_;
 };
 
 }  // namespace ktune::agent

@@ -63,26 +63,26 @@ Status BlobWriter::Finish() {
 }
 
 Result<Store> Store::Open(const std::string& root) {
-  for (const char* sub : {"blobs", "tmp", "bundles", "runs", "work"}) {
-    KT_RETURN_IF_ERROR(MakeDirs(root + "/" + sub));
+  for (const std::string& dir : StoreLayout(root).Directories()) {
+    KT_RETURN_IF_ERROR(MakeDirs(dir));
   }
-  const std::string abs = fs::absolute(root).lexically_normal().string();
+  const StoreLayout layout(fs::absolute(root).lexically_normal().string());
   // Temp directories of agents that no longer run are never completed; those of live agents
   // sharing this store are theirs.
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(abs + "/tmp", ec)) {
+  for (const auto& entry : fs::directory_iterator(layout.tmp(), ec)) {
     auto pid = ParseInt(entry.path().filename().string());
     if (pid.ok() && *pid > 0 && (::kill(*pid, 0) == 0 || errno == EPERM)) continue;
     RemoveTree(entry.path().string());
   }
-  const std::string tmp = abs + "/tmp/" + std::to_string(::getpid());
+  const std::string tmp = layout.AgentTmp(::getpid());
   RemoveTree(tmp);  // an earlier agent that had this pid
   KT_RETURN_IF_ERROR(MakeDirs(tmp));
-  return Store(abs, tmp);
+  return Store(layout.root(), tmp);
 }
 
 std::string Store::BlobPath(const std::string& hash) const {
-  return root_ + "/blobs/" + hash.substr(0, 2) + "/" + hash;
+  return layout_.Blob(hash);
 }
 
 bool Store::HasBlob(const std::string& hash) const {
@@ -103,17 +103,15 @@ Result<BlobWriter> Store::BeginBlob(const std::string& hash, uint64_t size_bytes
 
 Result<std::string> Store::SaveManifest(const Manifest& m) {
   const std::string id = BundleId(m);
-  const std::string dir = root_ + "/bundles/" + id;
-  KT_RETURN_IF_ERROR(MakeDirs(dir));
-  if (!fs::exists(dir + "/manifest")) {
-    KT_RETURN_IF_ERROR(WriteFileAtomic(dir + "/manifest", ManifestToText(m)));
-  }
+  KT_RETURN_IF_ERROR(MakeDirs(layout_.Bundle(id)));
+  const std::string manifest = layout_.Manifest(id);
+  if (!fs::exists(manifest)) KT_RETURN_IF_ERROR(WriteFileAtomic(manifest, ManifestToText(m)));
   return id;
 }
 
 Result<Manifest> Store::LoadManifest(const std::string& bundle_id) const {
   if (!IsHexDigest(bundle_id)) return InvalidArgument("malformed bundle id");
-  auto text = ReadFile(root_ + "/bundles/" + bundle_id + "/manifest");
+  auto text = ReadFile(layout_.Manifest(bundle_id));
   if (!text.ok()) return NotFound("bundle " + bundle_id.substr(0, 12) + " is not on this agent");
   KT_ASSIGN_OR_RETURN(Manifest m, ManifestFromText(*text));
   if (BundleId(m) != bundle_id) return IoError("bundle " + bundle_id + ": manifest is corrupt");
@@ -122,8 +120,8 @@ Result<Manifest> Store::LoadManifest(const std::string& bundle_id) const {
 
 Result<std::string> Store::Materialize(const std::string& bundle_id) {
   KT_ASSIGN_OR_RETURN(Manifest m, LoadManifest(bundle_id));
-  const std::string dir = root_ + "/bundles/" + bundle_id;
-  const std::string tree = dir + "/tree";
+  const std::string dir = layout_.Bundle(bundle_id);
+  const std::string tree = layout_.Tree(bundle_id);
   if (fs::is_directory(tree)) return tree;
   for (const FileEntry& f : m.files) {
     if (!HasBlob(f.hash)) return NotFound("blob for " + f.path + " is missing");
@@ -194,11 +192,11 @@ std::string MiB(uint64_t bytes) {
 }  // namespace
 
 uint64_t Store::BundleBytes() const {
-  return TreeBytes(root_ + "/blobs") + TreeBytes(root_ + "/bundles");
+  return TreeBytes(layout_.blobs()) + TreeBytes(layout_.bundles());
 }
 
 void Store::Touch(const std::string& bundle_id) {
-  ::utimensat(AT_FDCWD, (root_ + "/bundles/" + bundle_id + "/manifest").c_str(), nullptr, 0);
+  ::utimensat(AT_FDCWD, layout_.Manifest(bundle_id).c_str(), nullptr, 0);
 }
 
 Status Store::MakeRoom(uint64_t incoming_bytes, uint64_t quota_bytes,
@@ -206,35 +204,12 @@ Status Store::MakeRoom(uint64_t incoming_bytes, uint64_t quota_bytes,
                        std::vector<std::string>* evicted) {
   uint64_t used = BundleBytes();
   if (used + incoming_bytes <= quota_bytes) return Status::Ok();
-  // Oldest use first.
-  std::vector<std::pair<fs::file_time_type, std::string>> bundles;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(root_ + "/bundles", ec)) {
-    const std::string id = e.path().filename().string();
-    auto when = fs::last_write_time(e.path() / "manifest", ec);
-    if (!ec) bundles.emplace_back(when, id);
-  }
-  std::sort(bundles.begin(), bundles.end());
-  for (const auto& [when, id] : bundles) {
+  for (const std::string& id : BundlesByAge()) {
     if (used + incoming_bytes <= quota_bytes) break;
     if (in_use.count(id)) continue;
-    RemoveTree(root_ + "/bundles/" + id);
+    RemoveTree(layout_.Bundle(id));
     if (evicted) evicted->push_back(id);
-    // The blobs no remaining bundle holds go with it.
-    std::set<std::string> held = keep_blobs;
-    for (const auto& b : fs::directory_iterator(root_ + "/bundles", ec)) {
-      if (auto text = ReadFile((b.path() / "manifest").string()); text.ok()) {
-        if (auto m = ManifestFromText(*text); m.ok()) {
-          for (const FileEntry& f : m->files) held.insert(f.hash);
-        }
-      }
-    }
-    for (auto it = fs::recursive_directory_iterator(root_ + "/blobs", ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->is_regular_file(ec) && !held.count(it->path().filename().string())) {
-        fs::remove(it->path(), ec);
-      }
-    }
+    RemoveUnheldBlobs(keep_blobs);  // the blobs no remaining bundle holds go with it
     used = BundleBytes();
   }
   if (used + incoming_bytes <= quota_bytes) return Status::Ok();
@@ -243,9 +218,41 @@ Status Store::MakeRoom(uint64_t incoming_bytes, uint64_t quota_bytes,
                            " are bundles in use or just pushed (agentd --store-quota-mb)");
 }
 
+std::vector<std::string> Store::BundlesByAge() const {
+  std::vector<std::pair<fs::file_time_type, std::string>> bundles;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(layout_.bundles(), ec)) {
+    const std::string id = e.path().filename().string();
+    auto when = fs::last_write_time(layout_.Manifest(id), ec);
+    if (!ec) bundles.emplace_back(when, id);
+  }
+  std::sort(bundles.begin(), bundles.end());
+  std::vector<std::string> ids;
+  for (auto& [when, id] : bundles) ids.push_back(std::move(id));
+  return ids;
+}
+
+void Store::RemoveUnheldBlobs(const std::set<std::string>& keep) {
+  std::set<std::string> held = keep;
+  std::error_code ec;
+  for (const auto& b : fs::directory_iterator(layout_.bundles(), ec)) {
+    if (auto text = ReadFile(layout_.Manifest(b.path().filename().string())); text.ok()) {
+      if (auto m = ManifestFromText(*text); m.ok()) {
+        for (const FileEntry& f : m->files) held.insert(f.hash);
+      }
+    }
+  }
+  for (auto it = fs::recursive_directory_iterator(layout_.blobs(), ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_regular_file(ec) && !held.count(it->path().filename().string())) {
+      fs::remove(it->path(), ec);
+    }
+  }
+}
+
 Result<std::string> Store::RunDir(const std::string& run_id) {
   KT_RETURN_IF_ERROR(ValidateRunId(run_id));
-  const std::string dir = root_ + "/runs/" + run_id;
+  const std::string dir = layout_.Run(run_id);
   KT_RETURN_IF_ERROR(MakeDirs(dir));
   return dir;
 }

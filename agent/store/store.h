@@ -1,15 +1,8 @@
-// The agent's content-addressed store, under one root directory:
-//   blobs/<2 hex>/<hash>      file contents, named by their hash, read-only
-//   tmp/<pid>/                blobs being received by agent <pid>; never visible under blobs/
-//                             until verified (each agent sharing the store has its own)
-//   bundles/<id>/manifest     a bundle's manifest (common/manifest.h canonical text); its mtime
-//                             is when the bundle was last pushed or run (eviction is LRU)
-//   bundles/<id>/tree/        the bundle materialized: the seed's layout, <kernel>/run/...,
-//                             fsynced before it appears, read-only (runs share it)
-//   runs/<run_id>/results.csv every result row, appended and fsynced before it is sent
-//   work/<run_id>/            the kernels' working directory while the run measures
-// A blob is written to tmp/, fsynced, its hash verified, then renamed into blobs/; a blob that
-// is present is never requested again.
+// The agent's content-addressed store, under one root directory laid out as
+// agent/store/layout.h says: blobs, bundles (a manifest and the tree built from it), the
+// directories of runs and their working directories. A blob is written to the agent's own
+// tmp/<pid>/, fsynced, its hash verified, then renamed into blobs/; a blob that is present is
+// never requested again.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "agent/store/layout.h"
+#include "agent/store/run_files.h"
 #include "common/fs.h"
 #include "common/hash.h"
 #include "common/manifest.h"
@@ -57,7 +52,9 @@ class Store {
  public:
   static Result<Store> Open(const std::string& root);
 
-  const std::string& root() const { return root_; }
+  const std::string& root() const { return layout_.root(); }
+  // Where its files are.
+  const StoreLayout& layout() const { return layout_; }
   std::string BlobPath(const std::string& hash) const;
   bool HasBlob(const std::string& hash) const;
   Result<BlobWriter> BeginBlob(const std::string& hash, uint64_t size_bytes);
@@ -85,14 +82,22 @@ class Store {
 
   // runs/<run_id>/, created on demand.
   Result<std::string> RunDir(const std::string& run_id);
+  // The files beside a run's journal (the directory need not exist).
+  RunFiles RunFilesOf(const std::string& run_id) const {
+    return RunFiles(run_id, layout_.Run(run_id));
+  }
   // work/<run_id>: the run's working directory while it measures (agent/measure/sandbox.h).
-  std::string WorkDir(const std::string& run_id) const { return root_ + "/work/" + run_id; }
+  std::string WorkDir(const std::string& run_id) const { return layout_.Work(run_id); }
 
  private:
   Status BuildTree(const Manifest& m, const std::string& tmp) const;
+  // The bundles by last use, oldest first.
+  std::vector<std::string> BundlesByAge() const;
+  // Removes the blobs no bundle's manifest holds, but those in `keep`.
+  void RemoveUnheldBlobs(const std::set<std::string>& keep);
 
-  Store(std::string root, std::string tmp) : root_(std::move(root)), tmp_(std::move(tmp)) {}
-  std::string root_;
+  Store(std::string root, std::string tmp) : layout_(std::move(root)), tmp_(std::move(tmp)) {}
+  StoreLayout layout_;
   std::string tmp_;  // this agent's temp directory
 };
 
