@@ -1,17 +1,11 @@
 #include "agent/measure/passes.h"
 
-#include <linux/perf_event.h>
-
 #include "agent/measure/perf_counters.h"
 #include "common/fs.h"
 #include "common/strings.h"
 
 namespace ktune::agent {
 namespace {
-
-bool IsSoftware(const EventSpec& e) {
-  return e.def.type == PERF_TYPE_SOFTWARE;
-}
 
 // Splits `pass` into passes that each count together, trying each event in the first pass it
 // fits (first fit, in order).
@@ -78,46 +72,67 @@ PmuProbe RealPmu() {
   return {[](const EventSpec& e) { return ProbeEvent(e).empty(); }, CountTogether};
 }
 
-PassPlan PlanPasses(const std::vector<EventSpec>& events, const std::string& model,
-                    BudgetMemory& memory, const PmuProbe& pmu) {
-  PassPlan plan;
-  Pass free, counted;
-  for (const EventSpec& e : events) (IsSoftware(e) || !pmu.opens(e) ? free : counted).push_back(e);
-  if (counted.empty()) {
-    plan.passes = {free};
-    plan.how = "software only";
-    return plan;
+namespace {
+
+// The counter budget found by growing a group of `counted` until an event that counts alone
+// does not count with the others; remembered in `memory` when such a limit was met.
+int ProbeBudget(const Pass& counted, const std::string& model, BudgetMemory& memory,
+                const PmuProbe& pmu) {
+  Pass group;
+  for (const EventSpec& e : counted) {
+    if (!pmu.count_together({e})) continue;  // never counts: says nothing about the counters
+    group.push_back(e);
+    if (pmu.count_together(group)) continue;
+    group.pop_back();  // `e` counts alone but not with the others: the counters are full
+    if (!group.empty()) (void)memory.Put(model, static_cast<int>(group.size()));
+    break;
   }
-  int budget = memory.Get(model);
-  plan.how = "remembered";
-  if (budget <= 0) {
-    plan.how = "probed";
-    Pass group;
-    for (const EventSpec& e : counted) {
-      if (!pmu.count_together({e})) continue;  // never counts: says nothing about the counters
-      group.push_back(e);
-      if (pmu.count_together(group)) continue;
-      group.pop_back();  // `e` counts alone but not with the others: the counters are full
-      if (!group.empty()) (void)memory.Put(model, static_cast<int>(group.size()));
-      break;
-    }
-    // No limit met (a lower bound only, not remembered), or nothing counted at all.
-    budget = std::max<int>(1, static_cast<int>(group.size()));
-  }
-  plan.budget = budget;
+  // No limit met (a lower bound only, not remembered), or nothing counted at all.
+  return std::max<int>(1, static_cast<int>(group.size()));
+}
+
+// `free` and `counted` in passes of at most `budget` counted events, each pass tried for real
+// and split further when its events do not count together.
+std::vector<Pass> FitPasses(const Pass& free, const Pass& counted, int budget,
+                            const PmuProbe& pmu) {
+  std::vector<Pass> passes;
   const std::vector<Pass> split = SplitIntoPasses(free, counted, budget);
   for (size_t i = 0; i < split.size(); ++i) {
     // The first pass begins with the free events; the rest must fit the counters together.
     const size_t skip = i == 0 ? free.size() : 0;
     const Pass needs(split[i].begin() + static_cast<long>(skip), split[i].end());
     if (pmu.count_together(needs)) {
-      plan.passes.push_back(split[i]);
+      passes.push_back(split[i]);
       continue;
     }
     std::vector<Pass> fitted = SplitUntilTheyFit(needs, pmu);
     if (i == 0) fitted.front().insert(fitted.front().begin(), free.begin(), free.end());
-    for (Pass& p : fitted) plan.passes.push_back(std::move(p));
+    for (Pass& p : fitted) passes.push_back(std::move(p));
   }
+  return passes;
+}
+
+}  // namespace
+
+PassPlan PlanPasses(const std::vector<EventSpec>& events, const std::string& model,
+                    BudgetMemory& memory, const PmuProbe& pmu) {
+  PassPlan plan;
+  Pass free, counted;
+  for (const EventSpec& e : events) {
+    (IsSoftwareEvent(e) || !pmu.opens(e) ? free : counted).push_back(e);
+  }
+  if (counted.empty()) {
+    plan.passes = {free};
+    plan.how = "software only";
+    return plan;
+  }
+  plan.budget = memory.Get(model);
+  plan.how = "remembered";
+  if (plan.budget <= 0) {
+    plan.how = "probed";
+    plan.budget = ProbeBudget(counted, model, memory, pmu);
+  }
+  plan.passes = FitPasses(free, counted, plan.budget, pmu);
   return plan;
 }
 

@@ -20,11 +20,11 @@ int SysPerfEventOpen(perf_event_attr* attr, pid_t pid, int cpu, int group_fd) {
       ::syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC));
 }
 
-bool IsSoftware(const EventSpec& e) {
-  return e.def.type == PERF_TYPE_SOFTWARE;
-}
-
 }  // namespace
+
+bool IsSoftwareEvent(const EventSpec& spec) {
+  return spec.def.type == PERF_TYPE_SOFTWARE;
+}
 
 Result<ScopedFd> OpenPerfEvent(perf_event_attr attr, pid_t pid, int cpu, int group_fd) {
   int fd = SysPerfEventOpen(&attr, pid, cpu, group_fd);
@@ -84,7 +84,7 @@ CounterGroup CounterGroup::Open(const std::vector<EventSpec>& events, pid_t pid,
     }
   };
   for (size_t i = 0; i < events.size(); ++i) {
-    if (IsSoftware(events[i])) {
+    if (IsSoftwareEvent(events[i])) {
       add(software, i);
     } else if (grouping == Grouping::kTogether) {
       add(counted, i);

@@ -30,6 +30,10 @@ namespace ktune::agent {
 
 perf_event_attr PerfAttrFor(const EventSpec& spec);
 
+// A software event (PERF_TYPE_SOFTWARE): it needs no hardware counter, so it always fits, in a
+// group of its own (CounterGroup) and in the first pass (agent/measure/passes.h).
+bool IsSoftwareEvent(const EventSpec& spec);
+
 // perf_event_open(attr, pid, cpu, group_fd) with a close-on-exec fd. On EACCES/EPERM for an
 // event that counts user space and the kernel, retries counting user space only, as perf does
 // when perf_event_paranoid forbids kernel profiling (khost run says so when it applies). Errors

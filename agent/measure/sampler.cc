@@ -64,6 +64,35 @@ Sampler Sampler::Open(const std::vector<EventSpec>& events, pid_t pid,
   return failed;
 }
 
+namespace {
+
+// The attributes of a sampled event: sampling by period or frequency, counting from the
+// workload's exec on, over its threads and children, waking the agent at half a ring of
+// `ring_bytes`; `mmap` when it reports the workload's mappings.
+perf_event_attr SamplingAttr(const EventSpec& event, const SampleOptions& options,
+                             size_t ring_bytes, bool mmap) {
+  perf_event_attr attr = PerfAttrFor(event);
+  attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+  attr.sample_type = kSampleType | (options.callchain ? PERF_SAMPLE_CALLCHAIN : 0);
+  attr.exclude_callchain_kernel = options.callchain;
+  if (options.period) {
+    attr.sample_period = options.period;
+  } else {
+    attr.freq = 1;
+    attr.sample_freq = options.freq;
+  }
+  attr.disabled = 1;
+  attr.enable_on_exec = 1;
+  attr.inherit = 1;
+  attr.watermark = 1;
+  attr.wakeup_watermark = static_cast<uint32_t>(ring_bytes / 2);
+  attr.mmap = mmap;
+  attr.mmap2 = mmap;
+  return attr;
+}
+
+}  // namespace
+
 std::string Sampler::OpenWithRings(const std::vector<EventSpec>& events, pid_t pid,
                                    const SampleOptions& options, size_t pages) {
   events_ = events;
@@ -76,24 +105,9 @@ std::string Sampler::OpenWithRings(const std::vector<EventSpec>& events, pid_t p
     int owner = -1;  // the fd whose ring this CPU's samples go to
     for (size_t i = 0; i < events.size(); ++i) {
       if (!usable[i]) continue;
-      perf_event_attr attr = PerfAttrFor(events[i]);
-      attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-      attr.sample_type = kSampleType | (options.callchain ? PERF_SAMPLE_CALLCHAIN : 0);
-      attr.exclude_callchain_kernel = options.callchain;
-      if (options.period) {
-        attr.sample_period = options.period;
-      } else {
-        attr.freq = 1;
-        attr.sample_freq = options.freq;
-      }
-      attr.disabled = 1;
-      attr.enable_on_exec = 1;
-      attr.inherit = 1;
-      attr.watermark = 1;
-      attr.wakeup_watermark = static_cast<uint32_t>(pages * page / 2);
-      attr.mmap = owner < 0;  // one event per CPU reports the mappings
-      attr.mmap2 = owner < 0;
-      auto fd = OpenPerfEvent(attr, pid, cpu, -1);
+      // One event per CPU reports the mappings.
+      auto fd =
+          OpenPerfEvent(SamplingAttr(events[i], options, pages * page, owner < 0), pid, cpu, -1);
       if (!fd.ok()) {
         // An event that cannot sample here fails on the first CPU already; failing later, it
         // could sample only part of the workload.
@@ -109,26 +123,33 @@ std::string Sampler::OpenWithRings(const std::vector<EventSpec>& events, pid_t p
       if (::ioctl(fd->get(), PERF_EVENT_IOC_ID, &id) == 0) {
         event_of_id_[id] = static_cast<uint32_t>(i);
       }
-      if (owner < 0) {
-        Ring ring;
-        ring.mapped_bytes = (1 + pages) * page;
-        void* base =
-            ::mmap(nullptr, ring.mapped_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd->get(), 0);
-        if (base == MAP_FAILED) {
-          return "cannot map a ring buffer on CPU " + std::to_string(cpu) + ": " +
-                 std::strerror(errno);
-        }
-        ring.base = static_cast<char*>(base);
-        ring.data_bytes = pages * page;
-        owner = fd->get();
-        rings_.push_back(ring);
-        ring_fds_.push_back(owner);
-      } else if (::ioctl(fd->get(), PERF_EVENT_IOC_SET_OUTPUT, owner) != 0) {
-        return "cannot share CPU " + std::to_string(cpu) +
-               "'s ring buffer: " + std::strerror(errno);
-      }
+      std::string why =
+          owner < 0 ? MapRing(fd->get(), cpu, pages, page) : ShareRing(fd->get(), cpu, owner);
+      if (!why.empty()) return why;
+      if (owner < 0) owner = fd->get();
       fds_.push_back({i, std::move(fd).value()});
     }
+  }
+  return "";
+}
+
+std::string Sampler::MapRing(int fd, int cpu, size_t pages, size_t page) {
+  Ring ring;
+  ring.mapped_bytes = (1 + pages) * page;
+  void* base = ::mmap(nullptr, ring.mapped_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (base == MAP_FAILED) {
+    return "cannot map a ring buffer on CPU " + std::to_string(cpu) + ": " + std::strerror(errno);
+  }
+  ring.base = static_cast<char*>(base);
+  ring.data_bytes = pages * page;
+  rings_.push_back(ring);
+  ring_fds_.push_back(fd);
+  return "";
+}
+
+std::string Sampler::ShareRing(int fd, int cpu, int owner) {
+  if (::ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, owner) != 0) {
+    return "cannot share CPU " + std::to_string(cpu) + "'s ring buffer: " + std::strerror(errno);
   }
   return "";
 }
@@ -177,26 +198,30 @@ void Sampler::Parse(const char* p, size_t size, uint32_t type) {
   if (type == PERF_RECORD_LOST) {
     uint64_t id, lost;
     if (Take(p, end, &id) && Take(p, end, &lost)) profile_.lost += lost;
+  } else if (type == PERF_RECORD_MMAP2) {
+    ParseMmap2(p, end);
+  } else if (type == PERF_RECORD_SAMPLE) {
+    ParseSample(p, end);
+  }
+}
+
+void Sampler::ParseMmap2(const char* p, const char* end) {
+  uint32_t pid, tid, maj, min, prot, flags;
+  uint64_t addr, len, pgoff, ino, ino_generation;
+  if (!Take(p, end, &pid) || !Take(p, end, &tid) || !Take(p, end, &addr) || !Take(p, end, &len) ||
+      !Take(p, end, &pgoff) || !Take(p, end, &maj) || !Take(p, end, &min) || !Take(p, end, &ino) ||
+      !Take(p, end, &ino_generation) || !Take(p, end, &prot) || !Take(p, end, &flags)) {
     return;
   }
-  if (type == PERF_RECORD_MMAP2) {
-    uint32_t pid, tid, maj, min, prot, flags;
-    uint64_t addr, len, pgoff, ino, ino_generation;
-    if (!Take(p, end, &pid) || !Take(p, end, &tid) || !Take(p, end, &addr) || !Take(p, end, &len) ||
-        !Take(p, end, &pgoff) || !Take(p, end, &maj) || !Take(p, end, &min) ||
-        !Take(p, end, &ino) || !Take(p, end, &ino_generation) || !Take(p, end, &prot) ||
-        !Take(p, end, &flags)) {
-      return;
-    }
-    if (!(prot & PROT_EXEC)) return;
-    const std::string file(p, strnlen(p, static_cast<size_t>(end - p)));
-    for (const Mapping& m : profile_.mappings) {
-      if (m.start == addr && m.len == len && m.file == file) return;
-    }
-    profile_.mappings.push_back({addr, len, pgoff, file});
-    return;
+  if (!(prot & PROT_EXEC)) return;
+  const std::string file(p, strnlen(p, static_cast<size_t>(end - p)));
+  for (const Mapping& m : profile_.mappings) {
+    if (m.start == addr && m.len == len && m.file == file) return;
   }
-  if (type != PERF_RECORD_SAMPLE) return;
+  profile_.mappings.push_back({addr, len, pgoff, file});
+}
+
+void Sampler::ParseSample(const char* p, const char* end) {
   uint64_t id, ip, period;
   uint32_t pid, tid;
   if (!Take(p, end, &id) || !Take(p, end, &ip) || !Take(p, end, &pid) || !Take(p, end, &tid) ||

@@ -68,8 +68,14 @@ class Sampler {
   // the rings could not be set up.
   std::string OpenWithRings(const std::vector<EventSpec>& events, pid_t pid,
                             const SampleOptions& options, size_t pages);
+  // Maps the ring buffer of `fd` (the first sampled event on `cpu`), "" on success, else why not.
+  std::string MapRing(int fd, int cpu, size_t pages, size_t page);
+  // Sends the samples of `fd` to the ring of `owner`, on the same CPU; "" or why not.
+  static std::string ShareRing(int fd, int cpu, int owner);
   void DrainRing(Ring& ring);
   void Parse(const char* record, size_t size, uint32_t type);
+  void ParseMmap2(const char* p, const char* end);
+  void ParseSample(const char* p, const char* end);
 
   std::vector<EventSpec> events_;
   bool callchain_ = false;

@@ -15,7 +15,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <iterator>
 #include <utility>
 
 extern char** environ;
@@ -41,13 +40,46 @@ Result<std::pair<ScopedFd, ScopedFd>> MakePipe() {
   return std::make_pair(ScopedFd(fds[0]), ScopedFd(fds[1]));
 }
 
+// The child's steps before exec that can fail, in the order it takes them.
+enum class ChildStage : int {
+  kSetpgid,
+  kDup2,
+  kSchedSetaffinity,
+  kChdir,
+  kCloseRange,
+  kSetrlimit,
+  kSetuid,
+  kExec,
+};
+
+// The name of a failed step in WorkloadResult::launch_error; null for a value no step has.
+const char* ChildStageName(ChildStage stage) {
+  switch (stage) {
+    case ChildStage::kSetpgid:
+      return "setpgid";
+    case ChildStage::kDup2:
+      return "dup2";
+    case ChildStage::kSchedSetaffinity:
+      return "sched_setaffinity";
+    case ChildStage::kChdir:
+      return "chdir";
+    case ChildStage::kCloseRange:
+      return "close_range";
+    case ChildStage::kSetrlimit:
+      return "setrlimit";
+    case ChildStage::kSetuid:
+      return "setuid";
+    case ChildStage::kExec:
+      return "exec";
+  }
+  return nullptr;
+}
+
 // What the child reports through the error pipe when a step before exec fails.
 struct ChildFailure {
-  int stage;  // index into kStages
+  ChildStage stage;
   int error;
 };
-constexpr const char* kStages[] = {"setpgid", "dup2",        "sched_setaffinity", "chdir",
-                                   "exec",    "close_range", "setrlimit",         "setuid"};
 
 // In the child, before exec (async-signal-safe calls only): every fd above stderr becomes
 // close-on-exec, so the workload inherits none of the agent's sockets or files.
@@ -77,7 +109,7 @@ void ResetSignals() {
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
-[[noreturn]] void ChildFail(int fd, int stage) {
+[[noreturn]] void ChildFail(int fd, ChildStage stage) {
   ChildFailure f{stage, errno};
   ssize_t ignored = ::write(fd, &f, sizeof f);
   (void)ignored;
@@ -134,70 +166,107 @@ bool Canceller::cancelled() const {
   return ::poll(&p, 1, 0) == 1;
 }
 
-Result<Workload> Workload::Prepare(const WorkloadOptions& options) {
-  // Everything the child needs is built before fork: after it, only async-signal-safe calls.
+namespace {
+
+// Everything the child needs, built before fork: after it, only async-signal-safe calls. Not
+// copied or moved: argv points into argv_storage.
+struct ChildPlan {
+  explicit ChildPlan(const WorkloadOptions& options) : options(options) {
+    argv_storage.push_back(options.path);
+    argv_storage.insert(argv_storage.end(), options.args.begin(), options.args.end());
+    for (auto& a : argv_storage) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    CPU_ZERO(&cpus);
+    if (options.cpu >= 0) CPU_SET(options.cpu, &cpus);
+    if (options.limits.address_space_bytes) {
+      limits.emplace_back(RLIMIT_AS, options.limits.address_space_bytes);
+    }
+    if (options.limits.processes) limits.emplace_back(RLIMIT_NPROC, options.limits.processes);
+    if (options.limits.file_size_bytes) {
+      limits.emplace_back(RLIMIT_FSIZE, options.limits.file_size_bytes);
+    }
+  }
+  ChildPlan(const ChildPlan&) = delete;
+  ChildPlan& operator=(const ChildPlan&) = delete;
+
+  const WorkloadOptions& options;
   std::vector<std::string> argv_storage;
-  argv_storage.push_back(options.path);
-  argv_storage.insert(argv_storage.end(), options.args.begin(), options.args.end());
   std::vector<char*> argv;
-  for (auto& a : argv_storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
   cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  if (options.cpu >= 0) CPU_SET(options.cpu, &cpus);
-
   std::vector<std::pair<int, rlim_t>> limits;
-  if (options.limits.address_space_bytes) {
-    limits.emplace_back(RLIMIT_AS, options.limits.address_space_bytes);
-  }
-  if (options.limits.processes) limits.emplace_back(RLIMIT_NPROC, options.limits.processes);
-  if (options.limits.file_size_bytes) {
-    limits.emplace_back(RLIMIT_FSIZE, options.limits.file_size_bytes);
-  }
+};
 
-  KT_ASSIGN_OR_RETURN(auto start, MakePipe());
-  KT_ASSIGN_OR_RETURN(auto error, MakePipe());
-  KT_ASSIGN_OR_RETURN(auto output, MakePipe());
-  KT_ASSIGN_OR_RETURN(ScopedFd devnull, OpenFile("/dev/null", O_RDONLY));
+// The pipes between the agent and the child, and the child's stdin.
+struct ChildPipes {
+  std::pair<ScopedFd, ScopedFd> start, error, output;
+  ScopedFd devnull;
+};
 
+Result<ChildPipes> MakeChildPipes() {
+  ChildPipes p;
+  KT_ASSIGN_OR_RETURN(p.start, MakePipe());
+  KT_ASSIGN_OR_RETURN(p.error, MakePipe());
+  KT_ASSIGN_OR_RETURN(p.output, MakePipe());
+  KT_ASSIGN_OR_RETURN(p.devnull, OpenFile("/dev/null", O_RDONLY));
+  return p;
+}
+
+// The child after fork: prepares, waits for the start byte, execs. A step that fails is reported
+// through the error pipe.
+[[noreturn]] void RunChild(const ChildPlan& plan, const ChildPipes& pipes) {
+  const WorkloadOptions& options = plan.options;
+  const int err = pipes.error.second.get();
+  if (::setpgid(0, 0) != 0) ChildFail(err, ChildStage::kSetpgid);
+  if (::dup2(pipes.devnull.get(), 0) < 0 || ::dup2(pipes.output.second.get(), 1) < 0 ||
+      ::dup2(pipes.output.second.get(), 2) < 0) {
+    ChildFail(err, ChildStage::kDup2);
+  }
+  if (options.cpu >= 0 && ::sched_setaffinity(0, sizeof plan.cpus, &plan.cpus) != 0) {
+    ChildFail(err, ChildStage::kSchedSetaffinity);
+  }
+  if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) {
+    ChildFail(err, ChildStage::kChdir);
+  }
+  if (!CloseOnExecAbove2()) ChildFail(err, ChildStage::kCloseRange);
+  for (const auto& [resource, value] : plan.limits) {
+    const rlimit lim = {value, value};
+    if (::setrlimit(resource, &lim) != 0) ChildFail(err, ChildStage::kSetrlimit);
+  }
+  if (options.user && (::setgroups(0, nullptr) != 0 || ::setgid(options.user->gid) != 0 ||
+                       ::setuid(options.user->uid) != 0)) {
+    ChildFail(err, ChildStage::kSetuid);
+  }
+  ResetSignals();
+  // The child's copy of the start pipe's write end goes: should the agent die before it starts
+  // the child, the read below ends (EOF) instead of blocking for good with the agent's sockets
+  // held open.
+  ::close(pipes.start.second.get());
+  char go = 0;
+  ssize_t n;
+  do {
+    n = ::read(pipes.start.first.get(), &go, 1);
+  } while (n < 0 && errno == EINTR);
+  if (n != 1) ::_exit(127);  // the agent gave up on this run
+  ::execve(plan.argv[0], plan.argv.data(), environ);
+  ChildFail(err, ChildStage::kExec);
+}
+
+}  // namespace
+
+Result<Workload> Workload::Prepare(const WorkloadOptions& options) {
+  const ChildPlan plan(options);
+  KT_ASSIGN_OR_RETURN(ChildPipes pipes, MakeChildPipes());
   const pid_t pid = ::fork();
   if (pid < 0) return ErrnoError("fork", errno);
-  if (pid == 0) {
-    const int err = error.second.get();
-    if (::setpgid(0, 0) != 0) ChildFail(err, 0);
-    if (::dup2(devnull.get(), 0) < 0 || ::dup2(output.second.get(), 1) < 0 ||
-        ::dup2(output.second.get(), 2) < 0) {
-      ChildFail(err, 1);
-    }
-    if (options.cpu >= 0 && ::sched_setaffinity(0, sizeof cpus, &cpus) != 0) ChildFail(err, 2);
-    if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) ChildFail(err, 3);
-    if (!CloseOnExecAbove2()) ChildFail(err, 5);
-    for (const auto& [resource, value] : limits) {
-      const rlimit lim = {value, value};
-      if (::setrlimit(resource, &lim) != 0) ChildFail(err, 6);
-    }
-    if (options.user && (::setgroups(0, nullptr) != 0 || ::setgid(options.user->gid) != 0 ||
-                         ::setuid(options.user->uid) != 0)) {
-      ChildFail(err, 7);
-    }
-    ResetSignals();
-    char go = 0;
-    ssize_t n;
-    do {
-      n = ::read(start.first.get(), &go, 1);
-    } while (n < 0 && errno == EINTR);
-    if (n != 1) ::_exit(127);  // the agent gave up on this run
-    ::execve(argv[0], argv.data(), environ);
-    ChildFail(err, 4);
-  }
+  if (pid == 0) RunChild(plan, pipes);
 
   Workload w;
   w.options_ = options;
   w.pid_ = pid;
   ::setpgid(pid, pid);  // also done by the child; whichever runs first wins the race
-  w.start_fd_ = std::move(start.second);
-  w.error_fd_ = std::move(error.first);
-  w.output_fd_ = std::move(output.first);
+  w.start_fd_ = std::move(pipes.start.second);
+  w.error_fd_ = std::move(pipes.error.first);
+  w.output_fd_ = std::move(pipes.output.first);
   const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   if (pidfd < 0) {
     const int e = errno;
@@ -234,49 +303,69 @@ Workload::~Workload() {
   }
 }
 
-WorkloadResult Workload::Run(const std::function<void()>& at_exit) {
-  WorkloadResult r;
-  BoundedOutput out(options_.output_head_bytes, options_.output_tail_bytes);
-  char buf[1 << 16];
-  // Reads what is available; false at end of output.
-  auto read_output = [&]() {
-    const ssize_t got = ::read(output_fd_.get(), buf, sizeof buf);
-    if (got < 0 && errno == EINTR) return true;
-    if (got <= 0) return false;
-    out.Append(buf, static_cast<size_t>(got));
-    if (options_.on_output) options_.on_output(std::string_view(buf, static_cast<size_t>(got)));
-    return true;
-  };
-  const int cancel_fd = options_.canceller ? options_.canceller->fd() : -1;
-  auto kill_group = [&] {
-    ::kill(-pid_, SIGKILL);
-    ::kill(pid_, SIGKILL);
-  };
+// One Run: what it has seen so far, and the output it keeps.
+struct Workload::Progress {
+  explicit Progress(const WorkloadOptions& o) : out(o.output_head_bytes, o.output_tail_bytes) {}
+  WorkloadResult result;
+  BoundedOutput out;
+  int cancel_fd = -1;
+  uint64_t t0 = 0, t1 = 0;  // the start byte, the child's exit (CLOCK_MONOTONIC)
+  bool timed_out = false;
+  bool output_open = true;
+  siginfo_t info;
+};
 
-  r.start_unix_ns = RealtimeNs();
-  const uint64_t t0 = MonotonicNs();
+WorkloadResult Workload::Run(const std::function<void()>& at_exit) {
+  Progress p(options_);
+  p.cancel_fd = options_.canceller ? options_.canceller->fd() : -1;
+  Start(p);
+  WaitForExit(p);
+  Reap(p, at_exit);
+  DrainAfterExit(p);
+  return Conclude(p);
+}
+
+bool Workload::ReadOutput(Progress& p) {
+  char buf[1 << 16];
+  const ssize_t got = ::read(output_fd_.get(), buf, sizeof buf);
+  if (got < 0 && errno == EINTR) return true;
+  if (got <= 0) return false;
+  p.out.Append(buf, static_cast<size_t>(got));
+  if (options_.on_output) options_.on_output(std::string_view(buf, static_cast<size_t>(got)));
+  return true;
+}
+
+void Workload::KillGroup() const {
+  ::kill(-pid_, SIGKILL);
+  ::kill(pid_, SIGKILL);
+}
+
+void Workload::Start(Progress& p) {
+  p.result.start_unix_ns = RealtimeNs();
+  p.t0 = MonotonicNs();
   const char go = 1;
   (void)WriteAll(start_fd_.get(), std::string_view(&go, 1), "start pipe");
   start_fd_.Reset();
+}
 
-  const uint64_t deadline = options_.timeout_ns ? t0 + options_.timeout_ns : 0;
+void Workload::WaitForExit(Progress& p) {
+  const uint64_t deadline = options_.timeout_ns ? p.t0 + options_.timeout_ns : 0;
   std::vector<int> watched = watch_fds_;
-  bool exited = false, timed_out = false, output_open = true;
-  uint64_t t1 = 0;
+  bool exited = false;
   while (!exited) {
     int timeout_ms = -1;
-    if (deadline && !timed_out) {
+    if (deadline && !p.timed_out) {
       const uint64_t now = MonotonicNs();
       if (now >= deadline) {
-        kill_group();
-        timed_out = true;
+        KillGroup();
+        p.timed_out = true;
       } else {
         timeout_ms = static_cast<int>((deadline - now) / 1000000u) + 1;
       }
     }
     std::vector<pollfd> fds = {{pid_fd_.get(), POLLIN, 0},
-                               {r.cancelled ? -1 : cancel_fd, POLLIN, 0},
-                               {output_open ? output_fd_.get() : -1, POLLIN, 0}};
+                               {p.result.cancelled ? -1 : p.cancel_fd, POLLIN, 0},
+                               {p.output_open ? output_fd_.get() : -1, POLLIN, 0}};
     for (int fd : watched) fds.push_back({fd, POLLIN, 0});
     const int n = ::poll(fds.data(), fds.size(), timeout_ms);
     if (n < 0 && errno != EINTR) break;
@@ -289,57 +378,64 @@ WorkloadResult Workload::Run(const std::function<void()>& at_exit) {
     }
     if (watch_ready && on_watch_) on_watch_();
     if (fds[1].revents) {
-      kill_group();
-      r.cancelled = true;
+      KillGroup();
+      p.result.cancelled = true;
     }
     if (fds[0].revents) {
-      t1 = MonotonicNs();
+      p.t1 = MonotonicNs();
       exited = true;
     }
-    if (output_open && fds[2].revents) output_open = read_output();
+    if (p.output_open && fds[2].revents) p.output_open = ReadOutput(p);
   }
-  r.wall_ns = t1 > t0 ? t1 - t0 : 0;
+  p.result.wall_ns = p.t1 > p.t0 ? p.t1 - p.t0 : 0;
+}
 
-  siginfo_t info;
-  std::memset(&info, 0, sizeof info);
-  while (::waitid(P_PIDFD, static_cast<id_t>(pid_fd_.get()), &info, WEXITED) != 0 &&
+void Workload::Reap(Progress& p, const std::function<void()>& at_exit) {
+  std::memset(&p.info, 0, sizeof p.info);
+  while (::waitid(P_PIDFD, static_cast<id_t>(pid_fd_.get()), &p.info, WEXITED) != 0 &&
          errno == EINTR) {
   }
   reaped_ = true;
   if (at_exit) at_exit();
+}
+
+void Workload::DrainAfterExit(Progress& p) {
   // Whatever the workload left behind in its process group goes too, so it cannot disturb the
   // next measurement; then the rest of its output is read, for a bounded time.
   ::kill(-pid_, SIGKILL);
   const uint64_t drain_end = MonotonicNs() + kDrainAfterExitNs;
-  while (output_open) {
+  while (p.output_open) {
     const uint64_t now = MonotonicNs();
     if (now >= drain_end) break;
-    pollfd fds[2] = {{output_fd_.get(), POLLIN, 0}, {cancel_fd, POLLIN, 0}};
+    pollfd fds[2] = {{output_fd_.get(), POLLIN, 0}, {p.cancel_fd, POLLIN, 0}};
     const int n = ::poll(fds, 2, static_cast<int>((drain_end - now) / 1000000u) + 1);
     if (n < 0 && errno != EINTR) break;
     if (fds[1].revents) break;  // shutting down: the rest of the output does not matter
     if (n <= 0) continue;
-    output_open = read_output();
+    p.output_open = ReadOutput(p);
   }
   output_fd_.Reset();
+}
 
+WorkloadResult Workload::Conclude(Progress& p) {
+  WorkloadResult& r = p.result;
   ChildFailure failure;
   const ssize_t fn = ::read(error_fd_.get(), &failure, sizeof failure);
-  if (fn == static_cast<ssize_t>(sizeof failure) && failure.stage >= 0 &&
-      failure.stage < static_cast<int>(std::size(kStages))) {
+  const char* stage =
+      fn == static_cast<ssize_t>(sizeof failure) ? ChildStageName(failure.stage) : nullptr;
+  if (stage) {
     r.outcome.kind = OutcomeKind::kLaunchFailed;
-    r.launch_error = std::string(kStages[failure.stage]) + " " + options_.path + ": " +
-                     std::strerror(failure.error);
-  } else if (timed_out) {
+    r.launch_error = std::string(stage) + " " + options_.path + ": " + std::strerror(failure.error);
+  } else if (p.timed_out) {
     r.outcome.kind = OutcomeKind::kTimedOut;
-  } else if (info.si_code == CLD_EXITED) {
-    r.outcome = {OutcomeKind::kExited, info.si_status};
+  } else if (p.info.si_code == CLD_EXITED) {
+    r.outcome = {OutcomeKind::kExited, p.info.si_status};
   } else {
-    r.outcome = {OutcomeKind::kSignaled, info.si_status};
+    r.outcome = {OutcomeKind::kSignaled, p.info.si_status};
   }
-  r.output = out.Text();
-  r.output_bytes = out.total();
-  return r;
+  r.output = p.out.Text();
+  r.output_bytes = p.out.total();
+  return std::move(r);
 }
 
 }  // namespace ktune::agent

@@ -103,6 +103,23 @@ class Workload {
  private:
   Workload() = default;
 
+  // The steps of Run (workload.cc), sharing what the run has seen so far.
+  struct Progress;
+  // The start byte: the child execs.
+  void Start(Progress& p);
+  // Polls until the child exits: its output, the timeout, the canceller, the watched fds.
+  void WaitForExit(Progress& p);
+  // Reaps the child, then calls `at_exit`.
+  void Reap(Progress& p, const std::function<void()>& at_exit);
+  // Kills what is left of its process group and reads the rest of its output, for a bounded
+  // time.
+  void DrainAfterExit(Progress& p);
+  // How the run ended, with its output.
+  WorkloadResult Conclude(Progress& p);
+  // Reads what output is available; false at its end.
+  bool ReadOutput(Progress& p);
+  void KillGroup() const;
+
   WorkloadOptions options_;
   pid_t pid_ = -1;
   ScopedFd start_fd_;   // write end: one byte starts the child
