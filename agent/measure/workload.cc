@@ -15,6 +15,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 extern char** environ;
@@ -52,27 +53,15 @@ enum class ChildStage : int {
   kExec,
 };
 
-// The name of a failed step in WorkloadResult::launch_error; null for a value no step has.
+// Their names in WorkloadResult::launch_error, in the enum's order.
+constexpr const char* kChildStageNames[] = {
+    "setpgid", "dup2", "sched_setaffinity", "chdir", "close_range", "setrlimit", "setuid", "exec"};
+static_assert(std::size(kChildStageNames) == static_cast<size_t>(ChildStage::kExec) + 1);
+
+// The name of a step; null for a value no step has.
 const char* ChildStageName(ChildStage stage) {
-  switch (stage) {
-    case ChildStage::kSetpgid:
-      return "setpgid";
-    case ChildStage::kDup2:
-      return "dup2";
-    case ChildStage::kSchedSetaffinity:
-      return "sched_setaffinity";
-    case ChildStage::kChdir:
-      return "chdir";
-    case ChildStage::kCloseRange:
-      return "close_range";
-    case ChildStage::kSetrlimit:
-      return "setrlimit";
-    case ChildStage::kSetuid:
-      return "setuid";
-    case ChildStage::kExec:
-      return "exec";
-  }
-  return nullptr;
+  const auto i = static_cast<size_t>(stage);
+  return i < std::size(kChildStageNames) ? kChildStageNames[i] : nullptr;
 }
 
 // What the child reports through the error pipe when a step before exec fails.
