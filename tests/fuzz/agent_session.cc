@@ -1,7 +1,7 @@
-// Fuzzes agentd's handling of what a host sends (agent/server/agent_server.cc, Session): every
-// Envelope after the handshake reaches its handler -- PushManifest, BlobChunk, PushCommit,
-// RunRequest, FetchRun, and messages a host must not send -- through the agent's own framing, store
-// and run registry.
+// Fuzzes agentd's handling of what a host sends (agent/server/session.cc and the parts it
+// dispatches to): every Envelope after the handshake reaches its handler -- PushManifest,
+// BlobChunk, PushCommit, RunRequest, FetchRun, and messages a host must not send -- through the
+// agent's own framing, store and run registry.
 //
 // Each input runs against a new AgentServer on loopback with a new, empty store in a scratch
 // directory (no token, so no proof is needed; a fake counter budget, so no PMU is probed). The
