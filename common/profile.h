@@ -1,6 +1,6 @@
-// A sampling profile: what the agent's sampler (agent/sampler.h) collects for one repetition and
-// khost symbolizes (host/util/elf_symbols.h). Samples are aggregated by (event, IP) and (event,
-// callchain).
+// A sampling profile: what the agent's sampler (agent/measure/sampler.h) collects for one
+// repetition and khost symbolizes (host/util/elf_symbols.h). Samples are aggregated by (event, IP)
+// and (event, callchain).
 #pragma once
 
 #include <cstdint>

@@ -148,6 +148,7 @@ case "$action" in
       build "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo
     fi
     "$repo/scripts/check-format.sh"
+    python3 "$repo/scripts/check_layers.py"
     # The target tier runs the static riscv64 agentd (scripts/build_agent.sh: libraries from
     # Debian source packages, cached in ~/.cache/ktune/target-deps) under qemu-user and on the
     # virtual board; `vboard.sh build` builds that agent, then the board's kernel and initramfs

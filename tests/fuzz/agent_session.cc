@@ -1,6 +1,7 @@
-// Fuzzes agentd's handling of what a host sends (agent/server.cc, Session): every Envelope after
-// the handshake reaches its handler -- PushManifest, BlobChunk, PushCommit, RunRequest, FetchRun,
-// and messages a host must not send -- through the agent's own framing, store and run registry.
+// Fuzzes agentd's handling of what a host sends (agent/server/session.cc and the parts it
+// dispatches to): every Envelope after the handshake reaches its handler -- PushManifest,
+// BlobChunk, PushCommit, RunRequest, FetchRun, and messages a host must not send -- through the
+// agent's own framing, store and run registry.
 //
 // Each input runs against a new AgentServer on loopback with a new, empty store in a scratch
 // directory (no token, so no proof is needed; a fake counter budget, so no PMU is probed). The
@@ -26,8 +27,8 @@
 #include <string>
 #include <string_view>
 
-#include "agent/log.h"
-#include "agent/server.h"
+#include "agent/server/agent_server.h"
+#include "agent/server/log.h"
 #include "common/fs.h"
 #include "common/hash.h"
 #include "protocol/frame_codec.h"
@@ -120,12 +121,14 @@ void CheckStore(const std::string& agent_dir, const std::string& store_dir) {
 }  // namespace ktune
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  ktune::SetLogLevel(ktune::LogLevel::kError);
+  ktune::agent::SetLogLevel(ktune::agent::LogLevel::kError);
   return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ktune;
+  using ktune::agent::AgentOptions;
+  using ktune::agent::AgentServer;
   const std::string agent_dir = FuzzScratchDir() + "/agent";
   const std::string store_dir = agent_dir + "/store";
   RemoveTree(agent_dir);

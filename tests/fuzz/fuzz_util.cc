@@ -25,7 +25,7 @@ const std::string& FuzzScratchDir() {
     auto* path = new std::string(base + "/ktune-fuzz-XXXXXX");
     FUZZ_CHECK(::mkdtemp(path->data()) != nullptr);
     // Searchable by others: an agent running as root runs kernels as nobody, who must reach
-    // its store (agent/sandbox.h), and refuses to start otherwise.
+    // its store (agent/measure/sandbox.h), and refuses to start otherwise.
     FUZZ_CHECK(::chmod(path->c_str(), 0711) == 0);
     std::atexit([] { RemoveTree(FuzzScratchDir()); });
     return path;

@@ -11,11 +11,11 @@
 #include <cstdint>
 #include <string_view>
 
-#include "agent/kernel_output.h"
+#include "agent/measure/kernel_output.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using namespace ktune;
+  using ktune::agent::OutputScanner;
   if (size < 1) return 0;
   const size_t piece_bytes = size_t{data[0]} + 1;
   const std::string_view output(reinterpret_cast<const char*>(data) + 1, size - 1);

@@ -1,6 +1,7 @@
-// Fuzzes a host's PushManifest as agentd takes it in (agent/server.cc, Session::OnManifest): the
-// message parsed from bytes, ManifestFromWire, then NormalizeManifest, which must refuse every
-// manifest whose files could land outside the bundle or collide.
+// Fuzzes a host's PushManifest as agentd takes it in (agent/server/push_receiver.cc,
+// PushReceiver::OnManifest): the message parsed from bytes, ManifestFromWire, then
+// NormalizeManifest, which must refuse every manifest whose files could land outside the bundle
+// or collide.
 //
 // Input: a serialized wire::PushManifest.
 //

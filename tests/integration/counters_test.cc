@@ -3,12 +3,12 @@
 // they do open, they must count.
 #include <doctest/doctest.h>
 
-#include "agent/passes.h"
-#include "agent/perf_counters.h"
-#include "agent/workload.h"
+#include "agent/measure/passes.h"
+#include "agent/measure/perf_counters.h"
+#include "agent/measure/workload.h"
 #include "tests/integration/harness.h"
 
-namespace ktune {
+namespace ktune::agent {
 namespace {
 
 std::vector<EventSpec> Specs(const std::vector<std::string>& names) {
@@ -99,4 +99,4 @@ TEST_CASE("the real planner: software events need no counters, unsupported ones 
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::agent

@@ -6,16 +6,18 @@
 #include <filesystem>
 #include <fstream>
 
-#include "agent/perf_counters.h"
-#include "agent/sampler.h"
-#include "agent/workload.h"
+#include "agent/measure/perf_counters.h"
+#include "agent/measure/sampler.h"
+#include "agent/measure/workload.h"
 #include "common/fs.h"
 #include "host/results/samples.h"
 #include "tests/integration/harness.h"
 
-namespace ktune::host {
+namespace ktune::agent {
 namespace {
 namespace fs = std::filesystem;
+using host::EventSamples;
+using host::Symbolize;
 
 Profile SampleSpin(const std::string& elf, std::vector<MeasuredValue>* counts) {
   WorkloadOptions o;
@@ -110,4 +112,4 @@ TEST_CASE("khost run --record: samples beside the results, reports, and unsuppor
 }
 
 }  // namespace
-}  // namespace ktune::host
+}  // namespace ktune::agent

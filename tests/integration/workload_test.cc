@@ -9,12 +9,12 @@
 #include <fstream>
 #include <thread>
 
-#include "agent/workload.h"
+#include "agent/measure/workload.h"
 #include "common/fs.h"
 #include "common/strings.h"
 #include "tests/integration/harness.h"
 
-namespace ktune {
+namespace ktune::agent {
 namespace {
 
 WorkloadResult RunElf(const std::string& elf, std::vector<std::string> args = {},
@@ -209,4 +209,4 @@ TEST_CASE("a workload that is never started is killed and reaped") {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::agent

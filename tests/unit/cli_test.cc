@@ -12,7 +12,7 @@
 #include <regex>
 #include <thread>
 
-#include "agent/store.h"
+#include "agent/store/store.h"
 
 #include "common/fs.h"
 #include "tests/unit/temp_dir.h"

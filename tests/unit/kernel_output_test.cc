@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
-#include "agent/kernel_output.h"
+#include "agent/measure/kernel_output.h"
 
-namespace ktune {
+namespace ktune::agent {
 namespace {
 
 // Scans `text` fed in pieces of `piece` bytes.
@@ -70,4 +70,4 @@ TEST_CASE("NOT OK anywhere in the output marks a failed check, also across piece
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::agent

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <set>
 
-#include "agent/passes.h"
+#include "agent/measure/passes.h"
 
-namespace ktune {
+namespace ktune::agent {
 namespace {
 
 Pass Events(const std::vector<std::string>& names) {
@@ -80,9 +80,9 @@ TEST_CASE("budgets are remembered per CPU model across restarts") {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::agent
 
-namespace ktune {
+namespace ktune::agent {
 namespace {
 
 // A FAKE PMU for the planner, since this machine has none: `capacity` events count together;
@@ -182,4 +182,4 @@ TEST_CASE("events tied to one counter are split apart even within the budget") {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::agent

@@ -1,4 +1,4 @@
-// agent/sandbox.h: the user kernels run as, whether it can reach the store, and each run's
+// agent/measure/sandbox.h: the user kernels run as, whether it can reach the store, and each run's
 // working directory. Nothing here runs a process.
 #include <doctest/doctest.h>
 
@@ -8,11 +8,11 @@
 
 #include <filesystem>
 
-#include "agent/sandbox.h"
+#include "agent/measure/sandbox.h"
 #include "common/fs.h"
 #include "tests/unit/temp_dir.h"
 
-namespace ktune {
+namespace ktune::agent {
 namespace {
 namespace fs = std::filesystem;
 
@@ -148,4 +148,4 @@ TEST_CASE("as root, the working directory belongs to the kernels' user") {
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::agent

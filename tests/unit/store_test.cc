@@ -9,11 +9,11 @@
 #include <optional>
 #include <vector>
 
-#include "agent/store.h"
+#include "agent/store/store.h"
 #include "common/fs.h"
 #include "tests/unit/temp_dir.h"
 
-namespace ktune {
+namespace ktune::agent {
 namespace {
 namespace fs = std::filesystem;
 
@@ -238,4 +238,4 @@ TEST_CASE("a quota that bundles in use fill is a ResourceExhausted error naming 
 }
 
 }  // namespace
-}  // namespace ktune
+}  // namespace ktune::agent

@@ -87,8 +87,8 @@ TEST_CASE("RemoveTree removes links, never what they point to, nor changes its m
   RemoveTree(top);
   CHECK_FALSE(fs::exists(fs::symlink_status(top)));
   CHECK(ReadFile(target + "/keep.txt").value() == "kept");
-  // The agent's read-only bundle trees are reached through such links (agent/sandbox.h): they
-  // stay read-only.
+  // The agent's read-only bundle trees are reached through such links (agent/measure/sandbox.h):
+  // they stay read-only.
   CHECK(ModeOf(target) == 0555);
   CHECK(ModeOf(target + "/keep.txt") == 0444);
 }

@@ -1,0 +1,86 @@
+// The agent's per-run results (runs/<run_id>/results.csv, and profiles.frames for the sampling
+// profiles, one protocol frame each). Rows are appended and fsynced on a thread of their own, in
+// batches, so the disk's latency stays out of the measurement loop; each row (with its profile)
+// is handed to `on_durable` (which sends it to the host) only after its fsync returned.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/fs.h"
+#include "common/profile.h"
+#include "common/results.h"
+#include "common/status.h"
+#include "protocol/ktune.pb.h"
+
+namespace ktune::agent {
+
+class Journal {
+ public:
+  // `profile` is null for a row without samples.
+  using OnDurable = std::function<void(const RepetitionRow& row, const std::string& excerpt,
+                                       const Profile* profile)>;
+
+  // Opens the results file in `run_dir` to append to (common/results.h: a new one gets the
+  // header; an existing one, of a run being resumed, keeps its rows and loses an unterminated
+  // last line), and cuts profiles.frames back to its last whole frame.
+  static Result<std::unique_ptr<Journal>> Open(const std::string& run_dir, OnDurable on_durable);
+  // The rows the file held when opened.
+  const std::vector<RepetitionRow>& rows_before() const { return rows_before_; }
+
+  // What the journal in `run_dir` holds, for a host fetching the run: its rows (none before
+  // the first; a torn last line is left out; a file that does not parse is an error), and its
+  // profiles as the SampleProfile messages that went with their rows (a torn last frame is left
+  // out).
+  static Result<std::vector<RepetitionRow>> ReadRows(const std::string& run_dir);
+  static std::map<RowKey, wire::Envelope> ReadProfiles(const std::string& run_dir);
+  ~Journal();
+
+  // Queues a row and its profile; returns at once.
+  void Append(RepetitionRow row, std::string excerpt, std::optional<Profile> profile = {});
+  // The first write or fsync error so far (ok while none happened).
+  Status status();
+  // Writes everything queued, stops the writer thread, and returns status().
+  Status Close();
+
+ private:
+  Journal(std::string run_dir, ScopedFd fd, std::vector<RepetitionRow> rows_before,
+          OnDurable on_durable);
+  struct Entry {
+    RepetitionRow row;
+    std::string excerpt;
+    std::optional<Profile> profile;
+  };
+  void Loop();
+  Status WriteProfiles(const std::deque<Entry>& batch);
+  static std::string ResultsPath(const std::string& run_dir) { return run_dir + "/results.csv"; }
+  static std::string ProfilesPath(const std::string& run_dir) {
+    return run_dir + "/profiles.frames";
+  }
+  const std::string run_dir_;
+  const std::string path_;
+  ScopedFd fd_;
+  std::vector<RepetitionRow> rows_before_;
+  ScopedFd profiles_fd_;  // opened with the first profile
+  OnDurable on_durable_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Entry> queue_;
+  bool closing_ = false;
+  Status error_;
+  std::thread thread_;  // last: starts once the members above exist
+};
+
+// The SampleProfile message of `row`'s profile: as kept in profiles.frames and sent after the
+// row.
+wire::Envelope SampleProfileMessage(const RepetitionRow& row, const Profile& profile);
+
+}  // namespace ktune::agent

@@ -1,0 +1,216 @@
+#include "agent/measure/measure.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "agent/measure/kernel_output.h"
+#include "agent/measure/perf_counters.h"
+#include "agent/measure/workload.h"
+
+namespace ktune::agent {
+namespace {
+
+constexpr size_t kExcerptBytes = 2048;
+
+WorkloadOptions OptionsFor(const MeasurePlan& plan, const PlanVariant& v,
+                           const Canceller& canceller) {
+  WorkloadOptions o;
+  o.canceller = &canceller;
+  if (plan.exec_wrapper.empty()) {
+    o.path = v.elf;
+    o.args = v.args;
+  } else {
+    o.path = plan.exec_wrapper[0];
+    o.args.assign(plan.exec_wrapper.begin() + 1, plan.exec_wrapper.end());
+    o.args.push_back(v.elf);
+    o.args.insert(o.args.end(), v.args.begin(), v.args.end());
+  }
+  o.cwd = plan.work_dir.empty() ? plan.tree_dir : plan.work_dir;
+  o.limits = plan.limits;
+  o.user = plan.user;
+  o.cpu = plan.cpu;
+  o.timeout_ns = plan.timeout_ns;
+  return o;
+}
+
+std::string Excerpt(const std::string& text) {
+  return text.size() <= kExcerptBytes ? text : text.substr(text.size() - kExcerptBytes);
+}
+
+// A row naming the repetition, with nothing measured yet.
+RepetitionRow NewRow(const MeasurePlan& plan, size_t index, uint32_t pass, uint32_t repetition,
+                     bool sampling) {
+  const PlanVariant& v = plan.variants[index];
+  RepetitionRow row;
+  row.run_id = plan.run_id;
+  row.board = plan.board;
+  row.variant_index = static_cast<uint32_t>(index);
+  row.variant = v.name;
+  row.elf = v.elf;
+  row.elf_hash = v.elf_hash;
+  row.params = v.params;
+  row.pass = pass;
+  row.sampling = sampling;
+  row.repetition = repetition;
+  return row;
+}
+
+// Runs `workload` with `counted` open on it as the plan groups them, read the moment it exits
+// into `counters`. With `profile`, the plan's record events are sampled too: their counts join
+// `counters` and their samples `profile` (unless the canceller cut the run short).
+WorkloadResult RunCounted(const MeasurePlan& plan, const std::vector<EventSpec>& counted,
+                          Workload& workload, std::vector<MeasuredValue>& counters,
+                          Profile* profile) {
+  CounterGroup group = CounterGroup::Open(
+      counted, workload.pid(),
+      plan.multiplex ? CounterGroup::Grouping::kSeparate : CounterGroup::Grouping::kTogether);
+  std::optional<Sampler> sampler;
+  if (profile) {
+    sampler.emplace(Sampler::Open(plan.record, workload.pid(), plan.sampling));
+    workload.Watch(sampler->poll_fds(), [&] { sampler->Drain(); });
+  }
+  WorkloadResult r = workload.Run([&] {
+    counters = group.Read();
+    if (!sampler) return;
+    for (MeasuredValue& v : sampler->ReadCounts()) {
+      const bool present = std::any_of(counters.begin(), counters.end(),
+                                       [&](const MeasuredValue& c) { return c.name == v.name; });
+      if (!present) counters.push_back(std::move(v));
+    }
+  });
+  if (sampler && !r.cancelled) *profile = sampler->TakeProfile();
+  return r;
+}
+
+// How a run ended, into its row: the outcome, the wall time, the kernel's own time and whether
+// the run is valid; a launch error, or an invalid run's output tail, is its excerpt.
+void RecordOutcome(const WorkloadResult& r, const OutputScanner& scanner, RepetitionRow& row,
+                   MeasuredValue& wall, MeasuredValue& kernel, std::string* excerpt) {
+  row.timestamp_ns = r.start_unix_ns;
+  row.outcome = r.outcome;
+  if (r.outcome.kind == OutcomeKind::kLaunchFailed) {
+    *excerpt = r.launch_error;
+    return;
+  }
+  wall.value = static_cast<double>(r.wall_ns);
+  wall.status = ValueStatus::kOk;
+  if (auto t = scanner.kernel_time_s()) {
+    kernel.value = *t;
+    kernel.status = ValueStatus::kOk;
+  }
+  row.valid =
+      r.outcome.kind == OutcomeKind::kExited && r.outcome.code == 0 && !scanner.reports_failure();
+  if (!row.valid) *excerpt = Excerpt(r.output);
+}
+
+// A repetition; std::nullopt when the canceller cut it short. With `profile`, the plan's record
+// events are sampled too: their counts join the row's values and their samples `profile`.
+std::optional<RepetitionRow> MeasureOnce(const MeasurePlan& plan,
+                                         const std::vector<EventSpec>& counted, size_t index,
+                                         uint32_t pass, uint32_t repetition,
+                                         const Canceller& canceller, std::string* excerpt,
+                                         Profile* profile = nullptr) {
+  RepetitionRow row = NewRow(plan, index, pass, repetition, profile != nullptr);
+  MeasuredValue wall{kWallTime, 0, "ns", 0, 0, ValueStatus::kMissing};
+  MeasuredValue kernel{kKernelTime, 0, "s", 0, 0, ValueStatus::kMissing};
+  std::vector<MeasuredValue> counters;
+  OutputScanner scanner;
+  WorkloadOptions options = OptionsFor(plan, plan.variants[index], canceller);
+  options.on_output = [&scanner](std::string_view chunk) { scanner.Feed(chunk); };
+  auto workload = Workload::Prepare(options);
+  if (!workload.ok()) {
+    row.outcome.kind = OutcomeKind::kLaunchFailed;
+    *excerpt = workload.status().message();
+    for (const EventSpec& e : counted) {
+      counters.push_back({e.text, 0, e.def.unit, 0, 0, ValueStatus::kNotCounted});
+    }
+  } else {
+    WorkloadResult r = RunCounted(plan, counted, *workload, counters, profile);
+    if (r.cancelled) return std::nullopt;
+    scanner.Finish();
+    RecordOutcome(r, scanner, row, wall, kernel, excerpt);
+  }
+  row.values.push_back(wall);
+  row.values.push_back(kernel);
+  for (auto& c : counters) row.values.push_back(std::move(c));
+  return row;
+}
+
+// The unmeasured runs before a pass's repetitions.
+void WarmUp(const MeasurePlan& plan, size_t variant, const Canceller& canceller) {
+  for (uint32_t w = 0; w < plan.warmup && !canceller.cancelled(); ++w) {
+    auto workload = Workload::Prepare(OptionsFor(plan, plan.variants[variant], canceller));
+    if (workload.ok()) workload->Run();
+  }
+}
+
+}  // namespace
+
+std::vector<EventSpec> CountedEvents(const std::vector<EventSpec>& requested) {
+  std::vector<EventSpec> out;
+  out.push_back(EventCatalog::Generic().Parse(kTaskClock).value());
+  for (const EventSpec& e : requested) {
+    if (e.text != kTaskClock) out.push_back(e);
+  }
+  return out;
+}
+
+namespace {
+
+// A variant's counting passes: in each, warm-up, then the repetitions the journal lacks.
+Status MeasureCountingPasses(const MeasurePlan& plan,
+                             const std::vector<std::vector<EventSpec>>& counted, size_t i,
+                             Journal& journal, const Canceller& canceller) {
+  const uint32_t variant = static_cast<uint32_t>(i);
+  for (uint32_t pass = 0; pass < counted.size(); ++pass) {
+    uint32_t missing = 0;
+    for (uint32_t rep = 0; rep < plan.repetitions; ++rep) {
+      missing += plan.skip.count({variant, pass, rep}) ? 0 : 1;
+    }
+    if (missing == 0) continue;
+    WarmUp(plan, i, canceller);
+    for (uint32_t rep = 0; rep < plan.repetitions; ++rep) {
+      if (plan.skip.count({variant, pass, rep})) continue;
+      std::string excerpt;
+      std::optional<RepetitionRow> row =
+          MeasureOnce(plan, counted[pass], i, pass, rep, canceller, &excerpt);
+      if (!row) return Unavailable("agent is shutting down");
+      journal.Append(std::move(*row), std::move(excerpt));
+      KT_RETURN_IF_ERROR(journal.status());
+      if (canceller.cancelled()) return Unavailable("agent is shutting down");
+    }
+  }
+  return Status::Ok();
+}
+
+// A variant's sampling pass, after its `passes` counting ones: warm-up, then one repetition with
+// the sampler on.
+Status MeasureSamplingPass(const MeasurePlan& plan, uint32_t passes, size_t i, Journal& journal,
+                           const Canceller& canceller) {
+  if (plan.record.empty() || plan.skip.count({static_cast<uint32_t>(i), passes, 0})) {
+    return Status::Ok();
+  }
+  WarmUp(plan, i, canceller);
+  std::string excerpt;
+  Profile profile;
+  std::optional<RepetitionRow> row =
+      MeasureOnce(plan, CountedEvents({}), i, passes, 0, canceller, &excerpt, &profile);
+  if (!row) return Unavailable("agent is shutting down");
+  journal.Append(std::move(*row), std::move(excerpt), std::move(profile));
+  return journal.status();
+}
+
+}  // namespace
+
+Status MeasurePlanRows(const MeasurePlan& plan, Journal& journal, const Canceller& canceller) {
+  std::vector<std::vector<EventSpec>> counted;
+  for (const auto& pass : plan.passes) counted.push_back(CountedEvents(pass));
+  for (size_t i = 0; i < plan.variants.size(); ++i) {
+    KT_RETURN_IF_ERROR(MeasureCountingPasses(plan, counted, i, journal, canceller));
+    KT_RETURN_IF_ERROR(
+        MeasureSamplingPass(plan, static_cast<uint32_t>(counted.size()), i, journal, canceller));
+  }
+  return Status::Ok();
+}
+
+}  // namespace ktune::agent

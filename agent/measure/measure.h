@@ -1,0 +1,65 @@
+// Measures a run plan: for every variant and every pass of its events (agent/measure/passes.h),
+// warm-up runs (not recorded), then repetitions, each a Workload (agent/measure/workload.h) with a
+// CounterGroup (agent/measure/perf_counters.h) opened on it. Every repetition becomes one
+// RepetitionRow: wall time, the kernel's self-reported time, task-clock and the requested events,
+// handed to the run's Journal (agent/measure/journal.h), which makes it durable before it is sent.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "agent/measure/journal.h"
+#include "agent/measure/sampler.h"
+#include "agent/measure/workload.h"
+#include "common/events.h"
+#include "common/results.h"
+#include "common/status.h"
+
+namespace ktune::agent {
+
+struct PlanVariant {
+  std::string name;
+  std::string elf;       // path inside the bundle tree
+  std::string elf_hash;  // its content hash (the bundle's manifest)
+  std::vector<std::string> args;
+  Params params;
+};
+
+struct MeasurePlan {
+  std::string run_id;
+  std::string board;     // this agent's CpuFingerprint, on every row
+  std::string tree_dir;  // the bundle's tree: holds <kernel>/run/...
+  std::string work_dir;  // the kernels' working directory (agent/measure/sandbox.h), or the tree's
+  WorkloadLimits limits;
+  std::optional<WorkloadUser> user;  // kernels run as this user
+  std::vector<PlanVariant> variants;
+  // The requested events, in passes; task-clock is measured in every pass as well.
+  std::vector<std::vector<EventSpec>> passes = {{}};
+  bool multiplex = false;  // one pass, its events multiplexed and scaled
+  // Events to sample, in one more pass per variant (after the counting passes) with a single
+  // repetition; its row carries the events' counts and its profile the samples.
+  std::vector<EventSpec> record;
+  SampleOptions sampling;
+  uint32_t repetitions = 5;
+  uint32_t warmup = 1;
+  uint64_t timeout_ns = 0;
+  int cpu = -1;
+  std::vector<std::string> exec_wrapper;  // runs each ELF: wrapper... ELF ARGS (agent's option)
+  // Rows already in the journal (a resumed run): not measured again. A variant's pass whose
+  // repetitions are all there is not even warmed up.
+  std::set<RowKey> skip;
+};
+
+// The events a repetition opens: task-clock first, then the requested ones (without a second
+// task-clock).
+std::vector<EventSpec> CountedEvents(const std::vector<EventSpec>& requested);
+
+// Measures the whole plan into `journal` (with each invalid run's output tail as its excerpt).
+// Stops early, returning an error, when the journal fails or `canceller` fires; a repetition cut
+// short by the canceller is not recorded.
+Status MeasurePlanRows(const MeasurePlan& plan, Journal& journal, const Canceller& canceller);
+
+}  // namespace ktune::agent

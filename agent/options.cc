@@ -1,0 +1,176 @@
+#include "agent/options.h"
+
+#include <unistd.h>
+
+#include <boost/asio/ip/address.hpp>
+#include <cstdlib>
+#include <cxxopts.hpp>
+
+#include "common/fs.h"
+#include "common/strings.h"
+
+namespace ktune::agent {
+namespace {
+
+std::string DefaultStoreDir() {
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/ktune/agent";
+  if (const char* h = std::getenv("HOME"); h && *h)
+    return std::string(h) + "/.local/share/ktune/agent";
+  return "/var/lib/ktune/agent";
+}
+
+uint64_t PhysicalMemoryMiB() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page_bytes = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_bytes <= 0) return 0;
+  return (static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_bytes)) >> 20;
+}
+
+bool IsLoopback(const std::string& host) {
+  boost::system::error_code ec;
+  auto addr = boost::asio::ip::make_address(host, ec);
+  return !ec && addr.is_loopback();
+}
+
+cxxopts::Options AgentdCliOptions() {
+  cxxopts::Options options("agentd", "ktune agent: runs kernel variants under perf counters");
+  options.add_options()("listen", "address to listen on (HOST:PORT; port 0 picks a free one)",
+                        cxxopts::value<std::string>()->default_value(
+                            "127.0.0.1:" + std::to_string(kDefaultAgentPort)))(
+      "store", "store directory", cxxopts::value<std::string>()->default_value(DefaultStoreDir()))(
+      "log-level", "error, warn, info or debug",
+      cxxopts::value<std::string>()->default_value("info"))(
+      "daemon", "detach from the terminal and log to <store>/agentd.log")(
+      "fake-counter-budget",
+      "FAKE, for tests on machines without a PMU: pretend N events fit the counters, software "
+      "events included, instead of probing",
+      cxxopts::value<int>()->default_value("0"))(
+      "fake-cpuinfo",
+      "FAKE, for tests of several kinds of board on one machine: read the CPU's identity from "
+      "this file (in /proc/cpuinfo's layout) instead of /proc/cpuinfo",
+      cxxopts::value<std::string>()->default_value(""))(
+      "exec-wrapper",
+      "run every variant as 'CMD ARGS... ELF ELF-ARGS' (e.g. \"qemu-riscv64 -cpu "
+      "rv64,v=true,vlen=256\" when agentd itself runs under qemu-user)",
+      cxxopts::value<std::string>()->default_value(""))(
+      "token-file",
+      "a file holding the pre-shared token (64 hex digits, mode 600): hosts must prove they "
+      "hold it; needed to serve anything but loopback, and then the sessions are sealed",
+      cxxopts::value<std::string>()->default_value(""))(
+      "run-as",
+      "when agentd runs as root, kernels run as this user (a name or uid), in a working "
+      "directory of their own",
+      cxxopts::value<std::string>()->default_value("nobody"))(
+      "limit-as-mb", "a kernel's address space limit, MiB (RLIMIT_AS; 0: none)",
+      cxxopts::value<uint64_t>()->default_value(std::to_string(PhysicalMemoryMiB())))(
+      "limit-fsize-mb", "the largest file a kernel may write, MiB (RLIMIT_FSIZE; 0: none)",
+      cxxopts::value<uint64_t>()->default_value("1024"))(
+      "limit-nproc",
+      "processes of the kernels' user (RLIMIT_NPROC; 0: none); default 1024 when kernels run as "
+      "--run-as, else none (the agent's own user runs other programs too)",
+      cxxopts::value<int64_t>()->default_value("-1"))(
+      "max-bundle-mb", "the largest bundle a host may push, MiB",
+      cxxopts::value<uint64_t>()->default_value("2048"))(
+      "store-quota-mb",
+      "the bundles kept (blobs and trees; results do not count), MiB: beyond it the least "
+      "recently used bundles no run holds are evicted",
+      cxxopts::value<uint64_t>()->default_value("8192"))(
+      "make-token", "write a new random token to this file (mode 600) and exit",
+      cxxopts::value<std::string>()->default_value(""))("version", "print the version and exit")(
+      "h,help", "print this help");
+  return options;
+}
+
+// Where agentd listens, and whether it may: off loopback only with a token, and then sealed.
+Status ParseListen(const cxxopts::ParseResult& args, AgentdRequest& req) {
+  KT_ASSIGN_OR_RETURN(req.server.listen, ParseHostPort(args["listen"].as<std::string>(),
+                                                       /*allow_port_zero=*/true));
+  req.token_file = args["token-file"].as<std::string>();
+  const bool loopback = IsLoopback(req.server.listen.host);
+  if (!loopback && req.token_file.empty()) {
+    return InvalidArgument("refusing to listen on " + req.server.listen.ToString() +
+                           " without a token: off loopback, hosts must authenticate "
+                           "(--token-file; agentd --make-token FILE writes one)");
+  }
+  req.server.seal = !loopback;
+  return Status::Ok();
+}
+
+// --exec-wrapper's words, the first resolved in PATH.
+Status ParseExecWrapper(const cxxopts::ParseResult& args, AgentOptions& server) {
+  for (std::string_view w : Split(args["exec-wrapper"].as<std::string>(), ' ')) {
+    if (!w.empty()) server.exec_wrapper.emplace_back(w);
+  }
+  if (server.exec_wrapper.empty()) return Status::Ok();
+  const std::string path = FindInPath(server.exec_wrapper[0]);
+  if (path.empty()) {
+    return InvalidArgument("--exec-wrapper: " + server.exec_wrapper[0] +
+                           " is not an executable in PATH");
+  }
+  server.exec_wrapper[0] = path;
+  return Status::Ok();
+}
+
+// The kernels' limits and the store's.
+void ParseLimits(const cxxopts::ParseResult& args, AgentOptions& server) {
+  server.run_as = args["run-as"].as<std::string>();
+  server.max_bundle_bytes = args["max-bundle-mb"].as<uint64_t>() << 20;
+  server.store_quota_bytes = args["store-quota-mb"].as<uint64_t>() << 20;
+  server.limits.address_space_bytes = args["limit-as-mb"].as<uint64_t>() << 20;
+  server.limits.file_size_bytes = args["limit-fsize-mb"].as<uint64_t>() << 20;
+  const int64_t nproc = args["limit-nproc"].as<int64_t>();
+  server.limits.processes = nproc >= 0 ? static_cast<uint64_t>(nproc) : ::geteuid() == 0 ? 1024 : 0;
+}
+
+// What serving needs, checked in the order agentd always has.
+Status ParseServe(const cxxopts::ParseResult& args, AgentdRequest& req) {
+  if (!args.unmatched().empty()) {
+    return InvalidArgument("unexpected argument '" + args.unmatched().front() + "'");
+  }
+  if (!ParseLogLevel(args["log-level"].as<std::string>(), &req.log_level)) {
+    return InvalidArgument("unknown log level '" + args["log-level"].as<std::string>() + "'");
+  }
+  KT_RETURN_IF_ERROR(ParseListen(args, req));
+  req.daemon = args.count("daemon") > 0;
+  req.server.store_dir = args["store"].as<std::string>();
+  req.server.fake_counter_budget = args["fake-counter-budget"].as<int>();
+  req.server.fake_cpuinfo = args["fake-cpuinfo"].as<std::string>();
+  if (req.server.fake_counter_budget < 0) {
+    return InvalidArgument("--fake-counter-budget must be 0 or more");
+  }
+  KT_RETURN_IF_ERROR(ParseExecWrapper(args, req.server));
+  ParseLimits(args, req.server);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<AgentdRequest> ParseAgentdArgs(const std::vector<std::string>& args) {
+  std::vector<std::string> storage = {"agentd"};
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& s : storage) argv.push_back(s.data());
+  try {
+    cxxopts::Options options = AgentdCliOptions();
+    const cxxopts::ParseResult parsed = options.parse(static_cast<int>(argv.size()), argv.data());
+    AgentdRequest req;
+    if (parsed.count("help")) {
+      req.action = AgentdRequest::Action::kHelp;
+    } else if (parsed.count("version")) {
+      req.action = AgentdRequest::Action::kVersion;
+    } else if (!parsed["make-token"].as<std::string>().empty()) {
+      req.action = AgentdRequest::Action::kMakeToken;
+      req.token_out = parsed["make-token"].as<std::string>();
+    } else {
+      KT_RETURN_IF_ERROR(ParseServe(parsed, req));
+    }
+    return req;
+  } catch (const cxxopts::exceptions::exception& e) {
+    return InvalidArgument(e.what());
+  }
+}
+
+std::string AgentdHelp() {
+  return AgentdCliOptions().help();
+}
+
+}  // namespace ktune::agent

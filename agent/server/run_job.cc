@@ -1,0 +1,118 @@
+#include "agent/server/run_job.h"
+
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "agent/store/run_files.h"
+#include "common/events.h"
+#include "common/manifest.h"
+#include "protocol/convert.h"
+
+namespace ktune::agent {
+namespace {
+
+// What a request must ask, whatever the bundle: repetitions, variants, a CPU this machine has.
+Status CheckShape(const wire::RunRequest& req) {
+  if (req.repetitions() == 0) return InvalidArgument("repetitions must be at least 1");
+  if (req.variants_size() == 0) return InvalidArgument("run request names no variant");
+  const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  if (req.cpu() < -1 || req.cpu() >= cpus) {
+    return InvalidArgument("cannot pin to CPU " + std::to_string(req.cpu()) +
+                           ": this machine has " + std::to_string(cpus) + " CPUs (0-" +
+                           std::to_string(cpus - 1) + ")");
+  }
+  return Status::Ok();
+}
+
+// The events to count and to sample, in this machine's catalog, and how to sample.
+Status AddEvents(const wire::RunRequest& req, const EventCatalog& catalog, Measurer::Job& job) {
+  for (const std::string& e : req.events()) {
+    KT_ASSIGN_OR_RETURN(EventSpec spec, catalog.Parse(e));
+    job.events.push_back(std::move(spec));
+  }
+  MeasurePlan& plan = job.plan;
+  for (const std::string& e : req.record()) {
+    KT_ASSIGN_OR_RETURN(EventSpec spec, catalog.Parse(e));
+    plan.record.push_back(std::move(spec));
+  }
+  if (req.sample_period() && req.sample_freq()) {
+    return InvalidArgument("a sample period or a sample frequency, not both");
+  }
+  plan.sampling.period = req.sample_period();
+  plan.sampling.freq = req.sample_period() ? 0 : req.sample_freq() ? req.sample_freq() : 4001;
+  plan.sampling.callchain = req.callchain();
+  return Status::Ok();
+}
+
+// The variants, each ELF found in the bundle's manifest (for its hash).
+Result<std::vector<PlanVariant>> VariantsOf(const wire::RunRequest& req, const Manifest& manifest) {
+  std::vector<PlanVariant> variants;
+  for (const wire::Variant& v : req.variants()) {
+    KT_RETURN_IF_ERROR(ValidateBundlePath(v.elf_path()));
+    const FileEntry* elf = nullptr;
+    for (const FileEntry& f : manifest.files) {
+      if (f.path == v.elf_path()) elf = &f;
+    }
+    if (!elf) {
+      return NotFound("variant " + v.name() + ": " + v.elf_path() + " is not in the bundle");
+    }
+    for (const wire::Param& p : v.params()) {
+      if (Status ok = ValidateParam(p.name(), p.value()); !ok.ok()) {
+        return InvalidArgument("variant " + v.name() + ": " + ok.message());
+      }
+    }
+    variants.push_back({v.name(), v.elf_path(), elf->hash,
+                        std::vector<std::string>(v.args().begin(), v.args().end()),
+                        ParamsFromWire(v)});
+  }
+  return variants;
+}
+
+// The stored plan of a run that already started (being resumed): the same passes again.
+Status UseStoredPasses(const RunFiles& files, const EventCatalog& catalog, Measurer::Job& job) {
+  KT_ASSIGN_OR_RETURN(std::optional<wire::RunAccepted> accepted, files.ReadAccepted());
+  if (!accepted) return Status::Ok();
+  MeasurePlan& plan = job.plan;
+  plan.passes.clear();
+  for (const wire::Pass& p : accepted->passes()) {
+    std::vector<EventSpec> pass;
+    for (const std::string& e : p.events()) {
+      KT_ASSIGN_OR_RETURN(EventSpec spec, catalog.Parse(e));
+      pass.push_back(std::move(spec));
+    }
+    plan.passes.push_back(std::move(pass));
+  }
+  job.planned = true;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Measurer::Job> JobFor(const wire::RunRequest& req, Store& store, const CpuId& cpu) {
+  KT_RETURN_IF_ERROR(ValidateRunId(req.run_id()));
+  KT_ASSIGN_OR_RETURN(Manifest manifest, store.LoadManifest(req.bundle_id()));
+  KT_ASSIGN_OR_RETURN(std::string tree, store.Materialize(req.bundle_id()));
+  KT_RETURN_IF_ERROR(CheckShape(req));
+  Measurer::Job job;
+  job.bundle_id = req.bundle_id();
+  MeasurePlan& plan = job.plan;
+  plan.run_id = req.run_id();
+  plan.board = CpuFingerprint(cpu);
+  plan.tree_dir = tree;
+  plan.repetitions = req.repetitions();
+  plan.warmup = req.warmup();
+  plan.timeout_ns = req.timeout_ms() * 1000000ull;
+  plan.cpu = req.cpu();
+  plan.multiplex = req.multiplex();
+  KT_ASSIGN_OR_RETURN(const EventCatalog catalog, EventCatalog::ForCpu(cpu, req.cpu_model()));
+  KT_RETURN_IF_ERROR(AddEvents(req, catalog, job));
+  KT_ASSIGN_OR_RETURN(plan.variants, VariantsOf(req, manifest));
+  KT_ASSIGN_OR_RETURN(job.run_dir, store.RunDir(req.run_id()));
+  plan.work_dir = store.WorkDir(req.run_id());
+  KT_RETURN_IF_ERROR(UseStoredPasses(RunFiles(req.run_id(), job.run_dir), catalog, job));
+  return job;
+}
+
+}  // namespace ktune::agent

@@ -1,0 +1,52 @@
+#include "agent/server/sysinfo.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "agent/measure/perf_counters.h"
+#include "common/cpu.h"
+#include "common/events.h"
+#include "common/fs.h"
+#include "common/strings.h"
+#include "protocol/convert.h"
+
+namespace ktune::agent {
+
+Result<CpuId> DetectCpu(const std::string& fake_cpuinfo) {
+  CpuId cpu;
+  cpu.arch = MachineArch();
+  if (!fake_cpuinfo.empty()) {
+    KT_ASSIGN_OR_RETURN(const std::string info, ReadFile(fake_cpuinfo));
+    ParseCpuInfo(info, &cpu);
+  } else if (auto info = ReadFile("/proc/cpuinfo"); info.ok()) {
+    ParseCpuInfo(*info, &cpu);
+  }
+  return cpu;
+}
+
+wire::Capabilities ProbeCapabilities(const CpuId& cpu) {
+  wire::Capabilities caps;
+  CpuToWire(cpu, caps.mutable_cpu());
+  utsname u;
+  if (::uname(&u) == 0) caps.set_kernel_release(u.release);
+  caps.set_cpu_count(static_cast<uint32_t>(::sysconf(_SC_NPROCESSORS_ONLN)));
+  if (auto p = ReadFile("/proc/sys/kernel/perf_event_paranoid"); p.ok()) {
+    if (auto v = ParseInt(Trim(*p)); v.ok()) caps.set_perf_event_paranoid(*v);
+  }
+  caps.set_running_as_root(::geteuid() == 0);
+  // The detected table is always known (it comes from the mapfile), so this cannot fail.
+  const EventCatalog catalog = EventCatalog::ForCpu(cpu, "").value();
+  caps.mutable_cpu()->set_core(catalog.core());
+  for (const EventDef& def : catalog.events()) {
+    auto spec = catalog.Parse(def.name);
+    if (!spec.ok()) continue;
+    const std::string why = ProbeEvent(*spec);
+    auto* e = caps.add_events();
+    e->set_name(def.name);
+    e->set_opens(why.empty());
+    e->set_reason(why);
+  }
+  return caps;
+}
+
+}  // namespace ktune::agent
