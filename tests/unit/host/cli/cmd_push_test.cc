@@ -1,0 +1,13 @@
+#include <doctest/doctest.h>
+
+#include "host/cli/command.h"
+
+namespace ktune::host {
+namespace {
+
+TEST_CASE("push options") {
+  CHECK(ParsePushArgs({"k", "--agent", "h:1"})->agent == "h:1");
+}
+
+}  // namespace
+}  // namespace ktune::host

@@ -1,0 +1,105 @@
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <thread>
+
+#include "common/events.h"
+#include "common/fs.h"
+#include "host/cli/command.h"
+#include "host/remote/agent_locator.h"
+#include "host/results/kernel_dir.h"
+#include "host/results/results_dir.h"
+#include "tests/unit/temp_dir.h"
+
+namespace ktune::host {
+namespace {
+
+TEST_CASE("run options: defaults, conversions and refusals") {
+  auto d = ParseRunArgs({"matmul"});
+  REQUIRE(d.ok());
+  CHECK(d->kernel == "matmul");
+  CHECK(d->root == ".");
+  CHECK(d->events == std::vector<std::string>{"default"});  // the core's default group
+  CHECK(d->repetitions == 5);
+  CHECK(d->warmup == 1);
+  CHECK(d->timeout_ms == 60000);
+  CHECK(d->cpu == -1);
+
+  auto o = ParseRunArgs({"matmul", "--events", "cycles:u,page-faults", "--reps", "3", "--warmup",
+                         "0", "--timeout", "0.5", "--cpu", "1", "--root", "/x"});
+  REQUIRE(o.ok());
+  CHECK(o->events == std::vector<std::string>{"cycles:u", "page-faults"});
+  CHECK(o->repetitions == 3);
+  CHECK(o->warmup == 0);
+  CHECK(o->timeout_ms == 500);
+  CHECK(o->cpu == 1);
+  CHECK(o->root == "/x");
+
+  CHECK(ParseRunArgs({}).status().message().find("missing <kernel>") != std::string::npos);
+  // Names are the agent's to resolve; here only the list's form counts.
+  CHECK(ParseRunArgs({"k", "--events", "cylces"}).ok());
+  CHECK_FALSE(ParseRunArgs({"k", "--events", "cycles,,x"}).ok());
+  CHECK(ParseRunArgs({"k", "--cpu-model", "spacemit/x60"})->cpu_model == "spacemit/x60");
+  CHECK_FALSE(ParseRunArgs({"k", "--events", "cycles,cycles"}).ok());
+  CHECK_FALSE(ParseRunArgs({"k", "--reps", "0"}).ok());
+  CHECK_FALSE(ParseRunArgs({"k", "--reps", "x"}).ok());
+  CHECK_FALSE(ParseRunArgs({"k", "--timeout", "-1"}).ok());
+  CHECK_FALSE(ParseRunArgs({"k", "--cpu", "-2"}).ok());
+  CHECK_FALSE(ParseRunArgs({"k", "--bogus"}).ok());
+  CHECK_FALSE(ParseRunArgs({"k", "extra"}).ok());
+}
+
+TEST_CASE("run --resume measures the run as it was asked: measurement options are refused") {
+  auto newest = ParseRunArgs({"k", "--resume"});
+  REQUIRE(newest.ok());
+  CHECK(newest->resume);
+  CHECK(newest->run_id.empty());
+  auto named = ParseRunArgs({"k", "--resume", "--run", "r1", "--agent", "h:1", "--root", "/x"});
+  REQUIRE(named.ok());
+  CHECK(named->resume);
+  CHECK(named->run_id == "r1");
+  CHECK(named->agent == "h:1");
+  CHECK(named->root == "/x");
+  CHECK_FALSE(ParseRunArgs({"k"})->resume);
+  const std::vector<Args> changes = {
+      {"--events", "cycles"}, {"--reps", "3"},      {"--warmup", "0"}, {"--timeout", "1"},
+      {"--cpu", "0"},         {"--cpu-model", "x"}, {"--multiplex"},   {"--record", "cycles"},
+      {"--period", "100"},    {"--freq", "10"},     {"--callchain"}};
+  for (const Args& change : changes) {
+    Args args = {"k", "--resume"};
+    args.insert(args.end(), change.begin(), change.end());
+    auto r = ParseRunArgs(args);
+    CAPTURE(change[0]);
+    CHECK(r.status().code() == ErrorCode::kInvalidArgument);
+    CHECK(r.status().message().find(change[0] + " cannot change it") != std::string::npos);
+  }
+  auto alone = ParseRunArgs({"k", "--run", "r1"});
+  CHECK(alone.status().code() == ErrorCode::kInvalidArgument);
+  CHECK(alone.status().message() == "--run goes with --resume");
+}
+
+TEST_CASE("the run request carries every variant and the measurement settings") {
+  auto opts = ParseRunArgs({"k", "--events", "task-clock", "--reps", "2", "--cpu", "0"});
+  REQUIRE(opts.ok());
+  KernelDir dir;
+  dir.kernel = "k";
+  dir.variants = {{"a.elf", "k/run/bin/a.elf", {"8x8x8x1"}, {{"BLOCK_SIZE_M", "4"}}, ""},
+                  {"b.elf", "k/run/bin/b.elf", {}, {}, ""}};
+  const wire::RunRequest req = MakeRunRequest(*opts, dir, "bundle", "run");
+  CHECK(req.run_id() == "run");
+  CHECK(req.bundle_id() == "bundle");
+  REQUIRE(req.variants_size() == 2);
+  CHECK(req.variants(0).elf_path() == "k/run/bin/a.elf");
+  CHECK(req.variants(0).args(0) == "8x8x8x1");
+  CHECK(req.variants(0).params(0).name() == "BLOCK_SIZE_M");
+  CHECK(req.events_size() == 1);
+  CHECK(req.repetitions() == 2);
+  CHECK(req.timeout_ms() == 60000);
+  CHECK(req.cpu() == 0);
+}
+
+}  // namespace
+}  // namespace ktune::host
