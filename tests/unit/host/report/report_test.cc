@@ -18,10 +18,14 @@
 #include "host/report/table.h"
 #include "host/results/samples.h"
 #include "host/util/elf_symbols.h"
+#include "tests/unit/host/report/run_fixture.h"
+#include "tests/unit/host/results/samples_fixture.h"
 #include "tests/unit/temp_dir.h"
 
 namespace ktune::host {
 namespace {
+
+using namespace fixture;
 
 RepetitionRow Row(uint32_t variant, uint32_t rep, bool valid, double kernel_s, double wall_ns,
                   double faults) {
@@ -164,48 +168,6 @@ TEST_CASE("json carries every statistic and null where none exists") {
   CHECK(j.find("\"median\": null") != std::string::npos);
 }
 
-// Six repetitions around `base` seconds: the same relative jitter for every variant.
-const double kJitter[] = {0, 0.01, -0.01, 0.02, -0.02, 0.005};
-
-// Variants (M, N) -> base kernel time: 8_32 fastest, 2x ahead of 8_16, and so on. l2_miss is
-// proportional to the time (Spearman 1), instructions constant (no correlation), branches
-// unrelated. A fifth variant crashes in one repetition and is left out.
-std::vector<RepetitionRow> Fixture(double scale_8_32 = 1, double scale_4_16 = 1) {
-  struct V {
-    int m, n;
-    double base, branches;
-  };
-  const V variants[] = {{4, 16, 0.004 * scale_4_16, 5},
-                        {4, 32, 0.003, 9},
-                        {8, 16, 0.002, 7},
-                        {8, 32, 0.001 * scale_8_32, 6},
-                        {16, 16, 0.0005, 4}};
-  std::vector<RepetitionRow> rows;
-  for (uint32_t i = 0; i < 5; ++i) {
-    const V& v = variants[i];
-    for (uint32_t rep = 0; rep < 6; ++rep) {
-      RepetitionRow r;
-      r.run_id = "run-fixture";
-      r.variant_index = i;
-      r.variant = "matmul_" + std::to_string(v.m) + "_" + std::to_string(v.n) + ".elf";
-      r.elf = "matmul/run/bin/" + r.variant;
-      r.params = {{"M", std::to_string(v.m)}, {"N", std::to_string(v.n)}};
-      r.repetition = rep;
-      const bool crash = i == 4 && rep == 2;
-      r.valid = !crash;
-      r.outcome = crash ? Outcome{OutcomeKind::kSignaled, 11} : Outcome{OutcomeKind::kExited, 0};
-      const double t = v.base * (1 + kJitter[rep]);
-      r.values = {{kWallTime, t * 1e9 + 2e5, "ns", 0, 0, ValueStatus::kOk},
-                  {kKernelTime, t, "s", 0, 0, ValueStatus::kOk},
-                  {"l2_miss", std::round(t * 1e7), "", 100, 100, ValueStatus::kOk},
-                  {"instructions", 1000, "", 100, 100, ValueStatus::kOk},
-                  {"branches", v.branches, "", 100, 100, ValueStatus::kOk}};
-      rows.push_back(r);
-    }
-  }
-  return rows;
-}
-
 TEST_CASE("per-variant statistics: interval, spread and outliers, with a note when too few") {
   const RunReport r = BuildReport(Fixture());
   const ValueSummary* t = r.variants[3].Find(kKernelTime);
@@ -237,25 +199,6 @@ TEST_CASE("per-variant statistics: interval, spread and outliers, with a note wh
   CHECK(o.variants[0].Find(kKernelTime)->outliers == std::vector<uint32_t>{1});
   REQUIRE_FALSE(o.notes.empty());
   CHECK(o.notes.back().find("matmul_4_16.elf (repetition 1)") != std::string::npos);
-}
-
-std::string Bytes(const std::string& elf) {
-  return ReadFile(KTUNE_ELVES_DIR "/" + elf).value();
-}
-
-ProfileRecord Record(uint64_t kernel_ip) {
-  ProfileRecord r;
-  r.variant_index = 0;
-  r.pass = 1;
-  r.profile.events = {"cpu-clock:u", "cycles"};
-  r.profile.unsupported = {"cycles: No such file or directory"};
-  r.profile.hits = {
-      {0, kernel_ip, 3, 300}, {0, 0xffffffff81000000ull, 1, 100}, {7, kernel_ip, 9, 9}};
-  r.profile.chains = {{0, {kernel_ip, kernel_ip + 1}, 2, 200}};
-  r.profile.mappings = {{0x401000, 0x1000, 0x1000, "/x/k/run/bin/spin.elf"}};
-  r.profile.samples = 4;
-  r.profile.lost = 2;
-  return r;
 }
 
 TEST_CASE("the kernel symbol's period becomes the seed's perf-stats column") {

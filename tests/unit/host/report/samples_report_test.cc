@@ -12,29 +12,13 @@
 #include "host/report/samples_report.h"
 #include "host/results/samples.h"
 #include "host/util/elf_symbols.h"
+#include "tests/unit/host/results/samples_fixture.h"
 #include "tests/unit/temp_dir.h"
 
 namespace ktune::host {
 namespace {
 
-std::string Bytes(const std::string& elf) {
-  return ReadFile(KTUNE_ELVES_DIR "/" + elf).value();
-}
-
-ProfileRecord Record(uint64_t kernel_ip) {
-  ProfileRecord r;
-  r.variant_index = 0;
-  r.pass = 1;
-  r.profile.events = {"cpu-clock:u", "cycles"};
-  r.profile.unsupported = {"cycles: No such file or directory"};
-  r.profile.hits = {
-      {0, kernel_ip, 3, 300}, {0, 0xffffffff81000000ull, 1, 100}, {7, kernel_ip, 9, 9}};
-  r.profile.chains = {{0, {kernel_ip, kernel_ip + 1}, 2, 200}};
-  r.profile.mappings = {{0x401000, 0x1000, 0x1000, "/x/k/run/bin/spin.elf"}};
-  r.profile.samples = 4;
-  r.profile.lost = 2;
-  return r;
-}
+using namespace fixture;
 
 TEST_CASE("the disassembly is annotated with each instruction's share") {
   const ElfSymbol k = *ElfImage::Parse(Bytes("spin.elf"))->Find("spin_kernel");

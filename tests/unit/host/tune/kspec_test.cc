@@ -16,33 +16,12 @@
 #include "host/tune/kspec_best.h"
 #include "host/tune/references.h"
 #include "host/tune/tensors.h"
+#include "tests/unit/host/tune/spec_fixture.h"
 
 namespace ktune::host {
 namespace {
 
-const char kMatmul[] =
-    "# a comment\n"
-    "kernel: matmul\n"
-    "main: main.c ../common/ktune_kernel.c\n"
-    "kernel_source: matmul_kernel.c\n"
-    "include: ../common\n"
-    "param: BLOCK_SIZE_M = 4 8 16 8 4\n"
-    "param: BLOCK_SIZE_N = 8 16\n"
-    "constant: GROUP_SIZE_M = 8\n"
-    "constraint: BLOCK_SIZE_M * BLOCK_SIZE_N <= 64\n"
-    "shape: M=2 N=3 K=4 RUN_COUNT=5\n"
-    "args: {M}x{N}x{K}x{RUN_COUNT} --flag\n"
-    "input: A float32 [M, K] uniform(-1, 1) seed=1\n"
-    "input: B float32 [K, N] normal(0, 2) seed=2\n"
-    "output: C float32 [M, N] atol=1e-4 rtol=0.5\n"
-    "reference: matmul\n"
-    "data: txt\n";
-
-KernelSpec Parse(const std::string& text) {
-  auto spec = ParseKernelSpec(text, "/k/matmul/matmul.kspec");
-  REQUIRE_MESSAGE(spec.ok(), spec.status().message());
-  return *spec;
-}
+using namespace fixture;
 
 std::string ParseError(const std::string& text) {
   auto spec = ParseKernelSpec(text, "s.kspec");

@@ -16,15 +16,12 @@
 #include "host/tune/kspec_best.h"
 #include "host/tune/references.h"
 #include "host/tune/tensors.h"
+#include "tests/unit/host/tune/spec_fixture.h"
 
 namespace ktune::host {
 namespace {
 
-KernelSpec Parse(const std::string& text) {
-  auto spec = ParseKernelSpec(text, "/k/matmul/matmul.kspec");
-  REQUIRE_MESSAGE(spec.ok(), spec.status().message());
-  return *spec;
-}
+using namespace fixture;
 
 TensorSpec Tensor(DType dtype, Distribution::Kind kind, double a, double b, uint64_t seed) {
   TensorSpec t;

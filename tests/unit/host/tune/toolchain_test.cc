@@ -10,33 +10,12 @@
 #include "host/tune/triton.h"
 #include "host/tune/variant_build.h"
 #include "host/util/subprocess.h"
+#include "tests/unit/host/tune/spec_fixture.h"
 
 namespace ktune::host {
 namespace {
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-Toolchain Rvv() {
-  auto t = ParseToolchain(
-      "# comment\n"
-      "description = riscv64 clang\n"
-      "processor = riscv64\n"
-      "cc = clang-19\n"
-      "cxx = clang++-19\n"
-      "target_flags = --target=riscv64-linux-gnu  -march=rv64gcv_zvl256b\n"
-      "cflags = -O2\t-g\n"
-      "ldflags = -static\n"
-      "objdump = llvm-objdump-19\n"
-      "emulator = qemu-riscv64 -cpu rv64,v=true\n"
-      "name_prefix = VL256_\n"
-      "name_suffix = _g_static_O2\n"
-      "packages = clang-19:clang-19 qemu-riscv64:qemu-user\n",
-      "/t/rvv.profile");
-  REQUIRE_MESSAGE(t.ok(), t.status().message());
-  return *t;
-}
+using namespace fixture;
 
 TEST_CASE("toolchain profiles: keys, defaults for the IR compiler, and errors with lines") {
   const Toolchain t = Rvv();

@@ -10,13 +10,12 @@
 #include "host/tune/triton.h"
 #include "host/tune/variant_build.h"
 #include "host/util/subprocess.h"
+#include "tests/unit/host/tune/spec_fixture.h"
 
 namespace ktune::host {
 namespace {
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using namespace fixture;
 
 const char kHostIr[] =
     "; ModuleID = 'kernel.c'\n"

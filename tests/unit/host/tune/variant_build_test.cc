@@ -10,54 +10,12 @@
 #include "host/tune/triton.h"
 #include "host/tune/variant_build.h"
 #include "host/util/subprocess.h"
+#include "tests/unit/host/tune/spec_fixture.h"
 
 namespace ktune::host {
 namespace {
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-KernelSpec Spec() {
-  auto spec = ParseKernelSpec(
-      "kernel: matmul\n"
-      "main: main.c ../common/ktune_kernel.c\n"
-      "kernel_source: matmul_kernel.c\n"
-      "include: ../common\n"
-      "cflags: -DEXTRA\n"
-      "param: BLOCK_SIZE_M = 4 8\n"
-      "param: BLOCK_SIZE_N = 16\n"
-      "constant: GROUP_SIZE_M = 8\n"
-      "shape: M=2 N=3 K=4\n"
-      "args: {M}x{N}x{K}x1\n"
-      "input: A float32 [M, K] uniform(-1, 1)\n"
-      "input: B float32 [K, N] uniform(-1, 1)\n"
-      "output: C float32 [M, N] atol=1e-4 rtol=0.5\n"
-      "reference: matmul\n",
-      "/k/matmul/matmul.kspec");
-  REQUIRE_MESSAGE(spec.ok(), spec.status().message());
-  return *spec;
-}
-
-Toolchain Rvv() {
-  auto t = ParseToolchain(
-      "# comment\n"
-      "description = riscv64 clang\n"
-      "processor = riscv64\n"
-      "cc = clang-19\n"
-      "cxx = clang++-19\n"
-      "target_flags = --target=riscv64-linux-gnu  -march=rv64gcv_zvl256b\n"
-      "cflags = -O2\t-g\n"
-      "ldflags = -static\n"
-      "objdump = llvm-objdump-19\n"
-      "emulator = qemu-riscv64 -cpu rv64,v=true\n"
-      "name_prefix = VL256_\n"
-      "name_suffix = _g_static_O2\n"
-      "packages = clang-19:clang-19 qemu-riscv64:qemu-user\n",
-      "/t/rvv.profile");
-  REQUIRE_MESSAGE(t.ok(), t.status().message());
-  return *t;
-}
+using namespace fixture;
 
 TEST_CASE("blk_constants.json: parameters in spec order; constants must agree") {
   const KernelSpec spec = Spec();

@@ -12,14 +12,13 @@
 #include "host/report/samples_report.h"
 #include "host/results/samples.h"
 #include "host/util/elf_symbols.h"
+#include "tests/unit/host/results/samples_fixture.h"
 #include "tests/unit/temp_dir.h"
 
 namespace ktune::host {
 namespace {
 
-std::string Bytes(const std::string& elf) {
-  return ReadFile(KTUNE_ELVES_DIR "/" + elf).value();
-}
+using namespace fixture;
 
 // The executable PT_LOAD of an ELF, read here with <elf.h> independently of ElfImage.
 Elf64_Phdr ExecutableSegment(const std::string& bytes) {
