@@ -10,8 +10,12 @@
 #include "common/fs.h"
 #include "host/cli/command.h"
 #include "host/remote/agent_locator.h"
+#include "host/remote/agent_registry.h"
+#include "host/remote/deploy.h"
+#include "host/remote/ssh.h"
 #include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"
+#include "host/util/elf_symbols.h"
 #include "tests/unit/temp_dir.h"
 
 namespace ktune::host {
@@ -53,6 +57,38 @@ TEST_CASE("the token file comes from --token-file, then KTUNE_TOKEN_FILE, then t
             .status()
             .message()
             .find("c.json is not valid JSON") != std::string::npos);
+}
+
+TEST_CASE("--agent NAME resolves through the registry; an unknown name is an error") {
+  const std::string config =
+      R"({"agent": "k1", "agents": {"k1": {"ssh": "me@k1"}, "x86": {"addr": "h:5"}}})";
+  auto k1 = ChooseAgent("", "", config, "c.json");
+  REQUIRE(k1.ok());
+  REQUIRE(k1->registered.has_value());
+  CHECK(k1->registered->ssh->host == "k1");
+  CHECK_FALSE(k1->address.has_value());
+  auto x86 = ChooseAgent("x86", "", config, "c.json");
+  REQUIRE(x86.ok());
+  CHECK(x86->address->port == 5);
+  CHECK(ChooseAgent("", "x86", config, "c.json")->source == "KTUNE_AGENT");
+  const Status unknown = ChooseAgent("k2", "", config, "c.json").status();
+  CHECK(unknown.code() == ErrorCode::kNotFound);
+  CHECK(unknown.message() ==
+        "--agent: no agent named 'k2' (khost agent list shows the registered ones; an address "
+        "is HOST:PORT)");
+  // An address needs no registry, and a broken config file does not stop it.
+  CHECK(ChooseAgent("h:1", "", "{broken", "c.json")->address->port == 1);
+}
+
+TEST_CASE("the local agent's store: a path others may search, made or still to be made") {
+  test::UnitTempDir tmp("ktune-unit", 0711);
+  std::filesystem::create_directories(tmp / "open/inner");
+  std::filesystem::create_directories(tmp / "closed/inner");
+  std::filesystem::permissions(tmp / "closed", std::filesystem::perms(0700));
+  CHECK(SearchableByOthers(tmp / "open/inner"));
+  CHECK(SearchableByOthers(tmp / "open/inner/not/made/yet"));
+  CHECK_FALSE(SearchableByOthers(tmp / "closed/inner/store"));
+  CHECK_FALSE(SearchableByOthers(tmp / "closed"));
 }
 
 }  // namespace
