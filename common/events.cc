@@ -138,12 +138,9 @@ std::string NearestNames(std::string_view name, const std::vector<EventDef>& eve
   const std::string lower = Lower(name);
   for (const EventDef& e : events) scored.emplace_back(EditDistance(lower, Lower(e.name)), e.name);
   std::sort(scored.begin(), scored.end());
-  std::string out;
-  for (size_t i = 0; i < scored.size() && i < 3; ++i) {
-    if (i) out += ", ";
-    out += scored[i].second;
-  }
-  return out;
+  std::vector<std::string> nearest;
+  for (size_t i = 0; i < scored.size() && i < 3; ++i) nearest.push_back(scored[i].second);
+  return Join(nearest, ", ");
 }
 
 const EventTable* FindTable(std::string_view name) {
@@ -273,10 +270,8 @@ Result<EventCatalog> EventCatalog::For(std::string_view arch, std::string_view c
   if (!core.empty()) {
     const EventTable* t = FindTable(core);
     if (!t) {
-      std::string known;
-      for (const std::string& n : CoreTableNames()) known += (known.empty() ? "" : ", ") + n;
       return InvalidArgument("no event table for CPU model '" + std::string(core) +
-                             "' (known: " + known + ")");
+                             "' (known: " + Join(CoreTableNames(), ", ") + ")");
     }
     AddTable(*t, &c.events_);
   }

@@ -2,10 +2,8 @@
 // registers one in the config file (host/remote/agent_registry.h), `list` shows them, `remove NAME`
 // forgets one, `status [NAME]` connects and shows what the agent reported about its machine,
 // `deploy NAME` puts agentd on a board reached by ssh and starts it (host/remote/deploy.h).
-#include <filesystem>
 #include <iostream>
 
-#include "common/fs.h"
 #include "host/cli/cli.h"
 #include "host/cli/command.h"
 #include "host/remote/agent_locator.h"
@@ -43,12 +41,9 @@ cxxopts::Options AgentCliOptions() {
   return o;
 }
 
-// The config file as a JSON document (empty when there is none yet; a file that exists but
-// cannot be read is an error, never taken for an empty one that add/remove would overwrite).
+// The config file as a JSON document (empty when there is none yet).
 Result<nlohmann::json> LoadConfig(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec) && !ec) return ParseConfigText("", path);
-  KT_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  KT_ASSIGN_OR_RETURN(const std::string text, ReadConfigFile(path));
   return ParseConfigText(text, path);
 }
 
@@ -56,12 +51,6 @@ Result<std::vector<RegisteredAgent>> LoadRegistry() {
   const std::string path = ConfigFilePath();
   KT_ASSIGN_OR_RETURN(const nlohmann::json doc, LoadConfig(path));
   return ReadRegistry(doc, path);
-}
-
-Status SaveConfig(const nlohmann::json& doc) {
-  const std::string path = ConfigFilePath();
-  KT_RETURN_IF_ERROR(MakeDirs(path.substr(0, path.rfind('/'))));
-  return WriteFileAtomic(path, doc.dump(2) + "\n");
 }
 
 Status ShowStatus(const AgentRequest& req) {
@@ -201,7 +190,7 @@ Status ExecuteAgent(const AgentRequest& req) {
   } else {
     KT_ASSIGN_OR_RETURN(doc, WithoutAgent(std::move(doc), req.entry.name));
   }
-  KT_RETURN_IF_ERROR(SaveConfig(doc));
+  KT_RETURN_IF_ERROR(WriteConfigFile(path, doc));
   std::cerr << "khost agent: " << (req.action == "add" ? "added " : "removed ") << req.entry.name
             << (req.action == "add" ? " (" + req.entry.Describe() + ")" : "") << " in " << path
             << "\n";

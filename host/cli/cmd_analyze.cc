@@ -8,12 +8,14 @@
 
 #include "common/fs.h"
 #include "common/manifest.h"
+#include "common/strings.h"
 #include "host/cli/cli.h"
 #include "host/cli/command.h"
 #include "host/report/analysis.h"
 #include "host/report/html_report.h"
 #include "host/report/plots.h"
 #include "host/report/report.h"
+#include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"
 
 namespace ktune::host {
@@ -78,11 +80,7 @@ namespace {
 std::string AboutRun(const LoadedRun& run) {
   if (!run.meta) return "";
   std::string about = "agent " + run.meta->agent + ", " + run.meta->cpu;
-  if (!run.meta->events.empty()) {
-    std::string events;
-    for (const std::string& e : run.meta->events) events += (events.empty() ? "" : ", ") + e;
-    about += "; events " + events;
-  }
+  if (!run.meta->events.empty()) about += "; events " + Join(run.meta->events, ", ");
   return about;
 }
 
@@ -108,7 +106,7 @@ Result<size_t> DrawInto(const AnalyzeRequest& req, const std::vector<Plot>& plot
 }
 
 Status ExecuteAnalyze(const AnalyzeRequest& req) {
-  const std::string run_dir = req.root + "/" + req.kernel + "/run";
+  const std::string run_dir = KernelRunDir(req.root, req.kernel);
   KT_ASSIGN_OR_RETURN(LoadedRun run, LoadRun(run_dir, req.run_id));
   const RunReport report = BuildReport(run.rows, run.metrics);
   AnalyzeOptions options;

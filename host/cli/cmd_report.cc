@@ -74,7 +74,7 @@ Status Fetch(const ReportRequest& req, const std::string& run_dir) {
     run_id = std::filesystem::path(setup.results_path).stem().string();
   } else {
     KT_RETURN_IF_ERROR(ValidateRunId(run_id));
-    setup.results_path = ResultsDir(run_dir) + "/" + run_id + ".csv";
+    setup.results_path = ResultsPath(run_dir, run_id);
   }
   if (auto meta = ReadRunMeta(RunMetaPath(setup.results_path)); meta.ok()) {
     setup.meta = std::move(meta).value();
@@ -108,9 +108,7 @@ Result<std::string> RenderAnnotation(const ReportRequest& req,
   if (auto dir = LoadKernelDir(req.root, req.kernel); dir.ok()) {
     for (const KernelVariant& kv : dir->variants) {
       if (kv.name != v->name || kv.asm_path.empty()) continue;
-      const std::string asm_file =
-          kv.asm_path.starts_with("/") ? kv.asm_path : req.root + "/" + kv.asm_path;
-      if (auto text = ReadFile(asm_file); text.ok()) disassembly = *text;
+      if (auto text = ReadFile(UnderRoot(req.root, kv.asm_path)); text.ok()) disassembly = *text;
     }
   }
   return RenderAnnotated(*v, event, disassembly);
@@ -159,7 +157,7 @@ void WarnAboutRun(const LoadedRun& run) {
 }
 
 Result<std::string> RenderReport(const ReportRequest& req) {
-  const std::string run_dir = req.root + "/" + req.kernel + "/run";
+  const std::string run_dir = KernelRunDir(req.root, req.kernel);
   std::string out;
   if (!req.compare.empty()) {
     KT_RETURN_IF_ERROR(ExecuteCompare(req, run_dir, &out));
@@ -168,7 +166,7 @@ Result<std::string> RenderReport(const ReportRequest& req) {
   if (req.fetch) KT_RETURN_IF_ERROR(Fetch(req, run_dir));
   KT_ASSIGN_OR_RETURN(LoadedRun run, LoadRun(run_dir, req.run_id));
   WarnAboutRun(run);
-  const std::string kernel_symbol = req.kernel + "_kernel";
+  const std::string kernel_symbol = KernelSymbol(req.kernel);
   KT_ASSIGN_OR_RETURN(const std::vector<VariantSamples> samples,
                       LoadRunSamples(run.path, run.rows, req.root, kernel_symbol));
   if ((req.samples || !req.annotate.empty()) && samples.empty()) {

@@ -212,14 +212,12 @@ Status Conclude(const KernelDir& dir, const std::string& kernel, const std::stri
   KT_ASSIGN_OR_RETURN(const LoadedRun run, LoadRun(dir.run_dir, results_path));
   const RunReport report = BuildReport(run.rows, run.metrics);
   if (!dir.perf_stat_path.empty()) {
-    const std::string path = dir.perf_stat_path.starts_with("/")
-                                 ? dir.perf_stat_path
-                                 : dir.root + "/" + dir.perf_stat_path;
+    const std::string path = UnderRoot(dir.root, dir.perf_stat_path);
     KT_RETURN_IF_ERROR(MakeDirs(std::filesystem::path(path).parent_path().string()));
     KT_ASSIGN_OR_RETURN(const std::vector<VariantSamples> symbolized,
-                        LoadRunSamples(run.path, run.rows, dir.root, kernel + "_kernel"));
+                        LoadRunSamples(run.path, run.rows, dir.root, KernelSymbol(kernel)));
     KT_RETURN_IF_ERROR(WriteFileAtomic(
-        path, RenderPerfStats(report, KernelPeriodColumns(symbolized, kernel + "_kernel"))));
+        path, RenderPerfStats(report, KernelPeriodColumns(symbolized, KernelSymbol(kernel)))));
     std::cerr << "khost run: wrote " << path << "\n";
   }
   std::cout << RenderTable(report);
@@ -292,65 +290,6 @@ void DescribeAgents(const std::vector<SweepAgent>& agents, const std::vector<Age
   meta.cpu = Join(cpus, "; ");
 }
 
-// khost run --resume of a sweep: each shard its agent was measuring is resumed there, or, with
-// that agent unreachable, what it lacks moves to the others; each shard moved away earlier is
-// fetched from its agent when that agent answers (its journal merged); pending shards go to
-// whichever agent is free.
-Result<ReceivedRun> ResumeSweep(const RunOptions& opts, const KernelDir& dir, ReceiveSetup setup) {
-  const std::string run_id = setup.meta.run_id;
-  KT_ASSIGN_OR_RETURN(const std::string request_text, ReadFile(RunRequestPath(setup.results_path)));
-  wire::RunRequest request;
-  if (!request.ParseFromString(request_text)) {
-    return InvalidArgument(RunRequestPath(setup.results_path) + ": not a run request");
-  }
-  std::vector<SweepAgent> agents;
-  for (const std::string& name : setup.meta.agents) {
-    auto session = OpenAgentSession(name, opts.token_file);
-    if (!session.ok()) {
-      std::cerr << "khost run: agent " << name << " is not back: " << session.status().message()
-                << "\n";
-      continue;
-    }
-    agents.push_back({name, std::move(session).value(), {}});
-  }
-  if (agents.empty()) return Unavailable("none of run " + run_id + "'s agents answers");
-  KT_ASSIGN_OR_RETURN(Manifest manifest, BuildManifest(dir));
-  if (BundleId(manifest) != request.bundle_id()) {
-    return InvalidArgument("the files of " + opts.kernel + " changed since run " + run_id +
-                           " was asked; it cannot be measured as it was");
-  }
-  std::vector<RunMeta::Shard> shards = setup.meta.shards;
-  setup.request = request;
-  KT_ASSIGN_OR_RETURN(std::unique_ptr<RunSink> sink, RunSink::Open(std::move(setup)));
-  const std::vector<RepetitionRow> rows = sink->Rows();
-  const size_t rows_per_variant = sink->RowsPerVariant();
-  auto agent_named = [&](const std::string& name) -> SweepAgent* {
-    for (SweepAgent& a : agents) {
-      if (a.name == name) return &a;
-    }
-    return nullptr;
-  };
-  // Shard n is <run_id>_<n>: a new one takes the next number.
-  for (size_t i = 0; i < shards.size(); ++i) {
-    RunMeta::Shard& shard = shards[i];
-    SweepAgent* agent = agent_named(shard.agent);
-    if (shard.state == "moved" && agent) agent->pinned.push_back({i, false});
-    if (shard.state != "measuring") continue;
-    if (agent) {
-      agent->pinned.push_back({i, true});
-      continue;
-    }
-    const std::vector<uint32_t> rest = Unfinished(shard, TallyOf(shard, rows, rows_per_variant));
-    shard.state = rest.empty() ? "done" : "moved";
-    if (!rest.empty()) shards.push_back({ShardRunId(run_id, shards.size()), rest, "", "pending"});
-    sink->Note("khost run: agent " + shard.agent + " is not back: " + std::to_string(rest.size()) +
-               " variants of shard " + shard.id + " go to the others");
-  }
-  const Result<bool> complete =
-      RunSweep(agents, SweepSetup{request, &manifest, dir.root, std::move(shards)}, *sink);
-  return sink->Finish(complete.status(), complete.ok() && *complete);
-}
-
 // khost run --resume of a run on one agent: its rows from the agent, which measures only what its
 // journal lacks.
 Result<ReceivedRun> ResumeOne(const RunOptions& opts, ReceiveSetup setup) {
@@ -388,12 +327,12 @@ Status ExecuteResume(const RunOptions& opts, const KernelDir& dir) {
   setup.show_progress = ::isatty(2);
   const Result<ReceivedRun> got = setup.meta.shards.empty()
                                       ? ResumeOne(opts, std::move(setup))
-                                      : ResumeSweep(opts, dir, std::move(setup));
+                                      : ResumeSweep(dir, opts.token_file, std::move(setup));
   if (!got.ok()) return got.status();
+  const std::string results_path = ResultsPath(dir.run_dir, run_id);
   std::cerr << "khost run: resumed run " << run_id << ": " << got->rows_new << " new rows, "
-            << got->rows.size() << " of " << got->rows_planned << " in " << dir.run_dir
-            << "/results/" << run_id << ".csv\n";
-  return Conclude(dir, opts.kernel, ResultsDir(dir.run_dir) + "/" + run_id + ".csv", got->sampled);
+            << got->rows.size() << " of " << got->rows_planned << " in " << results_path << "\n";
+  return Conclude(dir, opts.kernel, results_path, got->sampled);
 }
 
 // Each agent's plan; the agents must be of one CPU fingerprint (unless --allow-mixed) and make
@@ -438,7 +377,7 @@ Status ExecuteRun(const RunOptions& opts) {
   measured.events = plans[0].selection.events;
   ReceiveSetup setup;
   setup.command = "khost run";
-  setup.results_path = ResultsDir(dir.run_dir) + "/" + run_id + ".csv";
+  setup.results_path = ResultsPath(dir.run_dir, run_id);
   setup.meta.run_id = run_id;
   setup.meta.kernel = opts.kernel;
   DescribeAgents(agents, plans, setup.meta);
@@ -455,17 +394,15 @@ Status ExecuteRun(const RunOptions& opts) {
   if (sweep) {
     setup.meta.agents = names;
     setup.meta.shards = sweep_setup.shards;
-    KT_RETURN_IF_ERROR(MakeDirs(ResultsDir(dir.run_dir)));
-    KT_RETURN_IF_ERROR(
-        WriteFileAtomic(RunRequestPath(setup.results_path), setup.request->SerializeAsString()));
+    KT_RETURN_IF_ERROR(WriteSweepRequest(setup.results_path, *setup.request));
   }
+  const std::string results_path = setup.results_path;
   KT_ASSIGN_OR_RETURN(std::unique_ptr<RunSink> sink, RunSink::Open(std::move(setup)));
   const Result<bool> complete = RunSweep(agents, std::move(sweep_setup), *sink);
   KT_ASSIGN_OR_RETURN(const ReceivedRun got,
                       sink->Finish(complete.status(), complete.ok() && *complete));
-  std::cerr << "khost run: " << got.rows.size() << " rows in " << ResultsDir(dir.run_dir) << "/"
-            << run_id << ".csv\n";
-  return Conclude(dir, opts.kernel, ResultsDir(dir.run_dir) + "/" + run_id + ".csv", got.sampled);
+  std::cerr << "khost run: " << got.rows.size() << " rows in " << results_path << "\n";
+  return Conclude(dir, opts.kernel, results_path, got.sampled);
 }
 
 int RunMain(const Args& args) {

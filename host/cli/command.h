@@ -13,6 +13,7 @@
 #include "host/remote/agent_registry.h"
 #include "host/remote/deploy.h"
 #include "host/report/table.h"
+#include "host/tune/tune_run.h"
 #include "protocol/ktune.pb.h"
 
 namespace ktune::host {
@@ -33,20 +34,10 @@ const std::vector<CommandInfo>& Commands();
 int KhostMain(int argc, char** argv);
 
 // --- khost tune <kernel> ---
-struct TuneRequest {
-  std::string kernel;  // a name in kernels_dir, or a .kspec file
-  std::string root = ".";
-  std::string toolchain = "rvv-clang19";
-  size_t jobs = 0;  // 0: one per core
-  std::optional<size_t> sample;
-  uint64_t seed = 0;
-  std::vector<std::string> shape;  // NAME=VALUE overrides
-  std::string triton;              // Triton-CPU configuration directories instead of the grid
-  bool check = false;
-  double check_timeout_seconds = 300;
-  std::string kernels_dir, toolchains_dir;
+// What to build (host/tune/tune_run.h), or with --apply-best what to apply.
+struct TuneRequest : TuneOptions {
   // --apply-best: instead of building, write the winner of a run (run_id, or the newest) into
-  // the kernel's spec and launcher constants.
+  // the kernel's spec and launcher constants (host/tune/apply_best.h).
   bool apply_best = false;
   std::string run_id;
 };
@@ -138,7 +129,6 @@ struct EventsRequest {
 Result<EventsRequest> ParseEventsArgs(const Args& args);
 int EventsMain(const Args& args);
 
-// --- khost agent status ---
 // --- khost agent add|list|status|remove|deploy ---
 struct AgentRequest {
   std::string action;  // "status", "list", "add", "remove", "deploy"

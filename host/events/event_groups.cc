@@ -140,9 +140,9 @@ Result<Selection> SelectEvents(const std::vector<std::string>& items,
     }
     auto spec = catalog.Parse(item);
     if (!spec.ok()) {
-      std::string names;
-      for (const EventGroup& g : groups) names += (names.empty() ? "" : ", ") + g.name;
-      return InvalidArgument(spec.status().message() + " (groups: " + names + ")");
+      std::vector<std::string> names;
+      for (const EventGroup& g : groups) names.push_back(g.name);
+      return InvalidArgument(spec.status().message() + " (groups: " + Join(names, ", ") + ")");
     }
     add_event(item);
   }

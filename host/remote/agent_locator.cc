@@ -164,50 +164,61 @@ LocalAgent::~LocalAgent() {
   }
 }
 
-Result<AgentSession> OpenAgentSession(const std::string& agent_flag,
-                                      const std::string& token_flag) {
-  const std::string config_path = ConfigFilePath();
-  auto config_text = ReadFile(config_path);
-  const std::string config = config_text.ok() ? *config_text : "";
-  KT_ASSIGN_OR_RETURN(AgentChoice choice,
-                      ChooseAgent(agent_flag, EnvOr("KTUNE_AGENT", ""), config, config_path));
-  AgentSession session;
-  if (choice.registered && choice.registered->ssh) {
-    // Over ssh agentd stays on the board's loopback: no token.
-    const RegisteredAgent& a = *choice.registered;
-    if (!token_flag.empty()) {
-      return InvalidArgument("--token-file: board " + a.name +
-                             " is reached over ssh, where agentd takes no token");
-    }
-    KT_ASSIGN_OR_RETURN(session.ssh, SshLink::Open(a.name, SshSpecFor(a)));
-    KT_ASSIGN_OR_RETURN(session.forward, PortForward::Open(*session.ssh, a.agent_port));
-    auto conn = AgentConnection::ConnectLocal(session.forward->socket_path());
-    if (!conn.ok()) {
-      // Something listening there that the forward cannot reach is the board's sshd refusing
-      // to forward; else no agentd runs.
-      auto tables = session.ssh->Run("cat /proc/net/tcp /proc/net/tcp6 2>/dev/null; true", "", 20);
-      if (tables.ok() && ListensOnPort(*tables, a.agent_port)) {
-        return conn.status().WithContext("board " + a.name + ": something listens on its port " +
-                                         std::to_string(a.agent_port) +
-                                         " but the board's sshd does not forward to it "
-                                         "(AllowTcpForwarding in its sshd_config?)");
-      }
-      return conn.status().WithContext("board " + a.name + ": no agentd answers on its port " +
-                                       std::to_string(a.agent_port) + " (khost agent deploy " +
-                                       a.name + " starts one)");
-    }
-    session.conn = std::move(conn).value();
-    session.name = a.name;
-    return session;
+Result<std::string> ReadConfigFile(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec) && !ec) return std::string();
+  return ReadFile(path);
+}
+
+Status WriteConfigFile(const std::string& path, const nlohmann::json& config) {
+  KT_RETURN_IF_ERROR(MakeDirs(path.substr(0, path.rfind('/'))));
+  return WriteFileAtomic(path, config.dump(2) + "\n");
+}
+
+namespace {
+
+// Why the forward to board `a`'s agentd port reaches no agentd (`failed`, ConnectLocal's error):
+// something listening there that the forward cannot reach is the board's sshd refusing to
+// forward; else no agentd runs.
+Status WhyNoAgentdOverSsh(SshLink& ssh, const RegisteredAgent& a, const Status& failed) {
+  auto tables = ssh.Run("cat /proc/net/tcp /proc/net/tcp6 2>/dev/null; true", "", 20);
+  if (tables.ok() && ListensOnPort(*tables, a.agent_port)) {
+    return failed.WithContext("board " + a.name + ": something listens on its port " +
+                              std::to_string(a.agent_port) +
+                              " but the board's sshd does not forward to it "
+                              "(AllowTcpForwarding in its sshd_config?)");
   }
-  KT_ASSIGN_OR_RETURN(
-      std::string token_file,
-      ChooseTokenFile(token_flag, EnvOr("KTUNE_TOKEN_FILE", ""),
-                      choice.registered ? choice.registered->token_file : "", config, config_path));
+  return failed.WithContext("board " + a.name + ": no agentd answers on its port " +
+                            std::to_string(a.agent_port) + " (khost agent deploy " + a.name +
+                            " starts one)");
+}
+
+// Board `a`, registered with --ssh: its ControlMaster, a forward to agentd on the board's
+// loopback, the connection through it. Over ssh agentd stays on the board's loopback: no token.
+Result<AgentSession> OpenSshSession(const RegisteredAgent& a, const std::string& token_flag) {
+  if (!token_flag.empty()) {
+    return InvalidArgument("--token-file: board " + a.name +
+                           " is reached over ssh, where agentd takes no token");
+  }
+  AgentSession session;
+  KT_ASSIGN_OR_RETURN(session.ssh, SshLink::Open(a.name, SshSpecFor(a)));
+  KT_ASSIGN_OR_RETURN(session.forward, PortForward::Open(*session.ssh, a.agent_port));
+  auto conn = AgentConnection::ConnectLocal(session.forward->socket_path());
+  if (!conn.ok()) return WhyNoAgentdOverSsh(*session.ssh, a, conn.status());
+  session.conn = std::move(conn).value();
+  session.name = a.name;
+  return session;
+}
+
+// The agent chosen at an address, or, with none chosen, a local agentd started for the command
+// (said on stderr); connected with the token in `token_file` when one is named.
+Result<AgentSession> OpenDirectSession(const AgentChoice& choice, const std::string& token_file,
+                                       const std::string& config_path) {
   std::optional<Token> token;
   if (!token_file.empty()) {
     KT_ASSIGN_OR_RETURN(token, Token::Load(token_file));
   }
+  AgentSession session;
   HostPort address;
   if (choice.address) {
     address = *choice.address;
@@ -222,6 +233,24 @@ Result<AgentSession> OpenAgentSession(const std::string& agent_flag,
   KT_ASSIGN_OR_RETURN(session.conn, AgentConnection::Connect(address, token));
   session.name = choice.registered ? choice.registered->name : address.ToString();
   return session;
+}
+
+}  // namespace
+
+Result<AgentSession> OpenAgentSession(const std::string& agent_flag,
+                                      const std::string& token_flag) {
+  const std::string config_path = ConfigFilePath();
+  KT_ASSIGN_OR_RETURN(const std::string config, ReadConfigFile(config_path));
+  KT_ASSIGN_OR_RETURN(const AgentChoice choice,
+                      ChooseAgent(agent_flag, EnvOr("KTUNE_AGENT", ""), config, config_path));
+  if (choice.registered && choice.registered->ssh) {
+    return OpenSshSession(*choice.registered, token_flag);
+  }
+  KT_ASSIGN_OR_RETURN(
+      const std::string token_file,
+      ChooseTokenFile(token_flag, EnvOr("KTUNE_TOKEN_FILE", ""),
+                      choice.registered ? choice.registered->token_file : "", config, config_path));
+  return OpenDirectSession(choice, token_file, config_path);
 }
 
 }  // namespace ktune::host

@@ -42,6 +42,11 @@ Result<std::string> ChooseTokenFile(const std::string& flag, const std::string& 
                                     const std::string& config_text, const std::string& config_path);
 
 std::string ConfigFilePath();
+// The config file's text, "" when there is none; a file that exists but cannot be read is an
+// error naming it, never taken for an empty one (that khost agent add would overwrite).
+Result<std::string> ReadConfigFile(const std::string& path);
+// Writes `config` (made by host/remote/agent_registry.h) as the config file, atomically.
+Status WriteConfigFile(const std::string& path, const nlohmann::json& config);
 // The store of the agentd khost starts when no agent is given: $XDG_CACHE_HOME/ktune/local-agent
 // (default ~/.cache/ktune/local-agent). As root, agentd runs kernels as nobody, who must reach
 // the store: when a directory on that path is closed to others (Debian's /root is 0700),

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <filesystem>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <set>
 #include <thread>
 
+#include "common/fs.h"
 #include "common/strings.h"
 
 namespace ktune::host {
@@ -31,12 +34,13 @@ Status CheckFingerprints(const std::vector<std::pair<std::string, std::string>>&
   std::map<std::string, std::vector<std::string>> by_cpu;
   for (const auto& [name, fingerprint] : agents) by_cpu[fingerprint].push_back(name);
   if (by_cpu.size() <= 1 || allow_mixed) return Status::Ok();
-  std::string kinds;
+  std::vector<std::string> kinds;
   for (const auto& [fingerprint, names] : by_cpu) {
-    kinds += (kinds.empty() ? "" : "; ") + Join(names, ", ") + ": " + fingerprint;
+    kinds.push_back(Join(names, ", ") + ": " + fingerprint);
   }
   return InvalidArgument("the agents have " + std::to_string(by_cpu.size()) + " kinds of CPU (" +
-                         kinds + "); their times do not compare (--allow-mixed to sweep anyway)");
+                         Join(kinds, "; ") +
+                         "); their times do not compare (--allow-mixed to sweep anyway)");
 }
 
 std::vector<RunMeta::Shard> PlanShards(const std::string& run_id, size_t variants, size_t agents) {
@@ -270,15 +274,106 @@ Result<bool> RunSweep(std::vector<SweepAgent>& agents, SweepSetup setup, RunSink
   if (!state.failure.ok()) return state.failure;
   if (state.single) return state.single_complete;
   if (!state.queue.empty()) {
-    std::string left;
-    for (size_t i : state.queue) left += (left.empty() ? "" : ", ") + state.shards[i].id;
-    return Unavailable("no agent is left (" + Join(state.dropped, "; ") + "); shards " + left +
-                       " wait for khost run --resume");
+    std::vector<std::string> left;
+    for (size_t i : state.queue) left.push_back(state.shards[i].id);
+    return Unavailable("no agent is left (" + Join(state.dropped, "; ") + "); shards " +
+                       Join(left, ", ") + " wait for khost run --resume");
   }
   for (const RunMeta::Shard& s : state.shards) {
     if (s.state == "pending" || s.state == "measuring") return false;
   }
   return true;
+}
+
+Status WriteSweepRequest(const std::string& results_path, const wire::RunRequest& request) {
+  KT_RETURN_IF_ERROR(MakeDirs(std::filesystem::path(results_path).parent_path().string()));
+  return WriteFileAtomic(RunRequestPath(results_path), request.SerializeAsString());
+}
+
+Result<wire::RunRequest> ReadSweepRequest(const std::string& results_path) {
+  const std::string path = RunRequestPath(results_path);
+  KT_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  wire::RunRequest request;
+  if (!request.ParseFromString(text)) return InvalidArgument(path + ": not a run request");
+  return request;
+}
+
+ResumePlan PlanResume(std::vector<RunMeta::Shard> shards, const std::vector<std::string>& back,
+                      const std::vector<RepetitionRow>& rows, size_t rows_per_variant,
+                      const std::string& run_id) {
+  ResumePlan plan;
+  const auto is_back = [&](const std::string& agent) {
+    return std::find(back.begin(), back.end(), agent) != back.end();
+  };
+  // Shards added here are pending: the loop looks at those given only.
+  const size_t given = shards.size();
+  for (size_t i = 0; i < given; ++i) {
+    const RunMeta::Shard& shard = shards[i];
+    if (shard.state == "moved" && is_back(shard.agent)) {
+      plan.pinned[shard.agent].push_back({i, false});
+    }
+    if (shard.state != "measuring") continue;
+    if (is_back(shard.agent)) {
+      plan.pinned[shard.agent].push_back({i, true});
+      continue;
+    }
+    const std::vector<uint32_t> rest = Unfinished(shard, TallyOf(shard, rows, rows_per_variant));
+    plan.notes.push_back("khost run: agent " + shard.agent +
+                         " is not back: " + std::to_string(rest.size()) + " variants of shard " +
+                         shard.id + " go to the others");
+    shards[i].state = rest.empty() ? "done" : "moved";
+    // Shard n is <run_id>_<n>: a new one takes the next number.
+    if (!rest.empty()) shards.push_back({ShardRunId(run_id, shards.size()), rest, "", "pending"});
+  }
+  plan.shards = std::move(shards);
+  return plan;
+}
+
+namespace {
+
+// The sessions of a sweep's agents that answer; one that does not is said and left out.
+Result<std::vector<SweepAgent>> OpenAgentsBack(const std::vector<std::string>& names,
+                                               const std::string& token_file,
+                                               const std::string& run_id) {
+  std::vector<SweepAgent> agents;
+  for (const std::string& name : names) {
+    auto session = OpenAgentSession(name, token_file);
+    if (!session.ok()) {
+      std::cerr << "khost run: agent " << name << " is not back: " << session.status().message()
+                << "\n";
+      continue;
+    }
+    agents.push_back({name, std::move(session).value(), {}});
+  }
+  if (agents.empty()) return Unavailable("none of run " + run_id + "'s agents answers");
+  return agents;
+}
+
+}  // namespace
+
+Result<ReceivedRun> ResumeSweep(const KernelDir& dir, const std::string& token_file,
+                                ReceiveSetup setup) {
+  const std::string run_id = setup.meta.run_id;
+  KT_ASSIGN_OR_RETURN(const wire::RunRequest request, ReadSweepRequest(setup.results_path));
+  KT_ASSIGN_OR_RETURN(std::vector<SweepAgent> agents,
+                      OpenAgentsBack(setup.meta.agents, token_file, run_id));
+  KT_ASSIGN_OR_RETURN(Manifest manifest, BuildManifest(dir));
+  if (BundleId(manifest) != request.bundle_id()) {
+    return InvalidArgument("the files of " + dir.kernel + " changed since run " + run_id +
+                           " was asked; it cannot be measured as it was");
+  }
+  std::vector<RunMeta::Shard> shards = setup.meta.shards;
+  setup.request = request;
+  KT_ASSIGN_OR_RETURN(std::unique_ptr<RunSink> sink, RunSink::Open(std::move(setup)));
+  std::vector<std::string> back;
+  for (const SweepAgent& a : agents) back.push_back(a.name);
+  ResumePlan plan =
+      PlanResume(std::move(shards), back, sink->Rows(), sink->RowsPerVariant(), run_id);
+  for (const std::string& note : plan.notes) sink->Note(note);
+  for (SweepAgent& a : agents) a.pinned = plan.pinned[a.name];
+  const Result<bool> complete =
+      RunSweep(agents, SweepSetup{request, &manifest, dir.root, std::move(plan.shards)}, *sink);
+  return sink->Finish(complete.status(), complete.ok() && *complete);
 }
 
 }  // namespace ktune::host

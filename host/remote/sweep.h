@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -17,6 +18,7 @@
 #include "common/status.h"
 #include "host/remote/agent_locator.h"
 #include "host/remote/run_receiver.h"
+#include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"
 
 namespace ktune::host {
@@ -71,5 +73,32 @@ struct SweepSetup {
 // left with shards still pending, or when the run's own files fail. One agent with one shard
 // under the run's own id is a plain run: its agent's error is the sweep's, nothing is moved.
 Result<bool> RunSweep(std::vector<SweepAgent>& agents, SweepSetup setup, RunSink& sink);
+
+// <results file without .csv>.request.pb (RunRequestPath): a sweep's whole request, which its
+// shards are cut from, written before it starts (its directory made) and read by --resume.
+Status WriteSweepRequest(const std::string& results_path, const wire::RunRequest& request);
+Result<wire::RunRequest> ReadSweepRequest(const std::string& results_path);
+
+// What khost run --resume does with a sweep's shards (pure), given the agents that answer again
+// (`back`, by name) and what the results file holds (`rows`, `rows_per_variant` by the plan): a
+// shard its agent was measuring is resumed there; with that agent not back, its variants that
+// did not arrive whole go to a new pending shard (<run_id>_<n>, the next n) and it is "moved"
+// ("done" when none is missing), which a note says; a shard moved away earlier is fetched from
+// its agent when that agent is back (its journal merged). Pending shards are left to RunSweep.
+struct ResumePlan {
+  std::vector<RunMeta::Shard> shards;
+  std::map<std::string, std::vector<PinnedTask>> pinned;  // by agent name, in shard order
+  std::vector<std::string> notes;                         // lines for the sink
+};
+ResumePlan PlanResume(std::vector<RunMeta::Shard> shards, const std::vector<std::string>& back,
+                      const std::vector<RepetitionRow>& rows, size_t rows_per_variant,
+                      const std::string& run_id);
+
+// khost run --resume of a sweep (setup.meta has its agents and shards): the agents that answer
+// (token from `token_file` as OpenAgentSession takes it; one that does not is said on stderr)
+// resume and fetch their shards as PlanResume says, then sweep what is pending; the kernel's
+// files must still be those the run was asked with.
+Result<ReceivedRun> ResumeSweep(const KernelDir& dir, const std::string& token_file,
+                                ReceiveSetup setup);
 
 }  // namespace ktune::host

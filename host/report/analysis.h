@@ -100,18 +100,6 @@ Result<Analysis> Analyze(const RunReport& report, const AnalyzeOptions& options 
 // A variant's short label: its parameter values joined by "_" ("8_16_8"), else its name.
 std::string VariantLabel(const VariantSummary& v);
 
-// The unit a time reads best in: s, ms or us, by its size; `per_unit` converts from the value's
-// own unit ("s" or "ns") into it.
-struct TimeDisplay {
-  double per_unit = 1;
-  const char* name = "s";
-};
-TimeDisplay DisplayFor(double value, const std::string& unit);
-
-// A time of `unit` ("s" or "ns") in the unit it reads best in, to 4 significant digits:
-// "187.3 us", "1.202 ms", "2.5 s". Other units print as numbers.
-std::string FormatTime(double value, const std::string& unit);
-
 // The tables: ranking, the verdict and why-it-wins, correlations, parameter effects.
 std::vector<Table> AnalysisTables(const Analysis& a, const RunReport& report);
 

@@ -39,4 +39,18 @@ std::string FormatPercent(double percent) {
   return FormatWith("%.1f%%", percent);
 }
 
+TimeDisplay DisplayFor(double value, const std::string& unit) {
+  const double to_seconds = unit == "ns" ? 1e-9 : 1;
+  const double seconds = std::fabs(value) * to_seconds;
+  if (seconds >= 1 || seconds == 0) return {to_seconds, "s"};
+  if (seconds >= 1e-3) return {to_seconds * 1e3, "ms"};
+  return {to_seconds * 1e6, "us"};
+}
+
+std::string FormatTime(double value, const std::string& unit) {
+  if (unit != "ns" && unit != "s") return FormatNumber(value) + (unit.empty() ? "" : " " + unit);
+  const TimeDisplay d = DisplayFor(value, unit);
+  return FormatWith("%.4g", value * d.per_unit) + " " + d.name;
+}
+
 }  // namespace ktune::host

@@ -30,4 +30,16 @@ std::string FormatCorrelation(double r);
 // A percentage (already times 100) to 1 decimal: "12.5%".
 std::string FormatPercent(double percent);
 
+// The unit a time reads best in: s, ms or us, by its size; `per_unit` converts from the value's
+// own unit ("s" or "ns") into it.
+struct TimeDisplay {
+  double per_unit = 1;
+  const char* name = "s";
+};
+TimeDisplay DisplayFor(double value, const std::string& unit);
+
+// A time of `unit` ("s" or "ns") in the unit it reads best in, to 4 significant digits:
+// "187.3 us", "1.202 ms", "2.5 s". Other units print as numbers.
+std::string FormatTime(double value, const std::string& unit);
+
 }  // namespace ktune::host

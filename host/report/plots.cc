@@ -5,6 +5,7 @@
 #include <map>
 
 #include "common/fs.h"
+#include "common/strings.h"
 #include "host/report/format.h"
 #include "host/util/subprocess.h"
 
@@ -113,11 +114,11 @@ std::vector<std::string> Levels(const Analysis& a, const std::string& param) {
 }
 
 std::string Tics(const std::vector<std::string>& levels) {
-  std::string out = "(";
+  std::vector<std::string> tics;
   for (size_t i = 0; i < levels.size(); ++i) {
-    out += (i ? ", " : "") + Quoted(levels[i]) + " " + std::to_string(i);
+    tics.push_back(Quoted(levels[i]) + " " + std::to_string(i));
   }
-  return out + ")";
+  return "(" + Join(tics, ", ") + ")";
 }
 
 Plot HeatMap(const Analysis& a, const RunReport& report, const std::string& px,

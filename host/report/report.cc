@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/csv.h"
+#include "common/strings.h"
 #include "host/report/format.h"
 #include "host/report/stats.h"
 #include "host/results/results_dir.h"
@@ -218,9 +219,9 @@ void AddNotes(RunReport* report) {
     if (!t || t->counted == 0) continue;
     fewest = std::min(fewest, t->counted);
     if (!t->outliers.empty()) {
-      std::string reps;
-      for (uint32_t r : t->outliers) reps += (reps.empty() ? "" : ",") + std::to_string(r);
-      outlying.push_back(v.name + " (repetition " + reps + ")");
+      std::vector<std::string> reps;
+      for (uint32_t r : t->outliers) reps.push_back(std::to_string(r));
+      outlying.push_back(v.name + " (repetition " + Join(reps, ",") + ")");
     }
   }
   const size_t need = MinValuesForMedianInterval(0.95);
@@ -231,9 +232,8 @@ void AddNotes(RunReport* report) {
         std::to_string(need) + " (khost run --reps " + std::to_string(need) + ")");
   }
   if (!outlying.empty()) {
-    std::string list;
-    for (const std::string& o : outlying) list += (list.empty() ? "" : ", ") + o;
-    report->notes.push_back("outlying " + time + " (median absolute deviation): " + list);
+    report->notes.push_back("outlying " + time +
+                            " (median absolute deviation): " + Join(outlying, ", "));
   }
 }
 

@@ -42,6 +42,22 @@ Result<std::string> RelativeToRoot(const std::string& root, const std::string& p
 
 }  // namespace
 
+std::string RunDirUnderRoot(const std::string& kernel) {
+  return kernel + "/run";
+}
+
+std::string KernelRunDir(const std::string& root, const std::string& kernel) {
+  return root + "/" + RunDirUnderRoot(kernel);
+}
+
+std::string UnderRoot(const std::string& root, const std::string& path) {
+  return path.starts_with("/") ? path : root + "/" + path;
+}
+
+std::string KernelSymbol(const std::string& kernel) {
+  return kernel + "_kernel";
+}
+
 Result<KernelDir> ParseConfigsJson(const std::string& text, const std::string& kernel) {
   KernelDir dir;
   dir.kernel = kernel;
@@ -101,12 +117,13 @@ Result<KernelDir> LoadKernelDir(const std::string& root, const std::string& kern
     return NotFound("no kernel directory " + kernel_dir + " (expected <root>/" + kernel +
                     "/run/configs.json; --root sets <root>)");
   }
-  const std::string configs = kernel_dir + "/run/configs.json";
+  const std::string run_dir = KernelRunDir(root, kernel);
+  const std::string configs = run_dir + "/configs.json";
   auto text = ReadFile(configs);
   if (!text.ok()) return NotFound("cannot read " + configs + ": " + text.status().message());
   KT_ASSIGN_OR_RETURN(KernelDir dir, ParseConfigsJson(*text, kernel));
   dir.root = root;
-  dir.run_dir = kernel_dir + "/run";
+  dir.run_dir = run_dir;
   for (KernelVariant& v : dir.variants) {
     auto rel = RelativeToRoot(root, v.elf_path);
     if (!rel.ok()) return rel.status().WithContext("configs.json of " + kernel);
@@ -124,7 +141,7 @@ Result<Manifest> BuildManifest(const KernelDir& dir) {
   Manifest m;
   m.kernel = dir.kernel;
   std::vector<std::string> paths;
-  paths.push_back(dir.kernel + "/run/configs.json");
+  paths.push_back(RunDirUnderRoot(dir.kernel) + "/configs.json");
   for (const KernelVariant& v : dir.variants) paths.push_back(v.elf_path);
   const fs::path test_data = fs::path(dir.run_dir) / "test_data";
   KT_ASSIGN_OR_RETURN(std::vector<std::string> old, OldNumberedTestData(test_data.string()));

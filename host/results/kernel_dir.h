@@ -38,6 +38,18 @@ struct KernelDir {
   std::string perf_stat_path;  // perf_files.stat, relative to root; "" when absent
 };
 
+// The paths of the layout above (pure). RunDirUnderRoot: <kernel>/run, relative to the root as
+// configs.json's paths are; KernelRunDir: <root>/<kernel>/run.
+std::string RunDirUnderRoot(const std::string& kernel);
+std::string KernelRunDir(const std::string& root, const std::string& kernel);
+
+// A path configs.json gives, relative to the root or absolute, as one to open (pure).
+std::string UnderRoot(const std::string& root, const std::string& path);
+
+// The function of a kernel's variants that samples are attributed to: <kernel>_kernel, the entry
+// symbol of the seed's kernels and of every kernel spec (host/tune/kspec.h) (pure).
+std::string KernelSymbol(const std::string& kernel);
+
 // Parses configs.json text (pure; for tests and LoadKernelDir). `kernel` is used in messages.
 Result<KernelDir> ParseConfigsJson(const std::string& text, const std::string& kernel);
 

@@ -27,6 +27,10 @@ std::string ResultsDir(const std::string& kernel_run_dir) {
   return kernel_run_dir + "/results";
 }
 
+std::string ResultsPath(const std::string& kernel_run_dir, const std::string& run_id) {
+  return ResultsDir(kernel_run_dir) + "/" + run_id + ".csv";
+}
+
 Result<ResultsWriter> ResultsWriter::Open(const std::string& path) {
   KT_RETURN_IF_ERROR(MakeDirs(fs::path(path).parent_path().string()));
   KT_ASSIGN_OR_RETURN(ResultsAppend file, OpenResultsForAppend(path));
@@ -142,7 +146,7 @@ Result<RunMeta> ReadRunMeta(const std::string& path) {
 Result<std::string> FindRunFile(const std::string& kernel_run_dir, const std::string& run_id) {
   const std::string dir = ResultsDir(kernel_run_dir);
   if (!run_id.empty()) {
-    const std::string path = dir + "/" + run_id + ".csv";
+    const std::string path = ResultsPath(kernel_run_dir, run_id);
     if (!fs::exists(path)) return NotFound("no run " + run_id + " in " + dir);
     return path;
   }

@@ -19,6 +19,8 @@ namespace ktune::host {
 std::string NewRunId();
 
 std::string ResultsDir(const std::string& kernel_run_dir);
+// <kernel_run_dir>/results/<run_id>.csv: the run's results file.
+std::string ResultsPath(const std::string& kernel_run_dir, const std::string& run_id);
 
 // A sweep's shard n is the run <run_id>_<n> on its agent (NewRunId never holds '_'), and its
 // rows carry that id; RunOfShard undoes it ("" -> "", a run id stays itself).

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <random>
 
+#include "common/random.h"
+#include "common/strings.h"
+
 namespace ktune::host {
 
 std::optional<double> LookupName(const KernelSpec& spec, const Config& config,
@@ -37,18 +40,14 @@ Result<bool> Satisfies(const KernelSpec& spec, const Config& config) {
 }
 
 // `count` of the configurations, drawn uniformly without replacement by a seeded mt19937_64
-// shuffle (the same on every machine), kept in grid order.
+// Fisher-Yates shuffle from the back (each draw UniformBelow's: the same on every machine), kept
+// in grid order.
 std::vector<Config> SampleConfigs(const std::vector<Config>& configs, size_t count, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<size_t> order(configs.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   for (size_t i = order.size() - 1; i > 0; --i) {
-    // A uniform draw in [0, i] by rejection.
-    const uint64_t bound = i + 1, limit = UINT64_MAX - UINT64_MAX % bound;
-    uint64_t r;
-    do r = rng();
-    while (r >= limit);
-    std::swap(order[i], order[r % bound]);
+    std::swap(order[i], order[UniformBelow(rng, i + 1)]);
   }
   order.resize(count);
   std::sort(order.begin(), order.end());
@@ -84,12 +83,10 @@ Result<Space> EnumerateSpace(const KernelSpec& spec, const SpaceRequest& request
   }
   space.feasible = space.configs.size();
   if (space.configs.empty()) {
-    std::string lines;
-    for (const SpecConstraint& c : spec.constraints) {
-      lines += (lines.empty() ? "" : ", ") + std::to_string(c.line);
-    }
+    std::vector<std::string> lines;
+    for (const SpecConstraint& c : spec.constraints) lines.push_back(std::to_string(c.line));
     return InvalidArgument(spec.path + ": no configuration of " + std::to_string(space.grid_size) +
-                           " satisfies the constraints (lines " + lines + ")");
+                           " satisfies the constraints (lines " + Join(lines, ", ") + ")");
   }
   if (request.sample && *request.sample < space.configs.size()) {
     space.configs = SampleConfigs(space.configs, *request.sample, request.seed);

@@ -18,6 +18,13 @@ const char* DTypeName(DType t) {
   return t == DType::kFloat32 ? "float32" : "int32";
 }
 
+size_t CommentStart(std::string_view line) {
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) return i;
+  }
+  return std::string_view::npos;
+}
+
 namespace {
 
 bool IsIdentifier(std::string_view s) {
@@ -33,13 +40,7 @@ class SpecParser {
 
   Status Line(size_t line, std::string_view raw) {
     line_ = line;
-    // '#' at the start of a line or after a space or tab starts a comment.
-    for (size_t i = 0; i < raw.size(); ++i) {
-      if (raw[i] == '#' && (i == 0 || raw[i - 1] == ' ' || raw[i - 1] == '\t')) {
-        raw = raw.substr(0, i);
-        break;
-      }
-    }
+    raw = raw.substr(0, CommentStart(raw));
     const std::string_view text = Trim(raw);
     if (text.empty() || text[0] == '#') return Status::Ok();
     const size_t colon = text.find(':');

@@ -85,6 +85,10 @@ struct KernelSpec {
   std::vector<std::pair<std::string, int64_t>> best;
 };
 
+// Where a spec line's comment starts: the first '#' at the start of the line or after a space or
+// tab (a '#' inside a word, as in -DX=#, is not one); npos when the line has none (pure).
+size_t CommentStart(std::string_view line);
+
 // Parses spec text (pure). `path` names the file in messages and gives the source directory.
 Result<KernelSpec> ParseKernelSpec(std::string_view text, const std::string& path);
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/strings.h"
+#include "host/tune/kspec.h"
 
 namespace ktune::host {
 namespace {
@@ -39,7 +40,7 @@ std::string RewriteBest(std::string_view spec_text,
     if (IsBestLine(line)) {
       if (replacement && !placed) {
         std::string best = replacement->second;
-        size_t hash = std::min(line.find(" #"), line.find("\t#"));
+        size_t hash = CommentStart(line);
         if (hash != std::string_view::npos) {
           while (hash > 0 && (line[hash - 1] == ' ' || line[hash - 1] == '\t')) --hash;
           best += std::string(line.substr(hash));

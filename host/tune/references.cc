@@ -2,13 +2,15 @@
 
 #include <cmath>
 
+#include "common/strings.h"
+
 namespace ktune::host {
 namespace {
 
 std::string DimsText(const std::vector<int64_t>& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
-  return s + "]";
+  std::vector<std::string> items;
+  for (int64_t d : dims) items.push_back(std::to_string(d));
+  return "[" + Join(items, ", ") + "]";
 }
 
 Status ShapeError(const char* op, const std::vector<HostTensor>& in,
@@ -105,9 +107,9 @@ const Reference* FindReference(std::string_view name) {
 }
 
 std::string ReferenceNames() {
-  std::string s;
-  for (const Reference& r : kReferences) s += (s.empty() ? "" : ", ") + std::string(r.name);
-  return s;
+  std::vector<std::string> names;
+  for (const Reference& r : kReferences) names.emplace_back(r.name);
+  return Join(names, ", ");
 }
 
 }  // namespace ktune::host

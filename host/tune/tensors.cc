@@ -232,7 +232,7 @@ Result<TestData> MakeTestData(const KernelSpec& spec,
 }
 
 std::string DescribeTestData(const KernelSpec& spec, const TestData& data) {
-  std::string text;
+  std::vector<std::string> tensors;
   bool txt = false, bin = false;
   for (size_t i = 0; i < data.files.size(); ++i) {
     const auto parsed = ParseTestDataFileName(data.files[i].first);
@@ -244,10 +244,9 @@ std::string DescribeTestData(const KernelSpec& spec, const TestData& data) {
                               ? &spec.outputs[i - spec.inputs.size()]
                               : nullptr;
     if (!t) continue;
-    if (!text.empty()) text += ", ";
-    text += (input ? "" : "golden ") + t->name + " _" + std::to_string(parsed->index);
+    tensors.push_back((input ? "" : "golden ") + t->name + " _" + std::to_string(parsed->index));
   }
-  return text + (txt && bin ? " (TXT and BIN)" : bin ? " (BIN)" : " (TXT)");
+  return Join(tensors, ", ") + (txt && bin ? " (TXT and BIN)" : bin ? " (BIN)" : " (TXT)");
 }
 
 }  // namespace ktune::host

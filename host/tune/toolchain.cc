@@ -101,9 +101,8 @@ Result<Toolchain> LoadToolchain(const std::string& name_or_path, const std::stri
   if (!is_file) path = dir + "/" + name_or_path + ".profile";
   Result<std::string> text = ReadFile(path);
   if (!text.ok()) {
-    std::string known;
-    for (const std::string& n : ToolchainNames(dir)) known += (known.empty() ? "" : ", ") + n;
-    return NotFound("no toolchain profile " + path + " (known: " + known + ")");
+    return NotFound("no toolchain profile " + path + " (known: " + Join(ToolchainNames(dir), ", ") +
+                    ")");
   }
   return ParseToolchain(*text, path);
 }

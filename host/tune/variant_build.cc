@@ -10,6 +10,7 @@
 #include "common/fs.h"
 #include "common/hash.h"
 #include "common/strings.h"
+#include "host/results/kernel_dir.h"
 #include "host/util/elf_symbols.h"
 #include "host/util/subprocess.h"
 
@@ -131,10 +132,7 @@ class VariantBuilder {
   // The ELF's assembly dump, of the functions its own objects define.
   Status Disassemble(const Commands& c) {
     std::vector<std::string> dump = Concat(tc_.objdump, {"-d", "--no-show-raw-insn"});
-    std::string functions;
-    for (const std::string& f : OwnFunctions(c.objects)) {
-      functions += (functions.empty() ? "" : ",") + f;
-    }
+    const std::string functions = Join(OwnFunctions(c.objects), ",");
     if (!functions.empty()) dump.push_back("--disassemble-symbols=" + functions);
     dump.push_back(c.elf);
     KT_RETURN_IF_ERROR(Step(dump, c.asm_path + ".tmp"));
@@ -211,14 +209,14 @@ std::string ConstantsSource(const KernelSpec& spec, const Config& config) {
   for (const auto& [name, value] : Values(spec, config)) {
     s += "const int " + spec.name + "_" + name + " = " + std::to_string(value) + ";\n";
   }
-  std::string atol, rtol;
+  std::vector<std::string> atol, rtol;
   for (const TensorSpec& o : spec.outputs) {
-    atol += (atol.empty() ? "" : ", ") + FormatTolerance(o.atol);
-    rtol += (rtol.empty() ? "" : ", ") + FormatTolerance(o.rtol);
+    atol.push_back(FormatTolerance(o.atol));
+    rtol.push_back(FormatTolerance(o.rtol));
   }
-  if (spec.outputs.empty()) atol = rtol = "0";
-  s += "const double ktune_atol[] = {" + atol + "};\n";
-  s += "const double ktune_rtol[] = {" + rtol + "};\n";
+  if (spec.outputs.empty()) atol = rtol = {"0"};
+  s += "const double ktune_atol[] = {" + Join(atol, ", ") + "};\n";
+  s += "const double ktune_rtol[] = {" + Join(rtol, ", ") + "};\n";
   return s;
 }
 
@@ -321,7 +319,7 @@ Result<std::string> SharedKey(const KernelSpec& spec, const Toolchain& toolchain
 std::string ConfigsJson(const KernelSpec& spec, const std::vector<VariantJob>& jobs,
                         const std::vector<VariantBuild>& builds,
                         const std::vector<std::string>& args) {
-  const std::string run = spec.name + "/run/";
+  const std::string run = RunDirUnderRoot(spec.name) + "/";
   nlohmann::ordered_json variants = nlohmann::ordered_json::array();
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (builds[i].state == BuildState::kFailed) continue;

@@ -91,5 +91,16 @@ TEST_CASE("the local agent's store: a path others may search, made or still to b
   CHECK_FALSE(SearchableByOthers(tmp / "closed"));
 }
 
+TEST_CASE("the config file: none is empty, one that exists but cannot be read is an error") {
+  test::UnitTempDir dir;
+  CHECK(ReadConfigFile(dir / "none.json").value().empty());
+  REQUIRE(WriteConfigFile(dir / "sub/config.json", nlohmann::json{{"agent", "h:1"}}).ok());
+  CHECK(ReadConfigFile(dir / "sub/config.json").value() == "{\n  \"agent\": \"h:1\"\n}\n");
+  // A directory where the file should be exists and cannot be read as one.
+  const Result<std::string> unreadable = ReadConfigFile(dir / "sub");
+  REQUIRE_FALSE(unreadable.ok());
+  CHECK(unreadable.status().message().find(dir / "sub") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace ktune::host

@@ -80,6 +80,46 @@ TEST_CASE("a dropped shard's unfinished variants: those without every row of the
   CHECK(Unfinished(shard, file) == std::vector<uint32_t>{5, 6});
 }
 
+TEST_CASE(
+    "--resume of a sweep: each shard resumed, fetched or moved by whether its agent is back") {
+  const std::vector<RunMeta::Shard> shards = {
+      {"r_0", {0, 1}, "k1", "done"},      {"r_1", {2, 3}, "k1", "measuring"},
+      {"r_2", {4, 5}, "k2", "measuring"}, {"r_3", {6}, "k2", "moved"},
+      {"r_4", {7}, "k3", "moved"},        {"r_5", {8}, "", "pending"},
+      {"r_6", {9}, "k3", "measuring"}};
+  // k2 is not back: of r_2 variant 4 arrived whole (2 rows a variant), 5 did not; r_6's did.
+  const std::vector<RepetitionRow> rows = {RowOf("r_2", 4, 0), RowOf("r_2", 4, 1),
+                                           RowOf("r_2", 5, 0), RowOf("r_6", 9, 0),
+                                           RowOf("r_6", 9, 1)};
+  ResumePlan plan = PlanResume(shards, {"k1", "k3"}, rows, 2, "r");
+  REQUIRE(plan.shards.size() == 8);
+  CHECK(plan.shards[2].state == "moved");
+  CHECK(plan.shards[6].state == "measuring");  // k3 is back: resumed there
+  CHECK(plan.shards[7].id == "r_7");
+  CHECK(plan.shards[7].variants == std::vector<uint32_t>{5});
+  CHECK(plan.shards[7].state == "pending");
+  CHECK(plan.shards[7].agent.empty());
+  REQUIRE(plan.pinned.size() == 2);
+  CHECK(plan.pinned["k1"].size() == 1);
+  CHECK(plan.pinned["k1"][0].shard == 1);
+  CHECK(plan.pinned["k1"][0].resume);
+  // k3's moved shard is fetched (its journal merged), then its measuring one resumed.
+  REQUIRE(plan.pinned["k3"].size() == 2);
+  CHECK(plan.pinned["k3"][0].shard == 4);
+  CHECK_FALSE(plan.pinned["k3"][0].resume);
+  CHECK(plan.pinned["k3"][1].shard == 6);
+  CHECK(plan.pinned["k3"][1].resume);
+  CHECK(plan.notes == std::vector<std::string>{
+                          "khost run: agent k2 is not back: 1 variants of shard r_2 go to the "
+                          "others"});
+  // A shard of an agent not back that arrived whole is done; no new shard for it.
+  const ResumePlan whole = PlanResume({{"r_6", {9}, "k3", "measuring"}}, {}, rows, 2, "r");
+  REQUIRE(whole.shards.size() == 1);
+  CHECK(whole.shards[0].state == "done");
+  CHECK(whole.pinned.empty());
+  CHECK(whole.notes.size() == 1);
+}
+
 TEST_CASE("a shard's request: the run's settings, the shard's variants and id") {
   wire::RunRequest all;
   all.set_run_id("r");

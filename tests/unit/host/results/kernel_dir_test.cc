@@ -8,6 +8,15 @@
 namespace ktune::host {
 namespace {
 
+TEST_CASE("the layout's paths: the run directory, paths under the root, the kernel's symbol") {
+  CHECK(RunDirUnderRoot("matmul") == "matmul/run");
+  CHECK(KernelRunDir("runs", "matmul") == "runs/matmul/run");
+  CHECK(KernelRunDir(".", "matmul") == "./matmul/run");
+  CHECK(UnderRoot("runs", "matmul/run/perf_stats.csv") == "runs/matmul/run/perf_stats.csv");
+  CHECK(UnderRoot("runs", "/abs/perf_stats.csv") == "/abs/perf_stats.csv");
+  CHECK(KernelSymbol("matmul") == "matmul_kernel");
+}
+
 TEST_CASE("the seed's configs.json gives variants with their parameters in order") {
   auto text = ReadFile(KTUNE_TEST_DATA "/configs/seed_configs.json");
   REQUIRE(text.ok());

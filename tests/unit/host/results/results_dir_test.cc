@@ -26,6 +26,14 @@ TEST_CASE("run ids sort by their start, to the millisecond, and are safe names")
   CHECK(ValidateRunId(a).ok());  // the agent's rule for run directories
 }
 
+TEST_CASE("a run's results file is <run dir>/results/<run_id>.csv") {
+  CHECK(ResultsDir("r/k/run") == "r/k/run/results");
+  CHECK(ResultsPath("r/k/run", "20261122T031500.123Z-3fa2c1") ==
+        "r/k/run/results/20261122T031500.123Z-3fa2c1.csv");
+  CHECK(RunMetaPath(ResultsPath("r/k/run", "x")) == "r/k/run/results/x.json");
+  CHECK(RunRequestPath(ResultsPath("r/k/run", "x")) == "r/k/run/results/x.request.pb");
+}
+
 TEST_CASE("run metadata round-trips") {
   const std::string path = std::filesystem::temp_directory_path() / "ktune_meta_test.json";
   RunMeta meta{"r1",

@@ -145,6 +145,12 @@ TEST_CASE("comments: whole lines, and after a space or tab") {
   // A '#' inside a word is not a comment (here it makes the constraint malformed).
   CHECK(ParseError("kernel: k\nmain: m.c\nparam: P = 1\nconstraint: P#1 > 0\n")
             .rfind("s.kspec:4: ", 0) == 0);
+  // The one rule, which --apply-best's rewrite keeps a best: line's comment by too.
+  CHECK(CommentStart("# whole line") == 0);
+  CHECK(CommentStart("best: P=1 # mine") == 10);
+  CHECK(CommentStart("best: P=1\t#tab") == 10);
+  CHECK(CommentStart("cflags: -DX=#1") == std::string_view::npos);
+  CHECK(CommentStart("") == std::string_view::npos);
 }
 
 TEST_CASE("specs load by kernel name or by path") {

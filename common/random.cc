@@ -1,0 +1,13 @@
+#include "common/random.h"
+
+namespace ktune {
+
+uint64_t UniformBelow(std::mt19937_64& rng, uint64_t bound) {
+  const uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
+  uint64_t r;
+  do r = rng();
+  while (r >= limit);
+  return r % bound;
+}
+
+}  // namespace ktune

@@ -1,0 +1,63 @@
+// khost tune's build (docs/KSPEC.md), the impure end of the pipeline: PrepareTune reads and checks
+// the spec, the toolchain profile and the configurations (the grid, filtered and sampled, or
+// Triton-CPU directories) and draws the test data, before anything is written; RunTune then
+// writes the kernel's run directory (<root>/<kernel>/run): the test data, one ELF per
+// configuration built on a pool of threads (cached by content), configs.json, and with --check
+// every variant run under the profile's emulator and its output checked. What it does goes to
+// stdout; build and check failures to stderr, as khost tune prints them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "host/tune/config_space.h"
+#include "host/tune/kspec.h"
+#include "host/tune/tensors.h"
+#include "host/tune/toolchain.h"
+#include "host/tune/variant_build.h"
+
+namespace ktune::host {
+
+// What khost tune is asked to build.
+struct TuneOptions {
+  std::string kernel;  // a name in kernels_dir, or a .kspec file
+  std::string root = ".";
+  std::string toolchain = "rvv-clang19";
+  size_t jobs = 0;  // 0: one per core
+  std::optional<size_t> sample;
+  uint64_t seed = 0;
+  std::vector<std::string> shape;  // NAME=VALUE overrides
+  std::string triton;              // Triton-CPU configuration directories instead of the grid
+  bool check = false;
+  double check_timeout_seconds = 300;
+  std::string kernels_dir, toolchains_dir;
+};
+
+// Everything a tune needs, read and checked before any output is touched.
+struct TunePlan {
+  KernelSpec spec;
+  Toolchain toolchain;
+  std::vector<std::pair<std::string, int64_t>> shape;
+  std::vector<std::string> args;
+  std::vector<Config> configs;
+  std::vector<TritonSources> triton;
+  TestData data;
+  std::string summary;  // how the configurations were chosen
+};
+Result<TunePlan> PrepareTune(const TuneOptions& options);
+
+// Writes the test data into `dir` (made), each file only when its bytes changed, removing the
+// same tensor's file in the other format (the kernels read .bin before .txt) and what an earlier
+// khost tune numbered from 0 (host/results/test_data_files.h): every `_0` file, and the current
+// tensors' files under their old numbers unless they are written now (said on stdout).
+Status WriteTestData(const TestData& data, const std::string& dir);
+
+// khost tune without --apply-best: PrepareTune, then the run directory as above. Fails when a
+// variant failed to build or its check (their errors said above it).
+Status RunTune(const TuneOptions& options);
+
+}  // namespace ktune::host
