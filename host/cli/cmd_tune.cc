@@ -14,6 +14,7 @@
 
 #include "common/cpu.h"
 #include "common/fs.h"
+#include "common/kernel_output.h"
 #include "common/strings.h"
 #include "host/cli/cli.h"
 #include "host/cli/command.h"
@@ -223,10 +224,8 @@ size_t CheckVariants(const TunePlan& p, const std::string& root, const std::stri
     std::string problem;
     if (!run.ok()) {
       problem = run.status().message();
-    } else if (run->output.find("out NOT OK") != std::string::npos) {
-      problem = "printed 'out NOT OK'";
-    } else if (run->output.find("out OK") == std::string::npos) {
-      problem = "did not print 'out OK'";
+    } else if (std::string why = OutputCheckProblem(run->output); !why.empty()) {
+      problem = std::move(why);
     } else if (run->exit_code != 0) {
       problem = run->exit_code < 0 ? "killed by a signal"
                                    : "exit status " + std::to_string(run->exit_code);
