@@ -9,6 +9,7 @@
 #include <boost/asio.hpp>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -26,6 +27,20 @@ namespace {
 // One line on stderr. (agentd writes through stdio only: see docs/TARGET.md on its size.)
 void Error(const std::string& message) {
   std::fprintf(stderr, "agentd: %s\n", message.c_str());
+}
+
+// What the options' defaults come from (agent/options.h), read from this process.
+AgentdEnvironment ReadEnvironment() {
+  AgentdEnvironment env;
+  if (const char* h = std::getenv("HOME")) env.home = h;
+  if (const char* x = std::getenv("XDG_DATA_HOME")) env.xdg_data_home = x;
+  env.root = ::geteuid() == 0;
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page_bytes = ::sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page_bytes > 0) {
+    env.physical_memory_mib =
+        (static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_bytes)) >> 20;
+  }
+  return env;
 }
 
 // Detaching takes two steps so that a daemon still reports its address, or why it failed, on
@@ -113,11 +128,18 @@ void RunUntilSignalled(boost::asio::io_context& io, AgentServer& server) {
   io.run();
 }
 
+// The order of the steps is agentd's observable behaviour: the token file is loaded before the
+// fork of --daemon (its error exits 2), FinishServeOptions' checks come after it (under --daemon
+// the child exits 2 having said why, and the parent, which saw no address, exits 1).
 int Serve(AgentdRequest& req) {
   SetLogLevel(req.log_level);
   if (!LoadToken(req)) return 2;
   ::signal(SIGPIPE, SIG_IGN);
   if (req.daemon) BeginDaemon();
+  if (const Status s = FinishServeOptions(req.server, FindInPath); !s.ok()) {
+    Error(s.message());
+    return 2;
+  }
   boost::asio::io_context io;
   auto server = AgentServer::Create(io, req.server);
   if (!server.ok()) {
@@ -136,14 +158,15 @@ int Serve(AgentdRequest& req) {
 }
 
 int Main(int argc, char** argv) {
-  Result<AgentdRequest> req = ParseAgentdArgs(std::vector<std::string>(argv + 1, argv + argc));
+  const AgentdEnvironment env = ReadEnvironment();
+  Result<AgentdRequest> req = ParseAgentdArgs(std::vector<std::string>(argv + 1, argv + argc), env);
   if (!req.ok()) {
     Error(req.status().message());
     return 2;
   }
   switch (req->action) {
     case AgentdRequest::Action::kHelp:
-      std::printf("%s\n", AgentdHelp().c_str());
+      std::printf("%s\n", AgentdHelp(env).c_str());
       return 0;
     case AgentdRequest::Action::kVersion:
       std::printf("agentd " KTUNE_VERSION "\n");

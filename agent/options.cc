@@ -1,28 +1,17 @@
 #include "agent/options.h"
 
-#include <unistd.h>
-
 #include <boost/asio/ip/address.hpp>
-#include <cstdlib>
 #include <cxxopts.hpp>
 
-#include "common/fs.h"
 #include "common/strings.h"
 
 namespace ktune::agent {
 namespace {
 
-std::string DefaultStoreDir() {
-  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/ktune/agent";
-  if (const char* h = std::getenv("HOME"); h && *h)
-    return std::string(h) + "/.local/share/ktune/agent";
+std::string DefaultStoreDir(const AgentdEnvironment& env) {
+  if (!env.xdg_data_home.empty()) return env.xdg_data_home + "/ktune/agent";
+  if (!env.home.empty()) return env.home + "/.local/share/ktune/agent";
   return "/var/lib/ktune/agent";
-}
-
-uint64_t PhysicalMemoryMiB() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page_bytes = ::sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page_bytes <= 0) return 0;
-  return (static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_bytes)) >> 20;
 }
 
 bool IsLoopback(const std::string& host) {
@@ -31,12 +20,13 @@ bool IsLoopback(const std::string& host) {
   return !ec && addr.is_loopback();
 }
 
-cxxopts::Options AgentdCliOptions() {
+cxxopts::Options AgentdCliOptions(const AgentdEnvironment& env) {
   cxxopts::Options options("agentd", "ktune agent: runs kernel variants under perf counters");
   options.add_options()("listen", "address to listen on (HOST:PORT; port 0 picks a free one)",
                         cxxopts::value<std::string>()->default_value(
                             "127.0.0.1:" + std::to_string(kDefaultAgentPort)))(
-      "store", "store directory", cxxopts::value<std::string>()->default_value(DefaultStoreDir()))(
+      "store", "store directory",
+      cxxopts::value<std::string>()->default_value(DefaultStoreDir(env)))(
       "log-level", "error, warn, info or debug",
       cxxopts::value<std::string>()->default_value("info"))(
       "daemon", "detach from the terminal and log to <store>/agentd.log")(
@@ -61,7 +51,7 @@ cxxopts::Options AgentdCliOptions() {
       "directory of their own",
       cxxopts::value<std::string>()->default_value("nobody"))(
       "limit-as-mb", "a kernel's address space limit, MiB (RLIMIT_AS; 0: none)",
-      cxxopts::value<uint64_t>()->default_value(std::to_string(PhysicalMemoryMiB())))(
+      cxxopts::value<uint64_t>()->default_value(std::to_string(env.physical_memory_mib)))(
       "limit-fsize-mb", "the largest file a kernel may write, MiB (RLIMIT_FSIZE; 0: none)",
       cxxopts::value<uint64_t>()->default_value("1024"))(
       "limit-nproc",
@@ -95,62 +85,55 @@ Status ParseListen(const cxxopts::ParseResult& args, AgentdRequest& req) {
   return Status::Ok();
 }
 
-// --exec-wrapper's words, the first resolved in PATH.
-Status ParseExecWrapper(const cxxopts::ParseResult& args, AgentOptions& server) {
-  for (std::string_view w : Split(args["exec-wrapper"].as<std::string>(), ' ')) {
-    if (!w.empty()) server.exec_wrapper.emplace_back(w);
-  }
-  if (server.exec_wrapper.empty()) return Status::Ok();
-  const std::string path = FindInPath(server.exec_wrapper[0]);
-  if (path.empty()) {
-    return InvalidArgument("--exec-wrapper: " + server.exec_wrapper[0] +
-                           " is not an executable in PATH");
-  }
-  server.exec_wrapper[0] = path;
-  return Status::Ok();
-}
-
 // The kernels' limits and the store's.
-void ParseLimits(const cxxopts::ParseResult& args, AgentOptions& server) {
+void ParseLimits(const cxxopts::ParseResult& args, const AgentdEnvironment& env,
+                 AgentOptions& server) {
   server.run_as = args["run-as"].as<std::string>();
   server.max_bundle_bytes = args["max-bundle-mb"].as<uint64_t>() << 20;
   server.store_quota_bytes = args["store-quota-mb"].as<uint64_t>() << 20;
   server.limits.address_space_bytes = args["limit-as-mb"].as<uint64_t>() << 20;
   server.limits.file_size_bytes = args["limit-fsize-mb"].as<uint64_t>() << 20;
   const int64_t nproc = args["limit-nproc"].as<int64_t>();
-  server.limits.processes = nproc >= 0 ? static_cast<uint64_t>(nproc) : ::geteuid() == 0 ? 1024 : 0;
+  server.limits.processes = nproc >= 0 ? static_cast<uint64_t>(nproc) : env.root ? 1024 : 0;
 }
 
-// What serving needs, checked in the order agentd always has.
-Status ParseServe(const cxxopts::ParseResult& args, AgentdRequest& req) {
+// What serving needs. agentd has always reported its usage errors in this order: an unexpected
+// argument, the log level, the address, [the token file, loaded by main.cc], listening off
+// loopback without a token; then, after the fork of --daemon, the fake counter budget and the
+// exec wrapper (FinishServeOptions).
+Status ParseServe(const cxxopts::ParseResult& args, const AgentdEnvironment& env,
+                  AgentdRequest& req) {
   if (!args.unmatched().empty()) {
     return InvalidArgument("unexpected argument '" + args.unmatched().front() + "'");
   }
   if (!ParseLogLevel(args["log-level"].as<std::string>(), &req.log_level)) {
     return InvalidArgument("unknown log level '" + args["log-level"].as<std::string>() + "'");
   }
+  // The refusal is decided here on whether --token-file is given, before main.cc loads the
+  // file: the same outcome as loading it first, since a named token file that does not load
+  // fails with its own error, and one that loads allows any address.
   KT_RETURN_IF_ERROR(ParseListen(args, req));
   req.daemon = args.count("daemon") > 0;
   req.server.store_dir = args["store"].as<std::string>();
   req.server.fake_counter_budget = args["fake-counter-budget"].as<int>();
   req.server.fake_cpuinfo = args["fake-cpuinfo"].as<std::string>();
-  if (req.server.fake_counter_budget < 0) {
-    return InvalidArgument("--fake-counter-budget must be 0 or more");
+  for (std::string_view w : Split(args["exec-wrapper"].as<std::string>(), ' ')) {
+    if (!w.empty()) req.server.exec_wrapper.emplace_back(w);
   }
-  KT_RETURN_IF_ERROR(ParseExecWrapper(args, req.server));
-  ParseLimits(args, req.server);
+  ParseLimits(args, env, req.server);
   return Status::Ok();
 }
 
 }  // namespace
 
-Result<AgentdRequest> ParseAgentdArgs(const std::vector<std::string>& args) {
+Result<AgentdRequest> ParseAgentdArgs(const std::vector<std::string>& args,
+                                      const AgentdEnvironment& env) {
   std::vector<std::string> storage = {"agentd"};
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& s : storage) argv.push_back(s.data());
   try {
-    cxxopts::Options options = AgentdCliOptions();
+    cxxopts::Options options = AgentdCliOptions(env);
     const cxxopts::ParseResult parsed = options.parse(static_cast<int>(argv.size()), argv.data());
     AgentdRequest req;
     if (parsed.count("help")) {
@@ -161,7 +144,7 @@ Result<AgentdRequest> ParseAgentdArgs(const std::vector<std::string>& args) {
       req.action = AgentdRequest::Action::kMakeToken;
       req.token_out = parsed["make-token"].as<std::string>();
     } else {
-      KT_RETURN_IF_ERROR(ParseServe(parsed, req));
+      KT_RETURN_IF_ERROR(ParseServe(parsed, env, req));
     }
     return req;
   } catch (const cxxopts::exceptions::exception& e) {
@@ -169,8 +152,22 @@ Result<AgentdRequest> ParseAgentdArgs(const std::vector<std::string>& args) {
   }
 }
 
-std::string AgentdHelp() {
-  return AgentdCliOptions().help();
+Status FinishServeOptions(AgentOptions& server, FindProgram find) {
+  if (server.fake_counter_budget < 0) {
+    return InvalidArgument("--fake-counter-budget must be 0 or more");
+  }
+  if (server.exec_wrapper.empty()) return Status::Ok();
+  const std::string path = find(server.exec_wrapper[0]);
+  if (path.empty()) {
+    return InvalidArgument("--exec-wrapper: " + server.exec_wrapper[0] +
+                           " is not an executable in PATH");
+  }
+  server.exec_wrapper[0] = path;
+  return Status::Ok();
+}
+
+std::string AgentdHelp(const AgentdEnvironment& env) {
+  return AgentdCliOptions(env).help();
 }
 
 }  // namespace ktune::agent

@@ -11,24 +11,23 @@
 
 namespace ktune::agent {
 
-Result<std::unique_ptr<Journal>> Journal::Open(const std::string& run_dir, OnDurable on_durable) {
-  KT_ASSIGN_OR_RETURN(ResultsAppend results, OpenResultsForAppend(ResultsPath(run_dir)));
+Result<std::unique_ptr<Journal>> Journal::Open(JournalFiles files, OnDurable on_durable) {
+  KT_ASSIGN_OR_RETURN(ResultsAppend results, OpenResultsForAppend(files.results));
   // A frame the agent was writing when it died goes the way of a torn row.
-  const std::string frames = ProfilesPath(run_dir);
+  const std::string& frames = files.profiles;
   if (auto text = ReadFile(frames); text.ok()) {
     const size_t whole = WholeFramesBytes(*text);
     if (whole < text->size() && ::truncate(frames.c_str(), static_cast<off_t>(whole)) != 0) {
       return ErrnoError("truncate " + frames, errno);
     }
   }
-  return std::unique_ptr<Journal>(
-      new Journal(run_dir, std::move(results.fd), std::move(results.rows), std::move(on_durable)));
+  return std::unique_ptr<Journal>(new Journal(std::move(files), std::move(results.fd),
+                                              std::move(results.rows), std::move(on_durable)));
 }
 
-Journal::Journal(std::string run_dir, ScopedFd fd, std::vector<RepetitionRow> rows_before,
+Journal::Journal(JournalFiles files, ScopedFd fd, std::vector<RepetitionRow> rows_before,
                  OnDurable on_durable)
-    : run_dir_(std::move(run_dir)),
-      path_(ResultsPath(run_dir_)),
+    : files_(std::move(files)),
       fd_(std::move(fd)),
       rows_before_(std::move(rows_before)),
       on_durable_(std::move(on_durable)),
@@ -72,8 +71,8 @@ void Journal::Loop() {
     std::string text;
     for (const Entry& e : batch) text += ToCsvLines(e.row);
     Status s = WriteProfiles(batch);
-    if (s.ok()) s = WriteAll(fd_.get(), text, path_);
-    if (s.ok() && ::fdatasync(fd_.get()) != 0) s = ErrnoError("fsync " + path_, errno);
+    if (s.ok()) s = WriteAll(fd_.get(), text, files_.results);
+    if (s.ok() && ::fdatasync(fd_.get()) != 0) s = ErrnoError("fsync " + files_.results, errno);
     if (!s.ok()) {
       std::lock_guard<std::mutex> lock(mu_);
       error_ = s;
@@ -92,7 +91,7 @@ Status Journal::WriteProfiles(const std::deque<Entry>& batch) {
     frames += frame;
   }
   if (frames.empty()) return Status::Ok();
-  const std::string path = ProfilesPath(run_dir_);
+  const std::string& path = files_.profiles;
   if (!profiles_fd_.valid()) {
     KT_ASSIGN_OR_RETURN(profiles_fd_, OpenFile(path, O_WRONLY | O_CREAT | O_APPEND));
   }
@@ -101,16 +100,16 @@ Status Journal::WriteProfiles(const std::deque<Entry>& batch) {
   return Status::Ok();
 }
 
-Result<std::vector<RepetitionRow>> Journal::ReadRows(const std::string& run_dir) {
-  auto text = ReadFile(ResultsPath(run_dir));
+Result<std::vector<RepetitionRow>> Journal::ReadRows(const JournalFiles& files) {
+  auto text = ReadFile(files.results);
   if (!text.ok()) return std::vector<RepetitionRow>();
   KT_ASSIGN_OR_RETURN(ResultsFile file, ParseResultsCsv(*text));
   return std::move(file.rows);
 }
 
-std::map<RowKey, wire::Envelope> Journal::ReadProfiles(const std::string& run_dir) {
+std::map<RowKey, wire::Envelope> Journal::ReadProfiles(const JournalFiles& files) {
   std::map<RowKey, wire::Envelope> profiles;
-  auto frames = ReadFile(ProfilesPath(run_dir));
+  auto frames = ReadFile(files.profiles);
   if (!frames.ok()) return profiles;
   FrameCodec codec;
   codec.Feed(std::string_view(*frames).substr(0, WholeFramesBytes(*frames)));

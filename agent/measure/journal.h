@@ -1,7 +1,9 @@
-// The agent's per-run results (runs/<run_id>/results.csv, and profiles.frames for the sampling
-// profiles, one protocol frame each). Rows are appended and fsynced on a thread of their own, in
-// batches, so the disk's latency stays out of the measurement loop; each row (with its profile)
-// is handed to `on_durable` (which sends it to the host) only after its fsync returned.
+// The agent's per-run results: a results file (results.csv), and a profiles file
+// (profiles.frames) for the sampling profiles, one protocol frame each; the store names them
+// (agent/store/layout.h, RunLayout) and the server hands their paths over as JournalFiles. Rows
+// are appended and fsynced on a thread of their own, in batches, so the disk's latency stays out
+// of the measurement loop; each row (with its profile) is handed to `on_durable` (which sends it
+// to the host) only after its fsync returned.
 #pragma once
 
 #include <condition_variable>
@@ -23,25 +25,31 @@
 
 namespace ktune::agent {
 
+// Where a run's journal is kept.
+struct JournalFiles {
+  std::string results;   // the rows (common/results.h's CSV)
+  std::string profiles;  // the profiles, SampleProfile frames
+};
+
 class Journal {
  public:
   // `profile` is null for a row without samples.
   using OnDurable = std::function<void(const RepetitionRow& row, const std::string& excerpt,
                                        const Profile* profile)>;
 
-  // Opens the results file in `run_dir` to append to (common/results.h: a new one gets the
-  // header; an existing one, of a run being resumed, keeps its rows and loses an unterminated
-  // last line), and cuts profiles.frames back to its last whole frame.
-  static Result<std::unique_ptr<Journal>> Open(const std::string& run_dir, OnDurable on_durable);
+  // Opens the results file to append to (common/results.h: a new one gets the header; an
+  // existing one, of a run being resumed, keeps its rows and loses an unterminated last line),
+  // and cuts the profiles file back to its last whole frame.
+  static Result<std::unique_ptr<Journal>> Open(JournalFiles files, OnDurable on_durable);
   // The rows the file held when opened.
   const std::vector<RepetitionRow>& rows_before() const { return rows_before_; }
 
-  // What the journal in `run_dir` holds, for a host fetching the run: its rows (none before
-  // the first; a torn last line is left out; a file that does not parse is an error), and its
+  // What the journal in `files` holds, for a host fetching the run: its rows (none before the
+  // first; a torn last line is left out; a file that does not parse is an error), and its
   // profiles as the SampleProfile messages that went with their rows (a torn last frame is left
   // out).
-  static Result<std::vector<RepetitionRow>> ReadRows(const std::string& run_dir);
-  static std::map<RowKey, wire::Envelope> ReadProfiles(const std::string& run_dir);
+  static Result<std::vector<RepetitionRow>> ReadRows(const JournalFiles& files);
+  static std::map<RowKey, wire::Envelope> ReadProfiles(const JournalFiles& files);
   ~Journal();
 
   // Queues a row and its profile; returns at once.
@@ -52,7 +60,7 @@ class Journal {
   Status Close();
 
  private:
-  Journal(std::string run_dir, ScopedFd fd, std::vector<RepetitionRow> rows_before,
+  Journal(JournalFiles files, ScopedFd fd, std::vector<RepetitionRow> rows_before,
           OnDurable on_durable);
   struct Entry {
     RepetitionRow row;
@@ -61,12 +69,7 @@ class Journal {
   };
   void Loop();
   Status WriteProfiles(const std::deque<Entry>& batch);
-  static std::string ResultsPath(const std::string& run_dir) { return run_dir + "/results.csv"; }
-  static std::string ProfilesPath(const std::string& run_dir) {
-    return run_dir + "/profiles.frames";
-  }
-  const std::string run_dir_;
-  const std::string path_;
+  const JournalFiles files_;
   ScopedFd fd_;
   std::vector<RepetitionRow> rows_before_;
   ScopedFd profiles_fd_;  // opened with the first profile

@@ -1,4 +1,6 @@
 #include "agent/measure/kernel_output.h"
+
+#include "common/kernel_output.h"
 #include "common/strings.h"
 
 namespace ktune::agent {
@@ -49,13 +51,12 @@ std::optional<double> ParseTimeLine(std::string_view line) {
 }  // namespace
 
 void OutputScanner::Feed(std::string_view chunk) {
-  constexpr std::string_view kFailure = "NOT OK";
-  constexpr size_t kKeep = kFailure.size() - 1;  // enough to see it straddle two chunks
+  // Enough to see the failure mark straddle two chunks.
+  constexpr size_t kKeep = kOutputFailure.size() - 1;
   if (!failure_) {
     std::string boundary = carry_;
     boundary.append(chunk.substr(0, kKeep));
-    failure_ = boundary.find(kFailure) != std::string::npos ||
-               chunk.find(kFailure) != std::string_view::npos;
+    failure_ = OutputReportsFailure(boundary) || OutputReportsFailure(chunk);
     carry_.append(chunk.size() > kKeep ? chunk.substr(chunk.size() - kKeep) : chunk);
     if (carry_.size() > kKeep) carry_.erase(0, carry_.size() - kKeep);
   }

@@ -7,7 +7,8 @@
 //   Running Triton Kernel Average Time: 5e-05 s
 // The first such line counts (as the seed's re.search did); a missing unit means seconds; lines
 // longer than kMaxTimeLineBytes are not time lines. A run's check failed when its output holds
-// "NOT OK" anywhere (the seed's check_tensor prints "out OK" / "out NOT OK").
+// "NOT OK" anywhere: common/kernel_output.h's rule (OutputReportsFailure), applied here to output
+// that arrives in pieces.
 #pragma once
 
 #include <cstddef>

@@ -1,12 +1,9 @@
 #include "agent/measure/perf_counters.h"
 
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <time.h>
 
-#include <cerrno>
 #include <cstring>
 
 namespace ktune::agent {
@@ -15,28 +12,10 @@ namespace {
 constexpr uint64_t kReadFormat = PERF_FORMAT_GROUP | PERF_FORMAT_ID |
                                  PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 
-int SysPerfEventOpen(perf_event_attr* attr, pid_t pid, int cpu, int group_fd) {
-  return static_cast<int>(
-      ::syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC));
-}
-
 }  // namespace
 
 bool IsSoftwareEvent(const EventSpec& spec) {
   return spec.def.type == PERF_TYPE_SOFTWARE;
-}
-
-Result<ScopedFd> OpenPerfEvent(perf_event_attr attr, pid_t pid, int cpu, int group_fd) {
-  int fd = SysPerfEventOpen(&attr, pid, cpu, group_fd);
-  // Only an event that also counts user space falls back; a kernel-only one (:k) would count
-  // nothing.
-  if (fd < 0 && (errno == EACCES || errno == EPERM) && !attr.exclude_kernel && !attr.exclude_user) {
-    attr.exclude_kernel = 1;
-    attr.exclude_hv = 1;
-    fd = SysPerfEventOpen(&attr, pid, cpu, group_fd);
-  }
-  if (fd < 0) return Status(ErrorCode::kUnsupported, std::strerror(errno));
-  return ScopedFd(fd);
 }
 
 perf_event_attr PerfAttrFor(const EventSpec& spec) {
@@ -71,12 +50,12 @@ CounterGroup CounterGroup::Open(const std::vector<EventSpec>& events, pid_t pid,
       g.errors_[i] = fd.status().message();
       return;
     }
-    uint64_t id = 0;
-    if (::ioctl(fd->get(), PERF_EVENT_IOC_ID, &id) != 0) {
-      g.errors_[i] = std::string("PERF_EVENT_IOC_ID: ") + std::strerror(errno);
+    const Result<uint64_t> id = PerfEventId(fd->get());
+    if (!id.ok()) {
+      g.errors_[i] = "PERF_EVENT_IOC_ID: " + id.status().message();
       return;
     }
-    group.ids.push_back({i, id});
+    group.ids.push_back({i, *id});
     if (leader) {
       group.leader = std::move(fd).value();
     } else {
@@ -151,7 +130,7 @@ bool CountTogether(const std::vector<EventSpec>& events) {
     fds.push_back(std::move(fd).value());
   }
   const int leader = fds.front().get();
-  if (::ioctl(leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0) return false;
+  if (!EnablePerfGroup(leader).ok()) return false;
   // A short busy loop on this thread: 2 ms of its CPU time, long enough for the kernel to
   // rotate groups if they do not fit.
   timespec start, now;
@@ -161,7 +140,7 @@ bool CountTogether(const std::vector<EventSpec>& events) {
     for (int i = 0; i < 10000; ++i) sink = sink + static_cast<uint64_t>(i);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
   } while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < 2000000L);
-  ::ioctl(leader, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+  (void)DisablePerfGroup(leader);  // the read below tells whether they counted
   std::vector<uint64_t> buf(3 + 2 * events.size());
   const ssize_t want = static_cast<ssize_t>(buf.size() * sizeof(uint64_t));
   if (::read(leader, buf.data(), static_cast<size_t>(want)) != want) return false;

@@ -1,9 +1,8 @@
 // Hardware and software counters through perf_event_open(2), in layers:
 //   PerfAttrFor     config: one catalog event (common/events.h) -> perf_event_attr
-//   OpenPerfEvent   the only call of perf_event_open in ktune
+//   OpenPerfEvent   the system calls (agent/measure/perf_event.h, which agent/measure/sampler.h
+//                   uses too: the one owner of perf_event_open and the perf ioctls)
 //   CounterGroup    opens a set of events on one process as perf groups and reads them
-// (agent/measure/sampler.h samples through OpenPerfEvent too.) Every fd is close-on-exec and owned
-// by a ScopedFd.
 //
 // Events are opened on a process that has not exec'd yet, disabled, with enable_on_exec and
 // inherit: they count from the exec of the workload on, over all its threads and children.
@@ -22,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/measure/perf_event.h"
 #include "common/events.h"
 #include "common/fs.h"
 #include "common/results.h"
@@ -33,12 +33,6 @@ perf_event_attr PerfAttrFor(const EventSpec& spec);
 // A software event (PERF_TYPE_SOFTWARE): it needs no hardware counter, so it always fits, in a
 // group of its own (CounterGroup) and in the first pass (agent/measure/passes.h).
 bool IsSoftwareEvent(const EventSpec& spec);
-
-// perf_event_open(attr, pid, cpu, group_fd) with a close-on-exec fd. On EACCES/EPERM for an
-// event that counts user space and the kernel, retries counting user space only, as perf does
-// when perf_event_paranoid forbids kernel profiling (khost run says so when it applies). Errors
-// carry strerror's text, kUnsupported.
-Result<ScopedFd> OpenPerfEvent(perf_event_attr attr, pid_t pid, int cpu, int group_fd);
 
 class CounterGroup {
  public:

@@ -1,7 +1,6 @@
 #include "agent/measure/sampler.h"
 
 #include <linux/perf_event.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -9,6 +8,7 @@
 #include <cstring>
 
 #include "agent/measure/perf_counters.h"
+#include "agent/measure/perf_event.h"
 #include "common/strings.h"
 
 namespace ktune::agent {
@@ -119,9 +119,8 @@ std::string Sampler::OpenWithRings(const std::vector<EventSpec>& events, pid_t p
         profile_.unsupported.push_back(events[i].text + ": " + fd.status().message());
         continue;
       }
-      uint64_t id = 0;
-      if (::ioctl(fd->get(), PERF_EVENT_IOC_ID, &id) == 0) {
-        event_of_id_[id] = static_cast<uint32_t>(i);
+      if (const Result<uint64_t> id = PerfEventId(fd->get()); id.ok()) {
+        event_of_id_[*id] = static_cast<uint32_t>(i);
       }
       std::string why =
           owner < 0 ? MapRing(fd->get(), cpu, pages, page) : ShareRing(fd->get(), cpu, owner);
@@ -134,30 +133,21 @@ std::string Sampler::OpenWithRings(const std::vector<EventSpec>& events, pid_t p
 }
 
 std::string Sampler::MapRing(int fd, int cpu, size_t pages, size_t page) {
-  Ring ring;
-  ring.mapped_bytes = (1 + pages) * page;
-  void* base = ::mmap(nullptr, ring.mapped_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (base == MAP_FAILED) {
-    return "cannot map a ring buffer on CPU " + std::to_string(cpu) + ": " + std::strerror(errno);
+  Result<PerfRing> ring = PerfRing::Map(fd, pages, page);
+  if (!ring.ok()) {
+    return "cannot map a ring buffer on CPU " + std::to_string(cpu) + ": " +
+           ring.status().message();
   }
-  ring.base = static_cast<char*>(base);
-  ring.data_bytes = pages * page;
-  rings_.push_back(ring);
+  rings_.push_back(std::move(ring).value());
   ring_fds_.push_back(fd);
   return "";
 }
 
 std::string Sampler::ShareRing(int fd, int cpu, int owner) {
-  if (::ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, owner) != 0) {
-    return "cannot share CPU " + std::to_string(cpu) + "'s ring buffer: " + std::strerror(errno);
+  if (const Status sent = SendPerfOutputTo(fd, owner); !sent.ok()) {
+    return "cannot share CPU " + std::to_string(cpu) + "'s ring buffer: " + sent.message();
   }
   return "";
-}
-
-Sampler::~Sampler() {
-  for (Ring& r : rings_) {
-    if (r.base) ::munmap(r.base, r.mapped_bytes);
-  }
 }
 
 std::vector<int> Sampler::poll_fds() const {
@@ -165,24 +155,24 @@ std::vector<int> Sampler::poll_fds() const {
 }
 
 void Sampler::Drain() {
-  for (Ring& r : rings_) DrainRing(r);
+  for (PerfRing& r : rings_) DrainRing(r);
 }
 
-void Sampler::DrainRing(Ring& ring) {
-  auto* meta = reinterpret_cast<perf_event_mmap_page*>(ring.base);
-  const char* data =
-      ring.base + (meta->data_offset ? meta->data_offset : ring.mapped_bytes - ring.data_bytes);
+void Sampler::DrainRing(PerfRing& ring) {
+  perf_event_mmap_page* meta = ring.meta();
+  const char* data = ring.data();
+  const size_t data_bytes = ring.data_bytes();
   const uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
   uint64_t tail = meta->data_tail;
   std::vector<char> record;
   while (tail < head) {
     // A record may wrap around the end of the ring: copy it out first.
     auto copy = [&](uint64_t from, size_t n, char* to) {
-      for (size_t k = 0; k < n; ++k) to[k] = data[(from + k) % ring.data_bytes];
+      for (size_t k = 0; k < n; ++k) to[k] = data[(from + k) % data_bytes];
     };
     perf_event_header header;
     copy(tail, sizeof header, reinterpret_cast<char*>(&header));
-    if (header.size < sizeof header || header.size > ring.data_bytes || tail + header.size > head) {
+    if (header.size < sizeof header || header.size > data_bytes || tail + header.size > head) {
       break;  // a torn or corrupt record: the rest of this drain cannot be trusted
     }
     record.resize(header.size);

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/measure/perf_event.h"
 #include "common/events.h"
 #include "common/fs.h"
 #include "common/profile.h"
@@ -37,7 +38,6 @@ class Sampler {
                       const SampleOptions& options);
   Sampler(Sampler&&) = default;
   Sampler& operator=(Sampler&&) = default;
-  ~Sampler();
 
   // The fds that become readable when a ring buffer is half full.
   std::vector<int> poll_fds() const;
@@ -55,11 +55,6 @@ class Sampler {
 
  private:
   Sampler() = default;
-  struct Ring {
-    char* base = nullptr;
-    size_t mapped_bytes = 0;
-    size_t data_bytes = 0;
-  };
   struct Opened {
     size_t event;
     ScopedFd fd;
@@ -72,7 +67,7 @@ class Sampler {
   std::string MapRing(int fd, int cpu, size_t pages, size_t page);
   // Sends the samples of `fd` to the ring of `owner`, on the same CPU; "" or why not.
   static std::string ShareRing(int fd, int cpu, int owner);
-  void DrainRing(Ring& ring);
+  void DrainRing(PerfRing& ring);
   void Parse(const char* record, size_t size, uint32_t type);
   void ParseMmap2(const char* p, const char* end);
   void ParseSample(const char* p, const char* end);
@@ -80,7 +75,7 @@ class Sampler {
   std::vector<EventSpec> events_;
   bool callchain_ = false;
   std::vector<Opened> fds_;
-  std::vector<Ring> rings_;
+  std::vector<PerfRing> rings_;
   std::vector<int> ring_fds_;
   std::map<uint64_t, uint32_t> event_of_id_;
   std::map<std::pair<uint32_t, uint64_t>, std::pair<uint64_t, uint64_t>> hits_;

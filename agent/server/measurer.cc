@@ -88,7 +88,7 @@ void Measurer::Plan(Job& job) {
 }
 
 Status Measurer::Measure(Job& job) {
-  KT_ASSIGN_OR_RETURN(std::unique_ptr<Journal> journal, Journal::Open(job.run_dir, job.on_row));
+  KT_ASSIGN_OR_RETURN(std::unique_ptr<Journal> journal, Journal::Open(job.journal, job.on_row));
   for (const RepetitionRow& row : journal->rows_before()) job.plan.skip.insert(KeyOf(row));
   MeasurePlan& plan = job.plan;
   plan.limits = sandbox_.limits;

@@ -29,7 +29,7 @@ class Measurer {
     MeasurePlan plan;      // its passes are planned when the job starts, unless `planned`
     bool planned = false;  // a resumed run: plan.passes are the stored ones
     std::vector<EventSpec> events;
-    std::string run_dir;
+    JournalFiles journal;  // where the run's rows go (agent/server/run_job.h: JournalFilesOf)
     std::string bundle_id;
     std::function<void(const PassPlan&)> on_planned;
     Journal::OnDurable on_row;

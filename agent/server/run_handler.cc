@@ -111,8 +111,8 @@ Status RunHandler::OnFetch(const wire::FetchRun& fetch) {
   const RunFiles files = context_.store.RunFilesOf(fetch.run_id());
   KT_ASSIGN_OR_RETURN(wire::RunRequest req, files.ReadRequest());
   StoredRun run;
-  run.dir = files.dir();
-  KT_ASSIGN_OR_RETURN(run.rows, Journal::ReadRows(run.dir));  // a torn line is left out
+  run.journal = JournalFilesOf(files.layout());
+  KT_ASSIGN_OR_RETURN(run.rows, Journal::ReadRows(run.journal));  // a torn line is left out
   const bool done = files.Done();
   if (auto accepted = files.ReadAccepted(); accepted.ok()) run.accepted = std::move(*accepted);
   fetched_request_ = req;
@@ -160,7 +160,7 @@ void RunHandler::Replay(const StoredRun& run) {
   *a.mutable_run_accepted() = *run.accepted;
   a.mutable_run_accepted()->set_rows_stored(static_cast<uint32_t>(run.rows.size()));
   SendAccepted(std::move(a));
-  const std::map<RowKey, wire::Envelope> profiles = Journal::ReadProfiles(run.dir);
+  const std::map<RowKey, wire::Envelope> profiles = Journal::ReadProfiles(run.journal);
   rows_sent_ = 0;
   for (const RepetitionRow& row : run.rows) {
     if (row.variant_index >= static_cast<uint32_t>(fetched_request_->variants_size())) continue;
@@ -181,7 +181,7 @@ void RunHandler::Launch(Measurer::Job job, size_t sent) {
   rows_sent_ = static_cast<uint32_t>(sent);
   context_.pins.Add(job.bundle_id);  // not evicted while the run waits or measures
   context_.store.Touch(job.bundle_id);
-  const RunFiles files(run_id, job.run_dir);
+  const RunFiles files = context_.store.RunFilesOf(run_id);
   job.on_planned = TellPlanned(context_.io, state, files);
   job.on_row = TellRow(context_.io, state);
   job.on_done = TellDone(context_, state, files, job.bundle_id);

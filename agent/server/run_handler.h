@@ -39,7 +39,7 @@ class RunHandler {
  private:
   // What a fetched run's directory holds: its plan, if it was planned, and its rows.
   struct StoredRun {
-    std::string dir;
+    JournalFiles journal;
     std::optional<wire::RunAccepted> accepted;
     std::vector<RepetitionRow> rows;
   };

@@ -109,10 +109,15 @@ Result<Measurer::Job> JobFor(const wire::RunRequest& req, Store& store, const Cp
   KT_ASSIGN_OR_RETURN(const EventCatalog catalog, EventCatalog::ForCpu(cpu, req.cpu_model()));
   KT_RETURN_IF_ERROR(AddEvents(req, catalog, job));
   KT_ASSIGN_OR_RETURN(plan.variants, VariantsOf(req, manifest));
-  KT_ASSIGN_OR_RETURN(job.run_dir, store.RunDir(req.run_id()));
+  KT_ASSIGN_OR_RETURN(const RunLayout run, store.RunDir(req.run_id()));
+  job.journal = JournalFilesOf(run);
   plan.work_dir = store.WorkDir(req.run_id());
-  KT_RETURN_IF_ERROR(UseStoredPasses(RunFiles(req.run_id(), job.run_dir), catalog, job));
+  KT_RETURN_IF_ERROR(UseStoredPasses(store.RunFilesOf(req.run_id()), catalog, job));
   return job;
+}
+
+JournalFiles JournalFilesOf(const RunLayout& run) {
+  return {.results = run.results(), .profiles = run.profiles()};
 }
 
 }  // namespace ktune::agent

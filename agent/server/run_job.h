@@ -15,4 +15,7 @@ namespace ktune::agent {
 // Everything but the callbacks, and the passes of a run not planned yet.
 Result<Measurer::Job> JobFor(const wire::RunRequest& req, Store& store, const CpuId& cpu);
 
+// The journal's files (agent/measure/journal.h) in a run's directory, as the store names them.
+JournalFiles JournalFilesOf(const RunLayout& run);
+
 }  // namespace ktune::agent

@@ -1,14 +1,16 @@
-// Where everything lives under agentd's store directory; the one place its paths are built:
+// Where everything lives under agentd's store directory; the one place its paths are built, down
+// to each file's name:
 //   blobs/<2 hex>/<hash>      file contents, named by their hash, read-only
-//   tmp/<pid>/                blobs being received by agent <pid>; never visible under blobs/
-//                             until verified (each agent sharing the store has its own)
+//   tmp/<pid>/                what agent <pid> is writing (each agent sharing the store has its
+//                             own): <hash>.<unique>, a blob being received, never visible under
+//                             blobs/ until verified; tree.<unique>, a bundle's tree being built
 //   bundles/<id>/manifest     a bundle's manifest (common/manifest.h canonical text); its mtime
 //                             is when the bundle was last pushed or run (eviction is LRU)
 //   bundles/<id>/tree/        the bundle materialized: the seed's layout, <kernel>/run/...,
 //                             fsynced before it appears, read-only (runs share it)
-//   runs/<run_id>/            the run's journal, results.csv and profiles.frames
-//                             (agent/measure/journal.h), and beside it request.pb, accepted.pb
-//                             and done (agent/store/run_files.h)
+//   runs/<run_id>/            a run (RunLayout): its journal, results.csv and profiles.frames
+//                             (agent/measure/journal.h, which is given these paths), and beside
+//                             it request.pb, accepted.pb and done (agent/store/run_files.h)
 //   work/<run_id>/            the kernels' working directory while the run measures
 //                             (agent/measure/sandbox.h)
 //   pmu-budgets               counter budgets per CPU model (agent/measure/passes.h)
@@ -16,9 +18,28 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ktune::agent {
+
+// The files of one run's directory, runs/<run_id>/.
+class RunLayout {
+ public:
+  explicit RunLayout(std::string dir) : dir_(std::move(dir)) {}
+
+  const std::string& dir() const { return dir_; }
+  // The journal: the rows, and the sampling profiles of some of them, one protocol frame each.
+  std::string results() const { return dir_ + "/results.csv"; }
+  std::string profiles() const { return dir_ + "/profiles.frames"; }
+  // What was asked (the RunRequest), how it was planned (the RunAccepted), that it finished.
+  std::string request() const { return dir_ + "/request.pb"; }
+  std::string accepted() const { return dir_ + "/accepted.pb"; }
+  std::string done() const { return dir_ + "/done"; }
+
+ private:
+  std::string dir_;
+};
 
 class StoreLayout {
  public:
@@ -31,17 +52,24 @@ class StoreLayout {
   }
 
   std::string blobs() const { return root_ + "/blobs"; }
-  std::string Blob(const std::string& hash) const {
-    return blobs() + "/" + hash.substr(0, 2) + "/" + hash;
-  }
+  std::string BlobDir(const std::string& hash) const { return blobs() + "/" + hash.substr(0, 2); }
+  std::string Blob(const std::string& hash) const { return BlobDir(hash) + "/" + hash; }
   std::string tmp() const { return root_ + "/tmp"; }
   std::string AgentTmp(long pid) const { return tmp() + "/" + std::to_string(pid); }
+  // What agent `pid` writes before it is complete: a blob, a bundle's tree. `unique` keeps apart
+  // the files of one agent's sessions.
+  std::string TmpBlob(long pid, const std::string& hash, const std::string& unique) const {
+    return AgentTmp(pid) + "/" + hash + "." + unique;
+  }
+  std::string TmpTree(long pid, const std::string& unique) const {
+    return AgentTmp(pid) + "/tree." + unique;
+  }
   std::string bundles() const { return root_ + "/bundles"; }
   std::string Bundle(const std::string& id) const { return bundles() + "/" + id; }
   std::string Manifest(const std::string& id) const { return Bundle(id) + "/manifest"; }
   std::string Tree(const std::string& id) const { return Bundle(id) + "/tree"; }
   std::string runs() const { return root_ + "/runs"; }
-  std::string Run(const std::string& run_id) const { return runs() + "/" + run_id; }
+  RunLayout Run(const std::string& run_id) const { return RunLayout(runs() + "/" + run_id); }
   std::string work() const { return root_ + "/work"; }
   std::string Work(const std::string& run_id) const { return work() + "/" + run_id; }
   std::string pmu_budgets() const { return root_ + "/pmu-budgets"; }

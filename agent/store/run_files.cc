@@ -5,24 +5,17 @@
 #include "common/fs.h"
 
 namespace ktune::agent {
-namespace {
-
-constexpr const char* kRequestFile = "request.pb";
-constexpr const char* kAcceptedFile = "accepted.pb";
-constexpr const char* kDoneFile = "done";
-
-}  // namespace
 
 bool RunFiles::HasRequest() const {
-  return ::access(Path(kRequestFile).c_str(), F_OK) == 0;
+  return ::access(layout_.request().c_str(), F_OK) == 0;
 }
 
 Status RunFiles::WriteRequest(const wire::RunRequest& request) const {
-  return WriteFileAtomic(Path(kRequestFile), request.SerializeAsString());
+  return WriteFileAtomic(layout_.request(), request.SerializeAsString());
 }
 
 Result<wire::RunRequest> RunFiles::ReadRequest() const {
-  auto bytes = ReadFile(Path(kRequestFile));
+  auto bytes = ReadFile(layout_.request());
   if (!bytes.ok()) return NotFound("no run " + run_id_ + " on this agent");
   wire::RunRequest request;
   if (!request.ParseFromString(*bytes)) {
@@ -32,11 +25,11 @@ Result<wire::RunRequest> RunFiles::ReadRequest() const {
 }
 
 Status RunFiles::WriteAccepted(const wire::RunAccepted& accepted) const {
-  return WriteFileAtomic(Path(kAcceptedFile), accepted.SerializeAsString());
+  return WriteFileAtomic(layout_.accepted(), accepted.SerializeAsString());
 }
 
 Result<std::optional<wire::RunAccepted>> RunFiles::ReadAccepted() const {
-  auto bytes = ReadFile(Path(kAcceptedFile));
+  auto bytes = ReadFile(layout_.accepted());
   if (!bytes.ok()) return std::optional<wire::RunAccepted>();
   wire::RunAccepted accepted;
   if (!accepted.ParseFromString(*bytes)) return ProtocolError("run " + run_id_ + ": bad plan");
@@ -44,11 +37,11 @@ Result<std::optional<wire::RunAccepted>> RunFiles::ReadAccepted() const {
 }
 
 bool RunFiles::Done() const {
-  return ::access(Path(kDoneFile).c_str(), F_OK) == 0;
+  return ::access(layout_.done().c_str(), F_OK) == 0;
 }
 
 Status RunFiles::MarkDone() const {
-  return WriteFileAtomic(Path(kDoneFile), "");
+  return WriteFileAtomic(layout_.done(), "");
 }
 
 }  // namespace ktune::agent

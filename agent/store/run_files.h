@@ -1,12 +1,14 @@
 // The files of a run beside its journal (runs/<run_id>/, agent/store/layout.h): what was asked
 // (request.pb, the RunRequest as it came), how it was planned (accepted.pb, the RunAccepted
 // without the rows) and that it finished (done, empty). They let a later session fetch the run
-// and a restarted agent resume it. The one place these files are named, written and read.
+// and a restarted agent resume it. The one place these files are written and read (their names:
+// agent/store/layout.h).
 #pragma once
 
 #include <optional>
 #include <string>
 
+#include "agent/store/layout.h"
 #include "common/status.h"
 #include "protocol/ktune.pb.h"
 
@@ -14,12 +16,12 @@ namespace ktune::agent {
 
 class RunFiles {
  public:
-  // The files of run `run_id` in `dir` (Store::Run), which need not exist yet.
-  RunFiles(std::string run_id, std::string dir)
-      : run_id_(std::move(run_id)), dir_(std::move(dir)) {}
+  // The files of run `run_id` in its directory (StoreLayout::Run), which need not exist yet.
+  RunFiles(std::string run_id, RunLayout layout)
+      : run_id_(std::move(run_id)), layout_(std::move(layout)) {}
 
   const std::string& run_id() const { return run_id_; }
-  const std::string& dir() const { return dir_; }
+  const RunLayout& layout() const { return layout_; }
 
   // Whether the run was asked on this agent (its request is kept).
   bool HasRequest() const;
@@ -37,8 +39,8 @@ class RunFiles {
   Status MarkDone() const;
 
  private:
-  std::string Path(const char* name) const { return dir_ + "/" + name; }
-  std::string run_id_, dir_;
+  std::string run_id_;
+  RunLayout layout_;
 };
 
 }  // namespace ktune::agent

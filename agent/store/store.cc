@@ -53,13 +53,12 @@ Status BlobWriter::Finish() {
   if (::fchmod(fd_.get(), 0444) != 0) return ErrnoError("chmod " + tmp_path_, errno);
   if (::fsync(fd_.get()) != 0) return ErrnoError("fsync " + tmp_path_, errno);
   fd_.Reset();
-  const std::string dir = fs::path(final_path_).parent_path().string();
-  KT_RETURN_IF_ERROR(MakeDirs(dir));
+  KT_RETURN_IF_ERROR(MakeDirs(final_dir_));
   if (::rename(tmp_path_.c_str(), final_path_.c_str()) != 0) {
     return ErrnoError("rename " + tmp_path_, errno);
   }
   done_ = true;
-  return FsyncDirectory(dir);
+  return FsyncDirectory(final_dir_);
 }
 
 Result<Store> Store::Open(const std::string& root) {
@@ -75,10 +74,11 @@ Result<Store> Store::Open(const std::string& root) {
     if (pid.ok() && *pid > 0 && (::kill(*pid, 0) == 0 || errno == EPERM)) continue;
     RemoveTree(entry.path().string());
   }
-  const std::string tmp = layout.AgentTmp(::getpid());
+  const long pid = ::getpid();
+  const std::string tmp = layout.AgentTmp(pid);
   RemoveTree(tmp);  // an earlier agent that had this pid
   KT_RETURN_IF_ERROR(MakeDirs(tmp));
-  return Store(layout.root(), tmp);
+  return Store(layout.root(), pid);
 }
 
 std::string Store::BlobPath(const std::string& hash) const {
@@ -95,8 +95,9 @@ Result<BlobWriter> Store::BeginBlob(const std::string& hash, uint64_t size_bytes
   BlobWriter w;
   w.hash_ = hash;
   w.expected_size_ = size_bytes;
+  w.final_dir_ = layout_.BlobDir(hash);
   w.final_path_ = BlobPath(hash);
-  w.tmp_path_ = tmp_ + "/" + hash + "." + UniqueSuffix();
+  w.tmp_path_ = layout_.TmpBlob(pid_, hash, UniqueSuffix());
   KT_ASSIGN_OR_RETURN(w.fd_, OpenFile(w.tmp_path_, O_WRONLY | O_CREAT | O_EXCL, 0600));
   return w;
 }
@@ -126,7 +127,7 @@ Result<std::string> Store::Materialize(const std::string& bundle_id) {
   for (const FileEntry& f : m.files) {
     if (!HasBlob(f.hash)) return NotFound("blob for " + f.path + " is missing");
   }
-  const std::string tmp = tmp_ + "/tree." + UniqueSuffix();
+  const std::string tmp = layout_.TmpTree(pid_, UniqueSuffix());
   Status s = BuildTree(m, tmp);
   if (s.ok() && ::rename(tmp.c_str(), tree.c_str()) != 0) {
     s = ErrnoError("rename " + tmp, errno);
@@ -246,11 +247,11 @@ void Store::RemoveUnheldBlobs(const std::set<std::string>& keep) {
   }
 }
 
-Result<std::string> Store::RunDir(const std::string& run_id) {
+Result<RunLayout> Store::RunDir(const std::string& run_id) {
   KT_RETURN_IF_ERROR(ValidateRunId(run_id));
-  const std::string dir = layout_.Run(run_id);
-  KT_RETURN_IF_ERROR(MakeDirs(dir));
-  return dir;
+  RunLayout run = layout_.Run(run_id);
+  KT_RETURN_IF_ERROR(MakeDirs(run.dir()));
+  return run;
 }
 
 }  // namespace ktune::agent

@@ -41,7 +41,7 @@ class BlobWriter {
  private:
   friend class Store;
   BlobWriter() = default;
-  std::string hash_, tmp_path_, final_path_;
+  std::string hash_, tmp_path_, final_dir_, final_path_;
   uint64_t expected_size_ = 0, received_ = 0;
   ScopedFd fd_;
   Hasher hasher_;
@@ -81,7 +81,7 @@ class Store {
   void Touch(const std::string& bundle_id);
 
   // runs/<run_id>/, created on demand.
-  Result<std::string> RunDir(const std::string& run_id);
+  Result<RunLayout> RunDir(const std::string& run_id);
   // The files beside a run's journal (the directory need not exist).
   RunFiles RunFilesOf(const std::string& run_id) const {
     return RunFiles(run_id, layout_.Run(run_id));
@@ -96,9 +96,9 @@ class Store {
   // Removes the blobs no bundle's manifest holds, but those in `keep`.
   void RemoveUnheldBlobs(const std::set<std::string>& keep);
 
-  Store(std::string root, std::string tmp) : layout_(std::move(root)), tmp_(std::move(tmp)) {}
+  Store(std::string root, long pid) : layout_(std::move(root)), pid_(pid) {}
   StoreLayout layout_;
-  std::string tmp_;  // this agent's temp directory
+  long pid_;  // this agent's: its temp directory is layout_.AgentTmp(pid_)
 };
 
 }  // namespace ktune::agent

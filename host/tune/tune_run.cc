@@ -13,6 +13,7 @@
 
 #include "common/cpu.h"
 #include "common/fs.h"
+#include "common/kernel_output.h"
 #include "host/results/kernel_dir.h"
 #include "host/results/test_data_files.h"
 #include "host/tune/triton.h"
@@ -186,10 +187,8 @@ size_t CheckVariants(const TunePlan& p, const std::string& root, const std::stri
     std::string problem;
     if (!run.ok()) {
       problem = run.status().message();
-    } else if (run->output.find("out NOT OK") != std::string::npos) {
-      problem = "printed 'out NOT OK'";
-    } else if (run->output.find("out OK") == std::string::npos) {
-      problem = "did not print 'out OK'";
+    } else if (std::string why = OutputCheckProblem(run->output); !why.empty()) {
+      problem = std::move(why);
     } else if (run->exit_code != 0) {
       problem = run->exit_code < 0 ? "killed by a signal"
                                    : "exit status " + std::to_string(run->exit_code);

@@ -5,13 +5,15 @@
 //
 // Asserts, beyond no crash and no sanitizer report:
 // - the output fed in pieces gives the same kernel time and verdict as fed whole;
-// - the run failed exactly when the output holds "NOT OK".
+// - the run failed exactly when the output holds "NOT OK" (common/kernel_output.h's rule, for
+//   the whole output).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "agent/measure/kernel_output.h"
+#include "common/kernel_output.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -27,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     pieces.Feed(output.substr(at, piece_bytes));
   }
   pieces.Finish();
-  FUZZ_CHECK(whole.reports_failure() == (output.find("NOT OK") != std::string_view::npos));
+  FUZZ_CHECK(whole.reports_failure() == ktune::OutputReportsFailure(output));
   FUZZ_CHECK(pieces.reports_failure() == whole.reports_failure());
   FUZZ_CHECK(whole.kernel_time_s().has_value() == pieces.kernel_time_s().has_value());
   if (whole.kernel_time_s()) {

@@ -11,6 +11,9 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "common/fs.h"
 #include "common/hash.h"
@@ -316,6 +319,47 @@ TEST_CASE("off loopback agentd needs a token; hosts prove they hold it and the s
   CHECK_MESSAGE(
       loose.err.find("is readable by others (mode 0640): chmod 600 it") != std::string::npos,
       loose.err);
+}
+
+// agentd's exit status and first line on stderr with `args` (and --store `store`).
+std::pair<int, std::string> AgentdFails(const std::string& store,
+                                        const std::vector<std::string>& args) {
+  namespace bp = boost::process;
+  bp::ipstream err;
+  const int code = bp::system(test::BinDir() + "/agentd", "--store", store, bp::args(args),
+                              bp::std_out > bp::null, bp::std_err > err);
+  std::string line;
+  std::getline(err, line);
+  return {code, line};
+}
+
+TEST_CASE("agentd's later usage errors: after the token file, and under --daemon after the fork") {
+  test::TempDir tmp;
+  const std::string store = tmp.path() + "/store", no_token = tmp.path() + "/no-token";
+  const std::string budget = "agentd: --fake-counter-budget must be 0 or more";
+  const std::string wrapper =
+      "agentd: --exec-wrapper: no-such-tool-ktune is not an executable in PATH";
+  const std::vector<std::string> bad_budget = {"--fake-counter-budget", "-1"};
+  const std::vector<std::string> bad_wrapper = {"--exec-wrapper", "no-such-tool-ktune"};
+  auto with = [](std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
+  CHECK(AgentdFails(store, bad_budget) == std::pair(2, budget));
+  CHECK(AgentdFails(store, bad_wrapper) == std::pair(2, wrapper));
+  CHECK(AgentdFails(store, with(bad_wrapper, bad_budget)) == std::pair(2, budget));
+  // The token file is loaded first, before the fork.
+  const std::vector<std::vector<std::string>> foreground_and_daemon = {{}, {"--daemon"}};
+  for (const std::vector<std::string>& daemon : foreground_and_daemon) {
+    const auto [code, line] =
+        AgentdFails(store, with(with(daemon, {"--token-file", no_token}), bad_budget));
+    CHECK(code == 2);
+    CHECK_MESSAGE(line.starts_with("agentd: token file " + no_token), line);
+  }
+  // With --daemon the detached child says why; the parent, which got no address, exits 1.
+  CHECK(AgentdFails(store, with({"--daemon"}, bad_budget)) == std::pair(1, budget));
+  CHECK(AgentdFails(store, with({"--daemon"}, bad_wrapper)) == std::pair(1, wrapper));
+  CHECK_FALSE(fs::exists(store));
 }
 
 TEST_CASE("runs are refused for unknown bundles, absent ELFs, unknown events and bad parameters") {

@@ -117,9 +117,10 @@ TEST_CASE("run directories are made only for safe run ids") {
   TempStore t;
   auto store = Store::Open(t.root.string());
   REQUIRE(store.ok());
-  auto dir = store->RunDir("r1");
-  REQUIRE(dir.ok());
-  CHECK(fs::is_directory(*dir));
+  auto run = store->RunDir("r1");
+  REQUIRE(run.ok());
+  CHECK(run->dir() == store->root() + "/runs/r1");
+  CHECK(fs::is_directory(run->dir()));
   CHECK(store->RunDir("../r1").status().code() == ErrorCode::kInvalidArgument);
   CHECK_FALSE(fs::exists(t.root / "r1"));
 }
@@ -180,7 +181,7 @@ TEST_CASE("bundle bytes count the blobs, the manifests and the materialized tree
   const uint64_t manifest = FileBytes(t.root / "bundles" / id / "manifest");
   CHECK(store->BundleBytes() == (5 + 7) * 2 + manifest);  // blob and tree copy of each file
   REQUIRE(store->RunDir("r1").ok());
-  REQUIRE(WriteFileAtomic(store->RunDir("r1").value() + "/results.csv", "rows").ok());
+  REQUIRE(WriteFileAtomic(store->RunDir("r1").value().results(), "rows").ok());
   CHECK(store->BundleBytes() == (5 + 7) * 2 + manifest);  // results are never evicted
 }
 
