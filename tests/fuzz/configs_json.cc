@@ -19,6 +19,7 @@
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace ktune;
   using namespace ktune::host;
   const std::string text(reinterpret_cast<const char*>(data), size);
   auto dir = ParseConfigsJson(text, "fuzz");

@@ -33,6 +33,7 @@ void CheckSymbolAt(const ElfImage& img, uint64_t addr) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ktune;
+  using namespace ktune::host;
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   auto img = ElfImage::Parse(bytes);
   if (!img.ok()) return 0;

@@ -109,6 +109,7 @@ wire::RunRequest Request() {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ktune;
+  using namespace ktune::host;
   if (size < 1) return 0;
   const bool fetch = data[0] & 1;
   const std::string results = FuzzScratchDir() + "/" + kRunId + ".csv";

@@ -101,6 +101,7 @@ void CheckParsed(const KernelSpec& spec) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ktune;
+  using namespace ktune::host;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   auto spec = ParseKernelSpec(text, kPath);
   if (!spec.ok()) return 0;

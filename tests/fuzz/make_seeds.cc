@@ -462,17 +462,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: make_seeds CORPUS_DIR\n");
     return 2;
   }
-  ktune::g_out = argv[1];
-  ktune::FrameCodecSeeds();
-  ktune::DecompressSeeds();
-  ktune::ManifestSeeds();
-  ktune::ResultsSeeds();
-  ktune::SamplesSeeds();
-  ktune::RunMetaSeeds();
-  ktune::NumberSeeds();
-  ktune::KernelOutputSeeds();
-  ktune::ElfSeeds();
-  ktune::HostReceiveSeeds();
-  ktune::AgentSessionSeeds();
+  ktune::host::g_out = argv[1];
+  ktune::host::FrameCodecSeeds();
+  ktune::host::DecompressSeeds();
+  ktune::host::ManifestSeeds();
+  ktune::host::ResultsSeeds();
+  ktune::host::SamplesSeeds();
+  ktune::host::RunMetaSeeds();
+  ktune::host::NumberSeeds();
+  ktune::host::KernelOutputSeeds();
+  ktune::host::ElfSeeds();
+  ktune::host::HostReceiveSeeds();
+  ktune::host::AgentSessionSeeds();
   return 0;
 }

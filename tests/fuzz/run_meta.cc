@@ -37,6 +37,7 @@ bool SameMeta(const RunMeta& a, const RunMeta& b) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ktune;
+  using namespace ktune::host;
   const std::string path = FuzzScratchDir() + "/run.json";
   FUZZ_CHECK(WriteAll(OpenFile(path, O_WRONLY | O_CREAT | O_TRUNC).value().get(),
                       std::string_view(reinterpret_cast<const char*>(data), size), path)

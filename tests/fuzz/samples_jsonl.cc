@@ -57,6 +57,7 @@ bool SameProfile(const Profile& a, const Profile& b) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ktune;
+  using namespace ktune::host;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   auto records = ParseSamples(text, "fuzz.samples.jsonl");
   if (!records.ok()) return 0;

@@ -8,9 +8,11 @@
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <doctest/doctest.h>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -18,7 +20,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -27,6 +31,59 @@
 
 namespace ktune::test {
 namespace fs = std::filesystem;
+
+namespace {
+
+// How long a khost or agentd the tests started may take to end before the harness calls it hung:
+// far beyond what any case needs (the slowest program takes about a minute on a loaded 2-core
+// machine under ASan), well within ctest's limit per file.
+constexpr int kProgramLimitS = 300;
+// How long agentd may take to stop after SIGTERM.
+constexpr int kStopLimitS = 30;
+
+// Waits for child `pid` to end, at most `limit_s` seconds; false when it is still running.
+bool WaitWithin(int pid, int* status, int limit_s) {
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd >= 0) {
+    pollfd p{pidfd, POLLIN, 0};
+    int ready;
+    while ((ready = ::poll(&p, 1, limit_s * 1000)) < 0 && errno == EINTR) {
+    }
+    ::close(pidfd);
+    if (ready == 0) return false;
+  }
+  while (::waitpid(pid, status, 0) < 0 && errno == EINTR) {
+  }
+  return true;
+}
+
+// What each thread of a process that did not end is waiting in, from /proc, for the failure.
+std::string DescribeThreads(int pid) {
+  std::ostringstream out;
+  std::error_code ec;
+  for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    auto field = [&](const char* name) {
+      auto text = ReadFile((task.path() / name).string());
+      std::string v = text.ok() ? *text : "?";
+      while (!v.empty() && v.back() == '\n') v.pop_back();
+      return v;
+    };
+    out << "\n  thread " << task.path().filename().string() << " (" << field("comm")
+        << "): waits in " << field("wchan");
+  }
+  return out.str();
+}
+
+// Ends a program that did not: says so (stderr now, for a CI log, and as a failed check) and
+// kills it.
+void ReportHung(int pid, const std::string& what) {
+  const std::string message = "harness: " + what + DescribeThreads(pid);
+  std::cerr << message << std::endl;
+  FAIL_CHECK(message);
+  ::kill(pid, SIGKILL);
+}
+
+}  // namespace
 
 std::string BinDir() {
   return KTUNE_BIN_DIR;
@@ -92,7 +149,12 @@ AgentProcess::AgentProcess(const std::string& store_dir, const std::vector<std::
 AgentProcess::~AgentProcess() {
   if (pid_ > 0) {
     ::kill(pid_, SIGTERM);
-    ::waitpid(pid_, nullptr, 0);
+    int status = 0;
+    if (!WaitWithin(pid_, &status, kStopLimitS)) {
+      ReportHung(pid_, "agentd (pid " + std::to_string(pid_) + ") did not stop within " +
+                           std::to_string(kStopLimitS) + " s of SIGTERM; killed");
+      ::waitpid(pid_, &status, 0);
+    }
   }
 }
 
@@ -138,6 +200,7 @@ Program::Program(const std::string& exe, const std::vector<std::string>& args,
     return p;
   };
   std::vector<char*> argv_p = pointers(argv), env_p = pointers(env);
+  exe_ = exe;
   out_path_ = scratch_dir + "/run.out";
   err_path_ = scratch_dir + "/run.err";
   posix_spawn_file_actions_t actions;
@@ -168,7 +231,10 @@ void Program::Kill(int signal) {
 
 CommandResult Program::Wait() {
   int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  if (!WaitWithin(pid_, &status, kProgramLimitS)) {
+    ReportHung(pid_, exe_ + " (pid " + std::to_string(pid_) + ") did not end within " +
+                         std::to_string(kProgramLimitS) + " s; killed");
+    ::waitpid(pid_, &status, 0);
   }
   pid_ = -1;
   CommandResult r;

@@ -28,7 +28,8 @@ class TempDir {
   std::string path_;
 };
 
-// agentd --listen 127.0.0.1:0 --store <store> [extra args], stopped with SIGTERM on destruction;
+// agentd --listen 127.0.0.1:0 --store <store> [extra args], stopped with SIGTERM on destruction
+// (one that has not stopped 30 s later is reported hung and killed);
 // `wrapper` (e.g. setpriv and its options, or qemu-riscv64) runs it when given; `exe` is another
 // agentd binary than this build's.
 class AgentProcess {
@@ -54,7 +55,8 @@ struct CommandResult {
 };
 
 // A program started in the background, its output kept in files under a scratch directory;
-// killed (SIGKILL) on destruction unless waited for.
+// killed (SIGKILL) on destruction unless waited for. One that does not end within 300 s of
+// Wait() is reported hung (a failed check naming what its threads wait in) and killed.
 class Program {
  public:
   // The environment is the test's, with KTUNE_AGENT removed and `extra_env` added.
@@ -70,7 +72,7 @@ class Program {
 
  private:
   int pid_ = -1;
-  std::string out_path_, err_path_;
+  std::string exe_, out_path_, err_path_;
 };
 
 // Runs `exe` with `args` to completion (Program, waited for).
