@@ -157,58 +157,46 @@ std::vector<EventSpec> CountedEvents(const std::vector<EventSpec>& requested) {
 
 namespace {
 
-// A variant's counting passes: in each, warm-up, then the repetitions the journal lacks.
-Status MeasureCountingPasses(const MeasurePlan& plan,
-                             const std::vector<std::vector<EventSpec>>& counted, size_t i,
-                             Journal& journal, const Canceller& canceller) {
-  const uint32_t variant = static_cast<uint32_t>(i);
-  for (uint32_t pass = 0; pass < counted.size(); ++pass) {
-    uint32_t missing = 0;
-    for (uint32_t rep = 0; rep < plan.repetitions; ++rep) {
-      missing += plan.skip.count({variant, pass, rep}) ? 0 : 1;
-    }
-    if (missing == 0) continue;
-    WarmUp(plan, i, canceller);
-    for (uint32_t rep = 0; rep < plan.repetitions; ++rep) {
-      if (plan.skip.count({variant, pass, rep})) continue;
-      std::string excerpt;
-      std::optional<RepetitionRow> row =
-          MeasureOnce(plan, counted[pass], i, pass, rep, canceller, &excerpt);
-      if (!row) return Unavailable("agent is shutting down");
-      journal.Append(std::move(*row), std::move(excerpt));
-      KT_RETURN_IF_ERROR(journal.status());
-      if (canceller.cancelled()) return Unavailable("agent is shutting down");
-    }
-  }
-  return Status::Ok();
-}
-
-// A variant's sampling pass, after its `passes` counting ones: warm-up, then one repetition with
-// the sampler on.
-Status MeasureSamplingPass(const MeasurePlan& plan, uint32_t passes, size_t i, Journal& journal,
-                           const Canceller& canceller) {
-  if (plan.record.empty() || plan.skip.count({static_cast<uint32_t>(i), passes, 0})) {
-    return Status::Ok();
-  }
-  WarmUp(plan, i, canceller);
+// One slot of the schedule: its warm-up runs when it is its variant's pass's first, then the
+// repetition (sampled when it is the sampling pass), into the journal.
+Status MeasureSlot(const MeasurePlan& plan, const std::vector<std::vector<EventSpec>>& counted,
+                   const Slot& slot, Journal& journal, const Canceller& canceller) {
+  if (slot.warm_up) WarmUp(plan, slot.variant, canceller);
   std::string excerpt;
   Profile profile;
   std::optional<RepetitionRow> row =
-      MeasureOnce(plan, CountedEvents({}), i, passes, 0, canceller, &excerpt, &profile);
+      slot.sampling ? MeasureOnce(plan, CountedEvents({}), slot.variant, slot.pass, 0, canceller,
+                                  &excerpt, &profile)
+                    : MeasureOnce(plan, counted[slot.pass], slot.variant, slot.pass,
+                                  slot.repetition, canceller, &excerpt);
   if (!row) return Unavailable("agent is shutting down");
-  journal.Append(std::move(*row), std::move(excerpt), std::move(profile));
-  return journal.status();
+  if (slot.sampling) {
+    journal.Append(std::move(*row), std::move(excerpt), std::move(profile));
+  } else {
+    journal.Append(std::move(*row), std::move(excerpt));
+  }
+  KT_RETURN_IF_ERROR(journal.status());
+  if (canceller.cancelled()) return Unavailable("agent is shutting down");
+  return Status::Ok();
 }
 
 }  // namespace
 
+ScheduleSpec ScheduleOf(const MeasurePlan& plan) {
+  return {.variants = static_cast<uint32_t>(plan.variants.size()),
+          .passes = static_cast<uint32_t>(plan.passes.size()),
+          .repetitions = plan.repetitions,
+          .sampling = !plan.record.empty(),
+          .order = plan.order,
+          .seed = plan.seed,
+          .skip = plan.skip};
+}
+
 Status MeasurePlanRows(const MeasurePlan& plan, Journal& journal, const Canceller& canceller) {
   std::vector<std::vector<EventSpec>> counted;
   for (const auto& pass : plan.passes) counted.push_back(CountedEvents(pass));
-  for (size_t i = 0; i < plan.variants.size(); ++i) {
-    KT_RETURN_IF_ERROR(MeasureCountingPasses(plan, counted, i, journal, canceller));
-    KT_RETURN_IF_ERROR(
-        MeasureSamplingPass(plan, static_cast<uint32_t>(counted.size()), i, journal, canceller));
+  for (const Slot& slot : Schedule(ScheduleOf(plan))) {
+    KT_RETURN_IF_ERROR(MeasureSlot(plan, counted, slot, journal, canceller));
   }
   return Status::Ok();
 }

@@ -1,5 +1,7 @@
-// Measures a run plan: for every variant and every pass of its events (agent/measure/passes.h),
-// warm-up runs (not recorded), then repetitions, each a Workload (agent/measure/workload.h) with a
+// Measures a run plan: every variant, in every pass of its events (agent/measure/passes.h), is
+// measured `repetitions` times in the order of agent/measure/schedule.h (interleaved rounds by
+// default), the first repetition of each variant's pass after its warm-up runs (not recorded);
+// each repetition is a Workload (agent/measure/workload.h) with a
 // CounterGroup (agent/measure/perf_counters.h) opened on it. Every repetition becomes one
 // RepetitionRow: wall time, the kernel's self-reported time, task-clock and the requested events,
 // handed to the run's Journal (agent/measure/journal.h), which makes it durable before it is sent.
@@ -13,6 +15,7 @@
 
 #include "agent/measure/journal.h"
 #include "agent/measure/sampler.h"
+#include "agent/measure/schedule.h"
 #include "agent/measure/workload.h"
 #include "common/events.h"
 #include "common/results.h"
@@ -45,6 +48,8 @@ struct MeasurePlan {
   SampleOptions sampling;
   uint32_t repetitions = 5;
   uint32_t warmup = 1;
+  RunOrder order = RunOrder::kInterleaved;
+  uint64_t seed = 0;  // shuffles the interleaved rounds (agent/measure/schedule.h)
   uint64_t timeout_ns = 0;
   int cpu = -1;
   std::vector<std::string> exec_wrapper;  // runs each ELF: wrapper... ELF ARGS (agent's option)
@@ -56,6 +61,9 @@ struct MeasurePlan {
 // The events a repetition opens: task-clock first, then the requested ones (without a second
 // task-clock).
 std::vector<EventSpec> CountedEvents(const std::vector<EventSpec>& requested);
+
+// The plan's schedule: its variants, passes, repetitions, order, seed and rows already measured.
+ScheduleSpec ScheduleOf(const MeasurePlan& plan);
 
 // Measures the whole plan into `journal` (with each invalid run's output tail as its excerpt).
 // Stops early, returning an error, when the journal fails or `canceller` fires; a repetition cut

@@ -103,6 +103,9 @@ Result<Measurer::Job> JobFor(const wire::RunRequest& req, Store& store, const Cp
   plan.tree_dir = tree;
   plan.repetitions = req.repetitions();
   plan.warmup = req.warmup();
+  plan.order =
+      req.order() == wire::RUN_ORDER_SEQUENTIAL ? RunOrder::kSequential : RunOrder::kInterleaved;
+  plan.seed = req.seed();
   plan.timeout_ns = req.timeout_ms() * 1000000ull;
   plan.cpu = req.cpu();
   plan.multiplex = req.multiplex();

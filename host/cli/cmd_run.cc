@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <random>
 #include <set>
 
 #include "common/events.h"
@@ -37,7 +38,13 @@ cxxopts::Options RunCliOptions() {
       cxxopts::value<std::string>()->default_value(""))(
       "reps", "measured repetitions per variant", cxxopts::value<int64_t>()->default_value("5"))(
       "warmup", "unmeasured runs before them", cxxopts::value<int64_t>()->default_value("1"))(
-      "timeout", "seconds before a run is killed", cxxopts::value<double>()->default_value("60"))(
+      "order",
+      "interleaved: rounds, each running every variant once in a shuffled order; sequential: "
+      "every repetition of one variant, then the next",
+      cxxopts::value<std::string>()->default_value("interleaved"))(
+      "seed", "shuffles the interleaved rounds (default: drawn at random, kept in the run)",
+      cxxopts::value<std::string>())("timeout", "seconds before a run is killed",
+                                     cxxopts::value<double>()->default_value("60"))(
       "cpu", "pin runs to this CPU (-1: no pinning)", cxxopts::value<int>()->default_value("-1"))(
       "cpu-model", "event table to use instead of the agent's detected one (e.g. spacemit/x60)",
       cxxopts::value<std::string>()->default_value(""))(
@@ -108,6 +115,23 @@ Status ParseRepetitionOptions(const cxxopts::ParseResult& r, RunOptions* opts) {
   }
   opts->repetitions = static_cast<uint32_t>(reps);
   opts->warmup = static_cast<uint32_t>(warmup);
+  const std::string order = r["order"].as<std::string>();
+  if (order == "interleaved") {
+    opts->order = wire::RUN_ORDER_INTERLEAVED;
+  } else if (order == "sequential") {
+    opts->order = wire::RUN_ORDER_SEQUENTIAL;
+  } else {
+    return InvalidArgument("--order must be interleaved or sequential, not '" + order + "'");
+  }
+  if (r.count("seed")) {
+    const std::string text = r["seed"].as<std::string>();
+    auto seed = ParseUint64(text);
+    if (!seed.ok()) {
+      return InvalidArgument("--seed must be a whole number from 0 to 18446744073709551615, not '" +
+                             text + "'");
+    }
+    opts->seed = *seed;
+  }
   const double timeout = r["timeout"].as<double>();
   if (!(timeout > 0) || timeout > 7 * 24 * 3600) {
     return InvalidArgument("--timeout must be a positive number of seconds");
@@ -139,8 +163,9 @@ Result<RunOptions> ParseRunArgs(const Args& args) {
     return InvalidArgument("--allow-mixed goes with --agents of two or more agents");
   }
   if (opts.resume) {
-    for (const char* o : {"events", "reps", "warmup", "timeout", "cpu", "cpu-model", "multiplex",
-                          "record", "period", "freq", "callchain", "agents", "allow-mixed"}) {
+    for (const char* o :
+         {"events", "reps", "warmup", "order", "seed", "timeout", "cpu", "cpu-model", "multiplex",
+          "record", "period", "freq", "callchain", "agents", "allow-mixed"}) {
       if (r.count(o)) {
         return InvalidArgument(std::string("--resume measures the run as it was asked; --") + o +
                                " cannot change it");
@@ -174,6 +199,8 @@ wire::RunRequest MakeRunRequest(const RunOptions& options, const KernelDir& dir,
   for (const auto& e : options.events) req.add_events(e);
   req.set_repetitions(options.repetitions);
   req.set_warmup(options.warmup);
+  req.set_order(options.order);
+  req.set_seed(options.seed.value_or(0));
   req.set_timeout_ms(options.timeout_ms);
   req.set_cpu(options.cpu);
   req.set_cpu_model(options.cpu_model);
@@ -375,6 +402,7 @@ Status ExecuteRun(const RunOptions& opts) {
   const std::string run_id = NewRunId();
   RunOptions measured = opts;
   measured.events = plans[0].selection.events;
+  if (!measured.seed) measured.seed = std::random_device{}();
   ReceiveSetup setup;
   setup.command = "khost run";
   setup.results_path = ResultsPath(dir.run_dir, run_id);
@@ -383,6 +411,8 @@ Status ExecuteRun(const RunOptions& opts) {
   DescribeAgents(agents, plans, setup.meta);
   setup.meta.core = plans[0].core;
   setup.meta.requested = opts.events;
+  setup.meta.order = opts.order == wire::RUN_ORDER_SEQUENTIAL ? "sequential" : "interleaved";
+  setup.meta.seed = *measured.seed;
   setup.meta.events = plans[0].selection.events;
   for (const MetricDef& m : plans[0].selection.metrics) {
     setup.meta.metrics.push_back({m.name, m.formula, m.group});

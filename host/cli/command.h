@@ -65,6 +65,10 @@ struct RunOptions {
   std::vector<std::string> events;
   uint32_t repetitions = 5;
   uint32_t warmup = 1;
+  // --order: interleaved rounds, shuffled by the seed (agentd's agent/measure/schedule.h), or
+  // variant after variant; --seed, else one drawn when the run starts (and kept in its meta).
+  wire::RunOrder order = wire::RUN_ORDER_INTERLEAVED;
+  std::optional<uint64_t> seed;
   uint64_t timeout_ms = 60000;
   int cpu = -1;
   std::string cpu_model;            // event table to use instead of the agent's detected one

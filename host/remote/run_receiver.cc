@@ -77,6 +77,12 @@ std::vector<RepetitionRow> RunSink::Rows() {
 std::string RunSink::Describe(size_t step) const {
   const wire::RunRequest& request = *setup_.request;
   const size_t reps = request.repetitions();
+  if (request.order() == wire::RUN_ORDER_INTERLEAVED) {
+    // Rounds of every variant in every pass, then one of every variant's sampling run.
+    const size_t per_round = passes_ * static_cast<size_t>(request.variants_size());
+    if (step >= per_round * reps) return "sampling";
+    return "round " + std::to_string(step / per_round + 1) + "/" + std::to_string(reps);
+  }
   const size_t v = step / PerVariant(), within = step % PerVariant();
   std::string what = "variant " + std::to_string(v + 1) + "/" +
                      std::to_string(request.variants_size()) + " " +

@@ -78,6 +78,8 @@ class RunSink {
   RunSink(ReceiveSetup setup, ResultsWriter writer);
   size_t PerVariant() const;
   size_t Total() const;
+  // What the progress line says is measuring once `step` rows are in: the round (interleaved) or
+  // the variant, pass and repetition (sequential).
   std::string Describe(size_t step) const;
   // Keeps `s` as the local failure unless it is the agent's fault (a protocol error).
   Status Local(Status s);

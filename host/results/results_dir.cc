@@ -88,6 +88,8 @@ Status WriteRunMeta(const std::string& path, const RunMeta& meta) {
   j["cpu"] = meta.cpu;
   j["core"] = meta.core;
   j["requested"] = meta.requested;
+  j["order"] = meta.order;
+  j["seed"] = meta.seed;
   j["events"] = meta.events;
   j["metrics"] = nlohmann::ordered_json::array();
   for (const auto& m : meta.metrics) {
@@ -121,6 +123,8 @@ Result<RunMeta> ReadRunMeta(const std::string& path) {
     meta.cpu = j.at("cpu").get<std::string>();
     meta.core = j.at("core").get<std::string>();
     meta.requested = j.at("requested").get<std::vector<std::string>>();
+    meta.order = j.value("order", std::string("sequential"));
+    meta.seed = j.value("seed", uint64_t{0});
     meta.events = j.at("events").get<std::vector<std::string>>();
     for (const auto& m : j.at("metrics")) {
       meta.metrics.push_back({m.at("name").get<std::string>(), m.at("formula").get<std::string>(),

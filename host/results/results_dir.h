@@ -87,6 +87,10 @@ struct RunMeta {
   };
   std::vector<std::string> agents = {};
   std::vector<Shard> shards = {};
+  // The order of the repetitions: "interleaved" (rounds shuffled by `seed`) or "sequential";
+  // runs written before interleaving read as sequential, seed 0.
+  std::string order = "sequential";
+  uint64_t seed = 0;
 };
 
 // <results file without .csv>.json

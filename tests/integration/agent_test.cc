@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -166,11 +167,12 @@ TEST_CASE("non-UTF-8 names and output travel intact; checks see past the kept ou
   REQUIRE_MESSAGE(pushed.ok(), pushed.status().message());
   auto opts = ParseRunArgs({"odd", "--events", "task-clock", "--reps", "1", "--warmup", "0"});
   const wire::RunRequest req = MakeRunRequest(*opts, *dir, pushed->bundle_id, "odd-run");
-  std::vector<std::string> excerpts;
-  std::vector<RepetitionRow> rows;
+  // By variant: the rounds' order is shuffled.
+  std::map<uint32_t, std::string> excerpts;
+  std::map<uint32_t, RepetitionRow> rows;
   Status s = RunOnAgent(**conn, req, [&](const wire::RepetitionResult& r) {
-    excerpts.push_back(r.output_excerpt());
-    rows.push_back(RowFromWire(r, req.variants(static_cast<int>(r.variant_index()))));
+    excerpts[r.variant_index()] = r.output_excerpt();
+    rows[r.variant_index()] = RowFromWire(r, req.variants(static_cast<int>(r.variant_index())));
     return Status::Ok();
   });
   REQUIRE_MESSAGE(s.ok(), s.message());

@@ -67,7 +67,8 @@ TEST_CASE("run --resume measures the run as it was asked: measurement options ar
   const std::vector<Args> changes = {
       {"--events", "cycles"}, {"--reps", "3"},      {"--warmup", "0"}, {"--timeout", "1"},
       {"--cpu", "0"},         {"--cpu-model", "x"}, {"--multiplex"},   {"--record", "cycles"},
-      {"--period", "100"},    {"--freq", "10"},     {"--callchain"}};
+      {"--period", "100"},    {"--freq", "10"},     {"--callchain"},   {"--order", "sequential"},
+      {"--seed", "1"}};
   for (const Args& change : changes) {
     Args args = {"k", "--resume"};
     args.insert(args.end(), change.begin(), change.end());
@@ -79,6 +80,30 @@ TEST_CASE("run --resume measures the run as it was asked: measurement options ar
   auto alone = ParseRunArgs({"k", "--run", "r1"});
   CHECK(alone.status().code() == ErrorCode::kInvalidArgument);
   CHECK(alone.status().message() == "--run goes with --resume");
+}
+
+TEST_CASE("run --order and --seed: interleaved by default, the seed drawn when not given") {
+  auto d = ParseRunArgs({"k"});
+  REQUIRE(d.ok());
+  CHECK(d->order == wire::RUN_ORDER_INTERLEAVED);
+  CHECK_FALSE(d->seed.has_value());
+  auto s = ParseRunArgs({"k", "--order", "sequential", "--seed", "18446744073709551615"});
+  REQUIRE(s.ok());
+  CHECK(s->order == wire::RUN_ORDER_SEQUENTIAL);
+  CHECK(s->seed == UINT64_MAX);
+  CHECK(ParseRunArgs({"k", "--order", "random"}).status().message() ==
+        "--order must be interleaved or sequential, not 'random'");
+  for (const char* bad : {"-1", "x", "18446744073709551616", ""}) {
+    CAPTURE(bad);
+    CHECK(ParseRunArgs({"k", "--seed", bad}).status().message() ==
+          std::string("--seed must be a whole number from 0 to 18446744073709551615, not '") + bad +
+              "'");
+  }
+  KernelDir dir;
+  dir.kernel = "k";
+  const wire::RunRequest req = MakeRunRequest(*s, dir, "bundle", "run");
+  CHECK(req.order() == wire::RUN_ORDER_SEQUENTIAL);
+  CHECK(req.seed() == UINT64_MAX);
 }
 
 TEST_CASE("the run request carries every variant and the measurement settings") {

@@ -46,9 +46,13 @@ TEST_CASE("run metadata round-trips") {
                {{"L2 miss ratio", "l2_miss:u / l2_access:u", "l2"}},
                {{"l2_access:u", "l2_miss:u"}, {"cycles"}},
                "probed"};
+  meta.order = "interleaved";
+  meta.seed = UINT64_MAX;  // a JSON number, exact
   REQUIRE(WriteRunMeta(path, meta).ok());
   auto back = ReadRunMeta(path);
   REQUIRE(back.ok());
+  CHECK(back->order == "interleaved");
+  CHECK(back->seed == UINT64_MAX);
   CHECK(back->core == "spacemit/x60");
   CHECK(back->requested == meta.requested);
   CHECK(back->metrics[0].formula == "l2_miss:u / l2_access:u");
@@ -92,11 +96,16 @@ TEST_CASE("run metadata says whether the run is complete; files from before say 
   auto j = nlohmann::json::parse(ReadFile(path).value());
   REQUIRE(j.at("complete") == false);
   j.erase("complete");
+  j.erase("order");
+  j.erase("seed");
   REQUIRE(WriteFileAtomic(path, j.dump()).ok());
   auto old = ReadRunMeta(path);
   REQUIRE(old.ok());
   CHECK(old->run_id == "r1");
   CHECK(old->complete);
+  // Nor an order: its run was measured variant after variant.
+  CHECK(old->order == "sequential");
+  CHECK(old->seed == 0);
   std::filesystem::remove(path);
 }
 
