@@ -1,6 +1,7 @@
 #include "agent/measure/measure.h"
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 
 #include "agent/measure/kernel_output.h"
@@ -157,26 +158,68 @@ std::vector<EventSpec> CountedEvents(const std::vector<EventSpec>& requested) {
 
 namespace {
 
-// One slot of the schedule: its warm-up runs when it is its variant's pass's first, then the
-// repetition (sampled when it is the sampling pass), into the journal.
-Status MeasureSlot(const MeasurePlan& plan, const std::vector<std::vector<EventSpec>>& counted,
-                   const Slot& slot, Journal& journal, const Canceller& canceller) {
-  if (slot.warm_up) WarmUp(plan, slot.variant, canceller);
-  std::string excerpt;
-  Profile profile;
-  std::optional<RepetitionRow> row =
-      slot.sampling ? MeasureOnce(plan, CountedEvents({}), slot.variant, slot.pass, 0, canceller,
-                                  &excerpt, &profile)
-                    : MeasureOnce(plan, counted[slot.pass], slot.variant, slot.pass,
-                                  slot.repetition, canceller, &excerpt);
-  if (!row) return Unavailable("agent is shutting down");
-  if (slot.sampling) {
-    journal.Append(std::move(*row), std::move(excerpt), std::move(profile));
-  } else {
-    journal.Append(std::move(*row), std::move(excerpt));
+// What every slot of a plan's measurement shares.
+struct Measuring {
+  const MeasurePlan& plan;
+  std::vector<std::vector<EventSpec>> counted;  // per pass: CountedEvents
+  Journal& journal;
+  const Canceller& canceller;
+  bool first = true;  // no repetition measured yet (the cool-down comes before the others)
+};
+
+// Idles `cooldown_ns` (cut short by the canceller).
+void CoolDown(Measuring& m) {
+  if (m.first || m.plan.cooldown_ns == 0) {
+    m.first = false;
+    return;
   }
-  KT_RETURN_IF_ERROR(journal.status());
-  if (canceller.cancelled()) return Unavailable("agent is shutting down");
+  m.canceller.WaitFor(m.plan.cooldown_ns);
+}
+
+// One slot of the schedule: its warm-up runs when it is its variant's pass's first, then the
+// repetition (sampled when it is the sampling pass), into the journal and the race, if any.
+Status MeasureSlot(Measuring& m, const Slot& slot, Race* race) {
+  if (slot.warm_up) WarmUp(m.plan, slot.variant, m.canceller);
+  CoolDown(m);
+  std::string excerpt;
+  std::optional<Profile> profile;
+  if (slot.sampling) profile.emplace();
+  std::optional<RepetitionRow> row = MeasureOnce(
+      m.plan, slot.sampling ? CountedEvents({}) : m.counted[slot.pass], slot.variant, slot.pass,
+      slot.sampling ? 0 : slot.repetition, m.canceller, &excerpt, profile ? &*profile : nullptr);
+  if (!row) return Unavailable("agent is shutting down");
+  if (race) race->Add(*row);
+  m.journal.Append(std::move(*row), std::move(excerpt), std::move(profile));
+  KT_RETURN_IF_ERROR(m.journal.status());
+  if (m.canceller.cancelled()) return Unavailable("agent is shutting down");
+  return Status::Ok();
+}
+
+// Adaptive repetitions: rounds of the variants still measuring until the race is done (a resumed
+// run replays its journal's rows to find the race and the round to go on with), then the
+// sampling round.
+Status MeasureRace(Measuring& m) {
+  const MeasurePlan& plan = m.plan;
+  const ScheduleSpec spec = ScheduleOf(plan);
+  Replayed replayed = ReplayRace(*plan.racing, spec.variants, spec.passes, m.journal.rows_before());
+  Race& race = replayed.race;
+  Warmed warmed;
+  const auto start = std::chrono::steady_clock::now();
+  for (uint32_t round = replayed.next_round; !race.done(); ++round) {
+    std::vector<bool> measuring(spec.variants);
+    for (uint32_t v = 0; v < spec.variants; ++v) measuring[v] = race.measuring(v);
+    for (const Slot& slot : InterleavedRound(spec, round, measuring, warmed)) {
+      KT_RETURN_IF_ERROR(MeasureSlot(m, slot, &race));
+    }
+    race.EndRound(round);
+    const auto spent = std::chrono::steady_clock::now() - start;
+    if (plan.max_time_ns && spent >= std::chrono::nanoseconds(plan.max_time_ns)) {
+      race.StopAll(StopReason::kTime);
+    }
+  }
+  for (const Slot& slot : SamplingRound(spec, warmed)) {
+    KT_RETURN_IF_ERROR(MeasureSlot(m, slot, nullptr));
+  }
   return Status::Ok();
 }
 
@@ -193,10 +236,11 @@ ScheduleSpec ScheduleOf(const MeasurePlan& plan) {
 }
 
 Status MeasurePlanRows(const MeasurePlan& plan, Journal& journal, const Canceller& canceller) {
-  std::vector<std::vector<EventSpec>> counted;
-  for (const auto& pass : plan.passes) counted.push_back(CountedEvents(pass));
+  Measuring m{plan, {}, journal, canceller};
+  for (const auto& pass : plan.passes) m.counted.push_back(CountedEvents(pass));
+  if (plan.racing) return MeasureRace(m);
   for (const Slot& slot : Schedule(ScheduleOf(plan))) {
-    KT_RETURN_IF_ERROR(MeasureSlot(plan, counted, slot, journal, canceller));
+    KT_RETURN_IF_ERROR(MeasureSlot(m, slot, nullptr));
   }
   return Status::Ok();
 }

@@ -1,10 +1,11 @@
 // Measures a run plan: every variant, in every pass of its events (agent/measure/passes.h), is
 // measured `repetitions` times in the order of agent/measure/schedule.h (interleaved rounds by
-// default), the first repetition of each variant's pass after its warm-up runs (not recorded);
-// each repetition is a Workload (agent/measure/workload.h) with a
-// CounterGroup (agent/measure/perf_counters.h) opened on it. Every repetition becomes one
-// RepetitionRow: wall time, the kernel's self-reported time, task-clock and the requested events,
-// handed to the run's Journal (agent/measure/journal.h), which makes it durable before it is sent.
+// default), or in rounds until the variants are settled (adaptive repetitions), the first
+// repetition of each variant's pass after its warm-up runs (not recorded); each repetition is a
+// Workload (agent/measure/workload.h) with a CounterGroup (agent/measure/perf_counters.h) opened on
+// it. Every repetition becomes one RepetitionRow: wall time, the kernel's self-reported time,
+// task-clock and the requested events, handed to the run's Journal (agent/measure/journal.h), which
+// makes it durable before it is sent.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include "agent/measure/schedule.h"
 #include "agent/measure/workload.h"
 #include "common/events.h"
+#include "common/racing.h"
 #include "common/results.h"
 #include "common/status.h"
 
@@ -50,6 +52,12 @@ struct MeasurePlan {
   uint32_t warmup = 1;
   RunOrder order = RunOrder::kInterleaved;
   uint64_t seed = 0;  // shuffles the interleaved rounds (agent/measure/schedule.h)
+  // Adaptive repetitions (khost run --reps auto): interleaved rounds until the race of
+  // common/racing.h is done, `repetitions` being its cap (racing->max_reps); no new round starts
+  // after max_time_ns of measuring (0: no limit; a resumed run gets it afresh).
+  std::optional<RacingOptions> racing;
+  uint64_t max_time_ns = 0;
+  uint64_t cooldown_ns = 0;  // idle before each repetition but the first (khost run --cooldown)
   uint64_t timeout_ns = 0;
   int cpu = -1;
   std::vector<std::string> exec_wrapper;  // runs each ELF: wrapper... ELF ARGS (agent's option)

@@ -10,33 +10,18 @@ namespace {
 
 // Adds the slot unless it was measured already; the first slot of a variant's pass warms up.
 void Add(const ScheduleSpec& spec, uint32_t variant, uint32_t pass, uint32_t repetition,
-         std::set<std::pair<uint32_t, uint32_t>>& warmed, std::vector<Slot>& out) {
+         Warmed& warmed, std::vector<Slot>& out) {
   if (spec.skip.count({variant, pass, repetition})) return;
   const bool first = warmed.insert({variant, pass}).second;
   out.push_back({variant, pass, repetition, pass == spec.passes, first});
 }
 
-void Sequential(const ScheduleSpec& spec, std::set<std::pair<uint32_t, uint32_t>>& warmed,
-                std::vector<Slot>& out) {
+void Sequential(const ScheduleSpec& spec, Warmed& warmed, std::vector<Slot>& out) {
   for (uint32_t v = 0; v < spec.variants; ++v) {
     for (uint32_t p = 0; p < spec.passes; ++p) {
       for (uint32_t r = 0; r < spec.repetitions; ++r) Add(spec, v, p, r, warmed, out);
     }
     if (spec.sampling) Add(spec, v, spec.passes, 0, warmed, out);
-  }
-}
-
-void Interleaved(const ScheduleSpec& spec, std::set<std::pair<uint32_t, uint32_t>>& warmed,
-                 std::vector<Slot>& out) {
-  const uint32_t units = spec.variants * spec.passes;  // (variant, pass), variant-major
-  for (uint32_t r = 0; r < spec.repetitions; ++r) {
-    for (uint32_t u : RoundOrder(spec.seed, r, units)) {
-      Add(spec, u / spec.passes, u % spec.passes, r, warmed, out);
-    }
-  }
-  if (!spec.sampling) return;
-  for (uint32_t v : RoundOrder(spec.seed, spec.repetitions, spec.variants)) {
-    Add(spec, v, spec.passes, 0, warmed, out);
   }
 }
 
@@ -54,15 +39,39 @@ std::vector<uint32_t> RoundOrder(uint64_t seed, uint32_t round, uint32_t n) {
   return order;
 }
 
+std::vector<Slot> InterleavedRound(const ScheduleSpec& spec, uint32_t round,
+                                   const std::vector<bool>& measuring, Warmed& warmed) {
+  std::vector<Slot> out;
+  if (spec.passes == 0) return out;
+  const uint32_t units = spec.variants * spec.passes;  // (variant, pass), variant-major
+  for (uint32_t u : RoundOrder(spec.seed, round, units)) {
+    const uint32_t v = u / spec.passes;
+    if (measuring.empty() || measuring[v]) Add(spec, v, u % spec.passes, round, warmed, out);
+  }
+  return out;
+}
+
+std::vector<Slot> SamplingRound(const ScheduleSpec& spec, Warmed& warmed) {
+  std::vector<Slot> out;
+  if (!spec.sampling) return out;
+  for (uint32_t v : RoundOrder(spec.seed, spec.repetitions, spec.variants)) {
+    Add(spec, v, spec.passes, 0, warmed, out);
+  }
+  return out;
+}
+
 std::vector<Slot> Schedule(const ScheduleSpec& spec) {
   std::vector<Slot> out;
-  std::set<std::pair<uint32_t, uint32_t>> warmed;
+  Warmed warmed;
   if (spec.passes == 0) return out;
   if (spec.order == RunOrder::kSequential) {
     Sequential(spec, warmed, out);
-  } else {
-    Interleaved(spec, warmed, out);
+    return out;
   }
+  for (uint32_t r = 0; r < spec.repetitions; ++r) {
+    for (Slot& slot : InterleavedRound(spec, r, {}, warmed)) out.push_back(slot);
+  }
+  for (Slot& slot : SamplingRound(spec, warmed)) out.push_back(slot);
   return out;
 }
 

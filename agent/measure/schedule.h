@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "common/results.h"
@@ -39,6 +40,19 @@ struct Slot {
 // A permutation of 0..n-1 drawn from (seed, round) by Fisher-Yates through UniformBelow
 // (common/random.h): the same on every machine. n == 0 gives an empty order.
 std::vector<uint32_t> RoundOrder(uint64_t seed, uint32_t round, uint32_t n);
+
+// (variant, pass) pairs whose warm-up is done (or is the first slot already scheduled).
+using Warmed = std::set<std::pair<uint32_t, uint32_t>>;
+
+// Round `round` of an interleaved run: every (variant, counting pass) in RoundOrder(seed, round)
+// whose variant `measuring` keeps (every variant when it is empty; adaptive repetitions leave
+// stopped variants out), less `skip`. A slot whose (variant, pass) is not yet in `warmed` warms up
+// and joins it.
+std::vector<Slot> InterleavedRound(const ScheduleSpec& spec, uint32_t round,
+                                   const std::vector<bool>& measuring, Warmed& warmed);
+// With sampling, the round after the counting rounds: every variant's sampling pass in
+// RoundOrder(seed, repetitions), less `skip`. Empty without sampling.
+std::vector<Slot> SamplingRound(const ScheduleSpec& spec, Warmed& warmed);
 
 // Every repetition of the run not in `skip`, in measuring order. Interleaved: rounds 0 to
 // repetitions-1, each over every (variant, counting pass) in RoundOrder(seed, round); then, with

@@ -155,6 +155,13 @@ bool Canceller::cancelled() const {
   return ::poll(&p, 1, 0) == 1;
 }
 
+bool Canceller::WaitFor(uint64_t duration_ns) const {
+  timespec left{static_cast<time_t>(duration_ns / 1000000000),
+                static_cast<long>(duration_ns % 1000000000)};
+  pollfd p = {fd_.get(), POLLIN, 0};
+  return ::ppoll(&p, 1, &left, nullptr) == 1;
+}
+
 namespace {
 
 // Everything the child needs, built before fork: after it, only async-signal-safe calls. Not

@@ -32,6 +32,8 @@ class Canceller {
   static Result<Canceller> Create();
   void Cancel();
   bool cancelled() const;
+  // Waits `duration_ns`, or less when cancelled; returns cancelled().
+  bool WaitFor(uint64_t duration_ns) const;
   int fd() const { return fd_.get(); }
 
  private:

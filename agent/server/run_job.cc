@@ -13,10 +13,28 @@
 namespace ktune::agent {
 namespace {
 
+// Adaptive repetitions' options (khost checks them too; a request is still untrusted).
+Status CheckAdaptive(const wire::RunRequest& req) {
+  if (!req.has_adaptive()) return Status::Ok();
+  const wire::AdaptiveReps& a = req.adaptive();
+  if (a.min_reps() < 6 || a.min_reps() > req.repetitions()) {
+    return InvalidArgument("adaptive repetitions need 6 <= min_reps <= max_reps, not " +
+                           std::to_string(a.min_reps()) + " and " +
+                           std::to_string(req.repetitions()));
+  }
+  if (!(a.target_ci() > 0 && a.target_ci() < 1)) {
+    return InvalidArgument("adaptive repetitions need a target interval between 0 and 100%");
+  }
+  if (req.order() == wire::RUN_ORDER_SEQUENTIAL) {
+    return InvalidArgument("adaptive repetitions run in interleaved rounds, not sequentially");
+  }
+  return Status::Ok();
+}
+
 // What a request must ask, whatever the bundle: repetitions, variants, a CPU this machine has.
 Status CheckShape(const wire::RunRequest& req) {
   if (req.repetitions() == 0) return InvalidArgument("repetitions must be at least 1");
-  if (req.variants_size() == 0) return InvalidArgument("run request names no variant");
+  KT_RETURN_IF_ERROR(CheckAdaptive(req));
   const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
   if (req.cpu() < -1 || req.cpu() >= cpus) {
     return InvalidArgument("cannot pin to CPU " + std::to_string(req.cpu()) +
@@ -106,6 +124,12 @@ Result<Measurer::Job> JobFor(const wire::RunRequest& req, Store& store, const Cp
   plan.order =
       req.order() == wire::RUN_ORDER_SEQUENTIAL ? RunOrder::kSequential : RunOrder::kInterleaved;
   plan.seed = req.seed();
+  if (req.has_adaptive()) {
+    plan.racing =
+        RacingOptions{req.adaptive().min_reps(), req.repetitions(), req.adaptive().target_ci()};
+    plan.max_time_ns = req.adaptive().max_time_ms() * 1000000ull;
+  }
+  plan.cooldown_ns = req.cooldown_ms() * 1000000ull;
   plan.timeout_ns = req.timeout_ms() * 1000000ull;
   plan.cpu = req.cpu();
   plan.multiplex = req.multiplex();

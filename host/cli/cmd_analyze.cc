@@ -108,7 +108,8 @@ Result<size_t> DrawInto(const AnalyzeRequest& req, const std::vector<Plot>& plot
 Status ExecuteAnalyze(const AnalyzeRequest& req) {
   const std::string run_dir = KernelRunDir(req.root, req.kernel);
   KT_ASSIGN_OR_RETURN(LoadedRun run, LoadRun(run_dir, req.run_id));
-  const RunReport report = BuildReport(run.rows, run.metrics);
+  RunReport report = BuildReport(run.rows, run.metrics);
+  AddRace(run, &report);
   AnalyzeOptions options;
   options.threshold = req.threshold;
   KT_ASSIGN_OR_RETURN(Analysis a, Analyze(report, options));

@@ -127,7 +127,8 @@ Result<std::string> RenderSamples(const ReportRequest& req,
 Result<std::string> RenderMeasurements(const ReportRequest& req, const LoadedRun& run,
                                        const std::vector<VariantSamples>& samples,
                                        const std::string& kernel_symbol) {
-  const RunReport report = BuildReport(run.rows, run.metrics);
+  RunReport report = BuildReport(run.rows, run.metrics);
+  AddRace(run, &report);
   if (req.perf_stats) {
     return RenderPerfStats(report, KernelPeriodColumns(samples, kernel_symbol));
   }

@@ -36,7 +36,22 @@ cxxopts::Options RunCliOptions() {
   o.add_options()("kernel", "kernel name", cxxopts::value<std::string>())(
       "events", "comma-separated groups and events (perf's syntax; default: the default group)",
       cxxopts::value<std::string>()->default_value(""))(
-      "reps", "measured repetitions per variant", cxxopts::value<int64_t>()->default_value("5"))(
+      "reps",
+      "measured repetitions per variant, or auto: rounds until each variant is settled or "
+      "clearly slower than the best",
+      cxxopts::value<std::string>()->default_value("5"))(
+      "min-reps", "with --reps auto: rounds before a variant may stop (at least 6)",
+      cxxopts::value<int64_t>()->default_value("6"))(
+      "max-reps", "with --reps auto: rounds at most",
+      cxxopts::value<int64_t>()->default_value("30"))(
+      "target-ci",
+      "with --reps auto: the best variant is settled when the 95% interval of its median is "
+      "within PCT percent of it",
+      cxxopts::value<double>()->default_value("2"))(
+      "max-time", "with --reps auto: no new round after this many seconds of measuring",
+      cxxopts::value<double>())("cooldown",
+                                "idle this many milliseconds before each repetition but the first",
+                                cxxopts::value<double>()->default_value("0"))(
       "warmup", "unmeasured runs before them", cxxopts::value<int64_t>()->default_value("1"))(
       "order",
       "interleaved: rounds, each running every variant once in a shuffled order; sequential: "
@@ -106,15 +121,60 @@ Status ParseSamplingOptions(const cxxopts::ParseResult& r, RunOptions* opts) {
   return Status::Ok();
 }
 
-// --reps, --warmup, --timeout (seconds, kept in ms) and --cpu.
-Status ParseRepetitionOptions(const cxxopts::ParseResult& r, RunOptions* opts) {
-  const int64_t reps = r["reps"].as<int64_t>(), warmup = r["warmup"].as<int64_t>();
-  if (reps < 1 || reps > 100000) return InvalidArgument("--reps must be between 1 and 100000");
+// --reps auto's --min-reps, --max-reps, --target-ci and --max-time.
+Status ParseAdaptiveOptions(const cxxopts::ParseResult& r, RunOptions* opts) {
+  const int64_t min_reps = r["min-reps"].as<int64_t>(), max_reps = r["max-reps"].as<int64_t>();
+  const double target_pct = r["target-ci"].as<double>();
+  if (min_reps < 6) {
+    return InvalidArgument(
+        "--min-reps must be at least 6: a 95% interval of a median needs 6 values");
+  }
+  if (max_reps < min_reps || max_reps > 100000) {
+    return InvalidArgument("--max-reps must be between --min-reps (" + std::to_string(min_reps) +
+                           ") and 100000");
+  }
+  if (!(target_pct > 0 && target_pct < 100)) {
+    return InvalidArgument("--target-ci must be a percentage above 0 and below 100");
+  }
+  opts->adaptive = RacingOptions{static_cast<uint32_t>(min_reps), static_cast<uint32_t>(max_reps),
+                                 target_pct / 100};
+  opts->repetitions = static_cast<uint32_t>(max_reps);
+  if (r.count("max-time")) {
+    const double seconds = r["max-time"].as<double>();
+    if (!(seconds > 0) || seconds > 30 * 24 * 3600) {
+      return InvalidArgument("--max-time must be a positive number of seconds");
+    }
+    opts->max_time_ms = static_cast<uint64_t>(std::ceil(seconds * 1000));
+  }
+  return Status::Ok();
+}
+
+// --reps (a number, or auto with its options) and --warmup.
+Status ParseRepsOption(const cxxopts::ParseResult& r, RunOptions* opts) {
+  const std::string reps = r["reps"].as<std::string>();
+  if (reps == "auto") {
+    KT_RETURN_IF_ERROR(ParseAdaptiveOptions(r, opts));
+  } else {
+    for (const char* o : {"min-reps", "max-reps", "target-ci", "max-time"}) {
+      if (r.count(o)) return InvalidArgument(std::string("--") + o + " goes with --reps auto");
+    }
+    auto n = ParseInt64(reps);
+    if (!n.ok() || *n < 1 || *n > 100000) {
+      return InvalidArgument("--reps must be auto or between 1 and 100000, not '" + reps + "'");
+    }
+    opts->repetitions = static_cast<uint32_t>(*n);
+  }
+  const int64_t warmup = r["warmup"].as<int64_t>();
   if (warmup < 0 || warmup > 100000) {
     return InvalidArgument("--warmup must be between 0 and 100000");
   }
-  opts->repetitions = static_cast<uint32_t>(reps);
   opts->warmup = static_cast<uint32_t>(warmup);
+  return Status::Ok();
+}
+
+// --reps and --warmup, --order and --seed, --cooldown, --timeout (seconds, kept in ms) and --cpu.
+Status ParseRepetitionOptions(const cxxopts::ParseResult& r, RunOptions* opts) {
+  KT_RETURN_IF_ERROR(ParseRepsOption(r, opts));
   const std::string order = r["order"].as<std::string>();
   if (order == "interleaved") {
     opts->order = wire::RUN_ORDER_INTERLEAVED;
@@ -122,6 +182,11 @@ Status ParseRepetitionOptions(const cxxopts::ParseResult& r, RunOptions* opts) {
     opts->order = wire::RUN_ORDER_SEQUENTIAL;
   } else {
     return InvalidArgument("--order must be interleaved or sequential, not '" + order + "'");
+  }
+  if (opts->adaptive && opts->order == wire::RUN_ORDER_SEQUENTIAL) {
+    return InvalidArgument(
+        "--reps auto measures in interleaved rounds; it cannot go with --order "
+        "sequential");
   }
   if (r.count("seed")) {
     const std::string text = r["seed"].as<std::string>();
@@ -132,6 +197,11 @@ Status ParseRepetitionOptions(const cxxopts::ParseResult& r, RunOptions* opts) {
     }
     opts->seed = *seed;
   }
+  const double cooldown = r["cooldown"].as<double>();
+  if (!(cooldown >= 0) || cooldown > 3600 * 1000) {
+    return InvalidArgument("--cooldown must be a number of milliseconds, 0 or more");
+  }
+  opts->cooldown_ms = static_cast<uint64_t>(std::ceil(cooldown));
   const double timeout = r["timeout"].as<double>();
   if (!(timeout > 0) || timeout > 7 * 24 * 3600) {
     return InvalidArgument("--timeout must be a positive number of seconds");
@@ -164,8 +234,9 @@ Result<RunOptions> ParseRunArgs(const Args& args) {
   }
   if (opts.resume) {
     for (const char* o :
-         {"events", "reps", "warmup", "order", "seed", "timeout", "cpu", "cpu-model", "multiplex",
-          "record", "period", "freq", "callchain", "agents", "allow-mixed"}) {
+         {"events", "reps",   "min-reps", "max-reps",  "target-ci", "max-time",   "warmup",
+          "order",  "seed",   "cooldown", "timeout",   "cpu",       "cpu-model",  "multiplex",
+          "record", "period", "freq",     "callchain", "agents",    "allow-mixed"}) {
       if (r.count(o)) {
         return InvalidArgument(std::string("--resume measures the run as it was asked; --") + o +
                                " cannot change it");
@@ -177,6 +248,10 @@ Result<RunOptions> ParseRunArgs(const Args& args) {
   KT_RETURN_IF_ERROR(ParseEventOptions(r, &opts));
   KT_RETURN_IF_ERROR(ParseSamplingOptions(r, &opts));
   KT_RETURN_IF_ERROR(ParseRepetitionOptions(r, &opts));
+  if (opts.adaptive && !opts.agents.empty()) {
+    return InvalidArgument(
+        "--reps auto races the variants of one agent; it cannot go with --agents");
+  }
   return opts;
 }
 
@@ -201,6 +276,12 @@ wire::RunRequest MakeRunRequest(const RunOptions& options, const KernelDir& dir,
   req.set_warmup(options.warmup);
   req.set_order(options.order);
   req.set_seed(options.seed.value_or(0));
+  if (options.adaptive) {
+    req.mutable_adaptive()->set_min_reps(options.adaptive->min_reps);
+    req.mutable_adaptive()->set_target_ci(options.adaptive->target_ci);
+    req.mutable_adaptive()->set_max_time_ms(options.max_time_ms);
+  }
+  req.set_cooldown_ms(options.cooldown_ms);
   req.set_timeout_ms(options.timeout_ms);
   req.set_cpu(options.cpu);
   req.set_cpu_model(options.cpu_model);
@@ -237,7 +318,8 @@ Status CheckArchitecture(const KernelDir& dir, const wire::Capabilities& caps,
 Status Conclude(const KernelDir& dir, const std::string& kernel, const std::string& results_path,
                 bool sampled) {
   KT_ASSIGN_OR_RETURN(const LoadedRun run, LoadRun(dir.run_dir, results_path));
-  const RunReport report = BuildReport(run.rows, run.metrics);
+  RunReport report = BuildReport(run.rows, run.metrics);
+  AddRace(run, &report);
   if (!dir.perf_stat_path.empty()) {
     const std::string path = UnderRoot(dir.root, dir.perf_stat_path);
     KT_RETURN_IF_ERROR(MakeDirs(std::filesystem::path(path).parent_path().string()));
@@ -413,6 +495,8 @@ Status ExecuteRun(const RunOptions& opts) {
   setup.meta.requested = opts.events;
   setup.meta.order = opts.order == wire::RUN_ORDER_SEQUENTIAL ? "sequential" : "interleaved";
   setup.meta.seed = *measured.seed;
+  setup.meta.adaptive = opts.adaptive;
+  setup.meta.cooldown_ms = opts.cooldown_ms;
   setup.meta.events = plans[0].selection.events;
   for (const MetricDef& m : plans[0].selection.metrics) {
     setup.meta.metrics.push_back({m.name, m.formula, m.group});

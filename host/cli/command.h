@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/racing.h"
 #include "common/status.h"
 #include "host/corpus/corpus.h"
 #include "host/remote/agent_registry.h"
@@ -63,7 +64,12 @@ struct RunOptions {
   bool allow_mixed = false;         // agents of several CPU fingerprints in one sweep
   std::string token_file;
   std::vector<std::string> events;
-  uint32_t repetitions = 5;
+  uint32_t repetitions = 5;  // with adaptive: the cap (--max-reps)
+  // --reps auto: rounds until each variant is settled or clearly slower (common/racing.h);
+  // --min-reps, --max-reps (repetitions), --target-ci (a fraction), --max-time.
+  std::optional<RacingOptions> adaptive;
+  uint64_t max_time_ms = 0;
+  uint64_t cooldown_ms = 0;  // --cooldown: idle before each repetition but the first
   uint32_t warmup = 1;
   // --order: interleaved rounds, shuffled by the seed (agentd's agent/measure/schedule.h), or
   // variant after variant; --seed, else one drawn when the run starts (and kept in its meta).

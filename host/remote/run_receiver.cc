@@ -126,6 +126,10 @@ Status RunSink::Accepted(const wire::RunAccepted& a, const std::string& run_id,
   for (const auto& p : a.passes()) meta.passes.emplace_back(p.events().begin(), p.events().end());
   if (meta.events.empty()) meta.events.assign(request.events().begin(), request.events().end());
   if (meta.requested.empty()) meta.requested = meta.events;
+  if (request.has_adaptive() && !meta.adaptive) {
+    meta.adaptive = RacingOptions{request.adaptive().min_reps(), request.repetitions(),
+                                  request.adaptive().target_ci()};
+  }
   if (a.rows_stored() == 0 && (passes_ > 1 || a.plan() == "multiplexed") &&
       noted_plan_.insert(DescribePlan(a)).second) {
     progress_.Note(setup_.command + ": " + DescribePlan(a));
@@ -215,7 +219,9 @@ Result<ReceivedRun> RunSink::Finish(Status status, bool agents_complete) {
     if (Status synced = samples_->Finish(); status.ok()) status = synced;
   }
   if (status.ok()) {
-    setup_.meta.complete = agents_complete && writer_.rows().size() >= Total();
+    // Adaptive repetitions end each variant when its race does: the agent's word is the plan.
+    setup_.meta.complete = agents_complete && ((setup_.request && setup_.request->has_adaptive()) ||
+                                               writer_.rows().size() >= Total());
     status = WriteRunMeta(meta_path_, setup_.meta);
   }
   if (!status.ok()) {

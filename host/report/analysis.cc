@@ -416,6 +416,7 @@ Result<Analysis> Analyze(const RunReport& report, const AnalyzeOptions& options)
     return NotFound("run " + report.run_id + " has no time for its valid variants");
   }
   if (!validity.left_out.empty()) a.notes.push_back(LeftOutNote(validity.left_out));
+  if (!report.race.empty()) a.notes.push_back(report.race);
   const size_t fewest_reps = RankByTime(report, validity.valid, &a);
   if (auto note = FewRepetitionsNote(fewest_reps)) a.notes.push_back(*note);
   if (a.ranking.size() >= 2) {

@@ -237,6 +237,30 @@ void AddNotes(RunReport* report) {
   }
 }
 
+// "1 settled after 9 rounds, 14 dropped as slower after 6 rounds, 1 at the cap after 30
+// rounds": the variants of each reason with their rounds (a range when they differ).
+std::string DescribeRace(const Race& race) {
+  std::vector<std::string> parts;
+  const std::pair<StopReason, const char*> kReasons[] = {
+      {StopReason::kSettled, "settled"},  {StopReason::kSlower, "dropped as slower"},
+      {StopReason::kFailed, "failed"},    {StopReason::kCap, "at the cap"},
+      {StopReason::kTime, "out of time"}, {StopReason::kMeasuring, "still measuring"}};
+  for (const auto& [reason, words] : kReasons) {
+    size_t n = 0;
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (const Race::Entry& e : race.entries()) {
+      if (e.reason != reason) continue;
+      ++n;
+      lo = std::min(lo, e.rounds);
+      hi = std::max(hi, e.rounds);
+    }
+    if (n == 0) continue;
+    parts.push_back(std::to_string(n) + " " + words + " after " + std::to_string(lo) +
+                    (hi > lo ? "-" + std::to_string(hi) : "") + " rounds");
+  }
+  return Join(parts, ", ");
+}
+
 nlohmann::ordered_json OptionalJson(const std::optional<double>& x) {
   return x ? nlohmann::ordered_json(*x) : nlohmann::ordered_json(nullptr);
 }
@@ -278,6 +302,7 @@ nlohmann::ordered_json VariantJson(const VariantSummary& v) {
   j["params"] = nlohmann::ordered_json::object();
   for (const auto& [k, val] : v.params) j["params"][k] = val;
   j["repetitions"] = v.repetitions;
+  if (!v.stopped.empty()) j["stopped"] = v.stopped;
   j["valid_repetitions"] = v.valid;
   j["failure"] = v.failure;
   j["values"] = nlohmann::ordered_json::object();
@@ -315,6 +340,23 @@ RunReport BuildReport(const std::vector<RepetitionRow>& rows,
   ChooseBest(&report);
   AddNotes(&report);
   return report;
+}
+
+void AddRace(const LoadedRun& run, RunReport* report) {
+  if (!run.meta || !run.meta->adaptive) return;
+  const RunMeta& meta = *run.meta;
+  uint32_t variants = 0;
+  for (const RepetitionRow& row : run.rows) variants = std::max(variants, row.variant_index + 1);
+  const uint32_t passes = std::max<uint32_t>(1, static_cast<uint32_t>(meta.passes.size()));
+  Race race = ReplayRace(*meta.adaptive, variants, passes, run.rows).race;
+  if (meta.complete) race.StopAll(StopReason::kTime);
+  for (VariantSummary& v : report->variants) {
+    if (v.index < variants) v.stopped = StopReasonName(race.entries()[v.index].reason);
+  }
+  const RacingOptions& o = *meta.adaptive;
+  report->race = "--reps auto (" + std::to_string(o.min_reps) + "-" + std::to_string(o.max_reps) +
+                 " rounds, target " + FormatNumber(o.target_ci * 100) + "%): " + DescribeRace(race);
+  report->notes.push_back(report->race);
 }
 
 Table ReportTable(const RunReport& report) {

@@ -27,6 +27,7 @@
 #include "host/events/event_groups.h"
 #include "host/report/stats.h"
 #include "host/report/table.h"
+#include "host/results/results_dir.h"
 #include "host/results/samples.h"
 
 #include <map>
@@ -70,6 +71,9 @@ struct VariantSummary {
   // The value of parameter `name`; `missing` when this variant has none of that name.
   std::string Param(const std::string& name, const std::string& missing) const;
   bool all_valid() const { return repetitions > 0 && valid == repetitions; }
+  // khost run --reps auto: why its measuring stopped (common/racing.h's StopReasonName), ""
+  // for fixed repetitions.
+  std::string stopped;
 };
 
 struct RunReport {
@@ -84,10 +88,17 @@ struct RunReport {
   std::string best_by;
   // Said below the table: too few repetitions for the intervals, outliers among the times.
   std::vector<std::string> notes;
+  // khost run --reps auto: how many rounds the variants got and why they stopped (also a note).
+  std::string race;
 };
 
 RunReport BuildReport(const std::vector<RepetitionRow>& rows,
                       const std::vector<MetricDef>& metrics = {});
+
+// A --reps auto run (its meta's `adaptive`): the race replayed from its rows (common/racing.h)
+// says why each variant stopped; those still measuring in a complete run stopped for time. Sets
+// each VariantSummary's `stopped` and the report's `race`, and notes it. Other runs: unchanged.
+void AddRace(const LoadedRun& run, RunReport* report);
 
 // The report's main table: one row per variant, medians of every value and metric, the best
 // variant marked; RenderTable is its console rendering.

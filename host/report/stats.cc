@@ -1,7 +1,6 @@
 #include "host/report/stats.h"
 
 #include <algorithm>
-#include <boost/math/distributions/binomial.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
@@ -69,14 +68,6 @@ std::vector<double> ExactUCounts(size_t m, size_t n) {
 
 }  // namespace
 
-std::optional<double> Median(std::vector<double> values) {
-  values = Finite(values);
-  if (values.empty()) return std::nullopt;
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 std::optional<double> Mean(const std::vector<double>& values) {
   const std::vector<double> v = Finite(values);
   if (v.empty()) return std::nullopt;
@@ -111,31 +102,6 @@ std::optional<double> CoefficientOfVariation(const std::vector<double>& values) 
   const auto mean = Mean(values);
   if (!sd || !mean || *mean == 0) return std::nullopt;
   return *sd / std::fabs(*mean);
-}
-
-size_t MinValuesForMedianInterval(double confidence) {
-  // [min, max] covers the median with probability 1 - 2 * 0.5^n.
-  size_t n = 1;
-  while (1 - 2 * std::pow(0.5, static_cast<double>(n)) < confidence) ++n;
-  return n;
-}
-
-std::optional<Interval> MedianConfidenceInterval(std::vector<double> values, double confidence) {
-  values = Finite(values);
-  const size_t n = values.size();
-  if (n == 0 || n < MinValuesForMedianInterval(confidence)) return std::nullopt;
-  std::sort(values.begin(), values.end());
-  const boost::math::binomial_distribution<double> below(static_cast<double>(n), 0.5);
-  // Coverage of [x(j), x(n+1-j)] is 1 - 2 P(B <= j - 1); it shrinks as j grows.
-  size_t best = 1;
-  double coverage = 1 - 2 * boost::math::cdf(below, 0.0);
-  for (size_t j = 2; 2 * j <= n + 1; ++j) {
-    const double c = 1 - 2 * boost::math::cdf(below, static_cast<double>(j - 1));
-    if (c < confidence) break;
-    best = j;
-    coverage = c;
-  }
-  return Interval{values[best - 1], values[n - best], coverage};
 }
 
 std::optional<double> MedianAbsoluteDeviation(const std::vector<double>& values) {

@@ -1,17 +1,19 @@
 // Small pure statistics over repetitions and variants, each with its edge cases stated.
 // Common to all: NaN and infinite values are skipped (ktune's values are counts and times, so
 // one is a bug upstream or a kernel printing "inf", not data); a statistic that does not exist
-// for the sample is std::nullopt, never a NaN. Distributions come from Boost.Math.
+// for the sample is std::nullopt, never a NaN. Distributions come from Boost.Math; the median
+// and its interval are common/median.h's (agentd decides adaptive repetitions by them too).
 #pragma once
 
 #include <cstddef>
 #include <optional>
 #include <vector>
 
+#include "common/median.h"
+
 namespace ktune::host {
 
-// Empty sample: nullopt. One value is its own median, mean, min and max.
-std::optional<double> Median(std::vector<double> values);
+// Empty sample: nullopt. One value is its own mean, min and max.
 std::optional<double> Mean(const std::vector<double>& values);
 std::optional<double> Min(const std::vector<double>& values);
 std::optional<double> Max(const std::vector<double>& values);
@@ -22,21 +24,6 @@ std::optional<double> StdDev(const std::vector<double>& values);
 
 // StdDev / |Mean|: nullopt below two values or when the mean is 0.
 std::optional<double> CoefficientOfVariation(const std::vector<double>& values);
-
-// A distribution-free confidence interval of the median: the order statistics x(j) <= x(k)
-// (1-based, k = n + 1 - j) with the largest j such that P(x(j) <= median <= x(k)) >= confidence
-// under Binomial(n, 1/2). `coverage` is that probability (at least `confidence`). nullopt when
-// even [min, max] does not reach the confidence: for 95%, below 6 values. All values equal:
-// [v, v].
-struct Interval {
-  double low = 0, high = 0;
-  double coverage = 0;
-};
-std::optional<Interval> MedianConfidenceInterval(std::vector<double> values,
-                                                 double confidence = 0.95);
-
-// The fewest values MedianConfidenceInterval needs for `confidence` (6 for 95%).
-size_t MinValuesForMedianInterval(double confidence = 0.95);
 
 // Median of |x - median|: nullopt for an empty sample.
 std::optional<double> MedianAbsoluteDeviation(const std::vector<double>& values);

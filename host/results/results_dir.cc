@@ -90,6 +90,12 @@ Status WriteRunMeta(const std::string& path, const RunMeta& meta) {
   j["requested"] = meta.requested;
   j["order"] = meta.order;
   j["seed"] = meta.seed;
+  if (meta.adaptive) {
+    j["adaptive"] = {{"min_reps", meta.adaptive->min_reps},
+                     {"max_reps", meta.adaptive->max_reps},
+                     {"target_ci", meta.adaptive->target_ci}};
+  }
+  j["cooldown_ms"] = meta.cooldown_ms;
   j["events"] = meta.events;
   j["metrics"] = nlohmann::ordered_json::array();
   for (const auto& m : meta.metrics) {
@@ -125,6 +131,13 @@ Result<RunMeta> ReadRunMeta(const std::string& path) {
     meta.requested = j.at("requested").get<std::vector<std::string>>();
     meta.order = j.value("order", std::string("sequential"));
     meta.seed = j.value("seed", uint64_t{0});
+    if (j.contains("adaptive")) {
+      const auto& a = j.at("adaptive");
+      meta.adaptive =
+          RacingOptions{a.at("min_reps").get<uint32_t>(), a.at("max_reps").get<uint32_t>(),
+                        a.at("target_ci").get<double>()};
+    }
+    meta.cooldown_ms = j.value("cooldown_ms", uint64_t{0});
     meta.events = j.at("events").get<std::vector<std::string>>();
     for (const auto& m : j.at("metrics")) {
       meta.metrics.push_back({m.at("name").get<std::string>(), m.at("formula").get<std::string>(),

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/fs.h"
+#include "common/racing.h"
 #include "common/results.h"
 #include "common/status.h"
 #include "host/events/event_groups.h"
@@ -91,6 +92,10 @@ struct RunMeta {
   // runs written before interleaving read as sequential, seed 0.
   std::string order = "sequential";
   uint64_t seed = 0;
+  // khost run --reps auto (common/racing.h): its options (max_reps is the cap); fixed --reps and
+  // runs from before it: none.
+  std::optional<RacingOptions> adaptive = {};
+  uint64_t cooldown_ms = 0;
 };
 
 // <results file without .csv>.json

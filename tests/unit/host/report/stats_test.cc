@@ -8,20 +8,16 @@
 namespace ktune::host {
 namespace {
 
-TEST_CASE("median, mean, min and max over repetitions, with their edge cases") {
-  CHECK(*Median({3, 1, 2}) == 2);
-  CHECK(*Median({4, 1, 3, 2}) == 2.5);
+TEST_CASE("mean, min and max over repetitions, with their edge cases") {
   CHECK(*Mean({1, 2, 3, 6}) == 3);
   CHECK(*Min({5, -1, 2}) == -1);
   CHECK(*Max({5, -1, 2}) == 5);
   // One value is every statistic; all equal values too.
-  CHECK(*Median({7}) == 7);
   CHECK(*Mean({7, 7, 7}) == 7);
   // No value: no statistic.
-  CHECK_FALSE(Median({}).has_value());
   CHECK_FALSE(Mean({}).has_value());
   // NaN is skipped.
-  CHECK(*Median({NAN, 1, 3}) == 2);
+  CHECK(*Mean({NAN, 1, 3}) == 2);
   CHECK_FALSE(Max({NAN}).has_value());
 }
 
@@ -34,38 +30,6 @@ TEST_CASE("spread: sample standard deviation and coefficient of variation") {
   CHECK_FALSE(StdDev({3}).has_value());                      // one value has no spread
   CHECK_FALSE(CoefficientOfVariation({-1, 1}).has_value());  // mean 0
   CHECK_FALSE(StdDev({NAN, 1}).has_value());                 // NaN skipped: one value left
-}
-
-TEST_CASE("the median's confidence interval from order statistics") {
-  // n = 6: [x(1), x(6)] covers with 1 - 2/64; [x(2), x(5)] only 1 - 2 * 7/64.
-  auto six = MedianConfidenceInterval({6, 1, 5, 2, 4, 3});
-  REQUIRE(six.has_value());
-  CHECK(six->low == 1);
-  CHECK(six->high == 6);
-  CHECK(six->coverage == doctest::Approx(1 - 2.0 / 64));
-  // n = 10: P(B <= 1) = 11/1024 keeps 95%; P(B <= 2) = 56/1024 does not: [x(2), x(9)].
-  auto ten = MedianConfidenceInterval({1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
-  REQUIRE(ten.has_value());
-  CHECK(ten->low == 2);
-  CHECK(ten->high == 9);
-  CHECK(ten->coverage == doctest::Approx(1 - 22.0 / 1024));
-  // n = 20: P(B <= 5) = 21700 / 2^20: [x(6), x(15)].
-  std::vector<double> twenty;
-  for (int i = 1; i <= 20; ++i) twenty.push_back(i);
-  auto t = MedianConfidenceInterval(twenty);
-  REQUIRE(t.has_value());
-  CHECK(t->low == 6);
-  CHECK(t->high == 15);
-  CHECK(t->coverage == doctest::Approx(1 - 2 * 21700.0 / 1048576));
-  // Too few values for 95%, and the threshold itself.
-  CHECK_FALSE(MedianConfidenceInterval({1, 2, 3, 4, 5}).has_value());
-  CHECK(MinValuesForMedianInterval(0.95) == 6);
-  CHECK(MinValuesForMedianInterval(0.99) == 8);
-  // All equal: a point.
-  auto same = MedianConfidenceInterval({4, 4, 4, 4, 4, 4});
-  REQUIRE(same.has_value());
-  CHECK(same->low == 4);
-  CHECK(same->high == 4);
 }
 
 TEST_CASE("outliers by the median absolute deviation") {

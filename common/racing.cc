@@ -1,0 +1,136 @@
+#include "common/racing.h"
+
+#include <algorithm>
+#include <map>
+
+namespace ktune {
+
+const char* StopReasonName(StopReason reason) {
+  switch (reason) {
+    case StopReason::kMeasuring:
+      return "measuring";
+    case StopReason::kSettled:
+      return "settled";
+    case StopReason::kSlower:
+      return "slower";
+    case StopReason::kFailed:
+      return "failed";
+    case StopReason::kCap:
+      return "cap";
+    case StopReason::kTime:
+      return "time";
+  }
+  return "?";
+}
+
+Race::Race(RacingOptions options, uint32_t variants) : options_(options), entries_(variants) {}
+
+bool Race::measuring(uint32_t variant) const {
+  return variant < entries_.size() && entries_[variant].reason == StopReason::kMeasuring;
+}
+
+bool Race::done() const {
+  for (uint32_t v = 0; v < entries_.size(); ++v) {
+    if (measuring(v)) return false;
+  }
+  return true;
+}
+
+const std::vector<double>& Race::times(uint32_t variant) const {
+  const Entry& e = entries_[variant];
+  return every_row_has_kernel_time_ ? e.kernel_s : e.wall_s;
+}
+
+void Race::Add(const RepetitionRow& row) {
+  if (row.sampling || !measuring(row.variant_index)) return;
+  Entry& e = entries_[row.variant_index];
+  if (!row.valid) e.failed = true;
+  const MeasuredValue* kernel = row.Find(kKernelTime);
+  const MeasuredValue* wall = row.Find(kWallTime);
+  if (kernel && Usable(kernel->status)) {
+    e.kernel_s.push_back(kernel->value);
+  } else {
+    every_row_has_kernel_time_ = false;
+  }
+  if (wall && Usable(wall->status)) e.wall_s.push_back(wall->value * 1e-9);
+}
+
+StopReason Race::Decide(uint32_t v, const std::vector<std::optional<Interval>>& ci,
+                        std::optional<uint32_t> best) const {
+  const Entry& e = entries_[v];
+  if (e.failed) return StopReason::kFailed;
+  if (e.rounds < options_.min_reps || !ci[v] || !best) return StopReason::kMeasuring;
+  const Interval& mine = *ci[v];
+  const Interval& top = *ci[*best];
+  if (v != *best) return mine.low > top.high ? StopReason::kSlower : StopReason::kMeasuring;
+  const double median = *Median(times(v));
+  const double wider = std::max(median - mine.low, mine.high - median);
+  if (median <= 0 || wider > options_.target_ci * median) return StopReason::kMeasuring;
+  // The best settles when no other variant still measuring overlaps it.
+  for (uint32_t w = 0; w < entries_.size(); ++w) {
+    if (w == v || !measuring(w) || entries_[w].failed || !ci[w]) continue;
+    if (ci[w]->low <= top.high) return StopReason::kMeasuring;
+  }
+  return StopReason::kSettled;
+}
+
+void Race::EndRound(uint32_t round) {
+  std::vector<std::optional<Interval>> ci(entries_.size());
+  std::optional<uint32_t> best;
+  std::optional<double> best_median;
+  for (uint32_t v = 0; v < entries_.size(); ++v) {
+    if (measuring(v)) ++entries_[v].rounds;
+    if (entries_[v].failed) continue;
+    ci[v] = MedianConfidenceInterval(times(v));
+    const std::optional<double> median = Median(times(v));
+    if (ci[v] && (!best_median || *median < *best_median)) {
+      best = v;
+      best_median = median;
+    }
+  }
+  std::vector<StopReason> decided(entries_.size(), StopReason::kMeasuring);
+  for (uint32_t v = 0; v < entries_.size(); ++v) {
+    if (measuring(v)) decided[v] = Decide(v, ci, best);
+  }
+  for (uint32_t v = 0; v < entries_.size(); ++v) {
+    if (!measuring(v)) continue;
+    entries_[v].reason = decided[v];
+    if (decided[v] == StopReason::kMeasuring && round + 1 >= options_.max_reps) {
+      entries_[v].reason = StopReason::kCap;
+    }
+  }
+}
+
+void Race::StopAll(StopReason reason) {
+  for (Entry& e : entries_) {
+    if (e.reason == StopReason::kMeasuring) e.reason = reason;
+  }
+}
+
+Replayed ReplayRace(const RacingOptions& options, uint32_t variants, uint32_t passes,
+                    const std::vector<RepetitionRow>& rows) {
+  std::map<uint32_t, std::vector<const RepetitionRow*>> by_round;
+  for (const RepetitionRow& row : rows) {
+    if (!row.sampling) by_round[row.repetition].push_back(&row);
+  }
+  Replayed out{Race(options, variants), 0};
+  for (uint32_t round = 0; !out.race.done(); ++round) {
+    out.next_round = round;
+    auto it = by_round.find(round);
+    if (it == by_round.end()) break;
+    std::vector<uint32_t> rows_of(variants, 0);
+    for (const RepetitionRow* row : it->second) {
+      if (!out.race.measuring(row->variant_index)) continue;
+      out.race.Add(*row);
+      ++rows_of[row->variant_index];
+    }
+    for (uint32_t v = 0; v < variants; ++v) {
+      if (out.race.measuring(v) && rows_of[v] < passes) return out;
+    }
+    out.race.EndRound(round);
+    out.next_round = round + 1;
+  }
+  return out;
+}
+
+}  // namespace ktune

@@ -1,0 +1,80 @@
+// Adaptive repetitions (khost run --reps auto): the variants are measured in rounds, and after
+// each round this rule decides which variants need more. Racing, as F-race and irace drop
+// configurations: a variant whose 95% interval of the median (common/median.h) lies wholly above
+// the best variant's is clearly slower and stops; one that still overlaps the best goes on. The
+// best (the lowest median) is settled once its interval is within the target of its median and
+// no variant still measuring overlaps it. A variant with an invalid run stops as failed; the rest
+// stop at the cap of rounds, or when the run's time is up. A variant stops only after min_reps
+// rounds. agentd races a run as it measures it; khost replays the same rule over the stored rows
+// to say why each variant stopped, so both sides share this one definition. Pure: the same rows
+// give the same decisions.
+//
+// Time is the kernel's own time when every row so far printed it, else the wall time (as khost's
+// reports rank). A variant's values are its counting rows of every pass; sampling rows are left
+// out. Edge cases: a variant with no usable time is never the best and never settles (it runs to
+// the cap); variants the data cannot separate (ties) overlap to the cap, and say so.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/median.h"
+#include "common/results.h"
+
+namespace ktune {
+
+struct RacingOptions {
+  uint32_t min_reps = 6;    // rounds before a variant may stop (>= 6: an interval needs 6 values)
+  uint32_t max_reps = 30;   // rounds at most
+  double target_ci = 0.02;  // settled when the interval's wider side is within this of the median
+};
+
+enum class StopReason { kMeasuring, kSettled, kSlower, kFailed, kCap, kTime };
+// "measuring", "settled", "slower", "failed", "cap", "time"
+const char* StopReasonName(StopReason reason);
+
+class Race {
+ public:
+  struct Entry {
+    StopReason reason = StopReason::kMeasuring;
+    uint32_t rounds = 0;  // rounds ended while it was measuring
+    bool failed = false;  // a run of it was invalid
+    std::vector<double> kernel_s, wall_s;
+  };
+
+  Race(RacingOptions options, uint32_t variants);
+
+  // A counting row of a variant still measuring; sampling rows, rows of stopped variants and of
+  // variants out of range are ignored.
+  void Add(const RepetitionRow& row);
+  // Ends round `round` (0-based): each measuring variant gets a round, and the rule above stops
+  // those it can; at round max_reps - 1 the rest stop at the cap.
+  void EndRound(uint32_t round);
+  // Stops every variant still measuring, for `reason` (kTime).
+  void StopAll(StopReason reason);
+
+  bool measuring(uint32_t variant) const;
+  bool done() const;  // no variant measuring
+  const std::vector<Entry>& entries() const { return entries_; }
+  // The values the rule compares: kernel_s when every row had it, else wall_s.
+  const std::vector<double>& times(uint32_t variant) const;
+
+ private:
+  StopReason Decide(uint32_t v, const std::vector<std::optional<Interval>>& ci,
+                    std::optional<uint32_t> best) const;
+  RacingOptions options_;
+  std::vector<Entry> entries_;
+  bool every_row_has_kernel_time_ = true;
+};
+
+// The race a run's stored rows tell, round by round (a row's repetition is its round): every
+// round that each variant measuring then completed (a row for each of `passes`) is ended; a
+// round left incomplete has its rows added and is `next_round`, where measuring goes on.
+struct Replayed {
+  Race race;
+  uint32_t next_round = 0;
+};
+Replayed ReplayRace(const RacingOptions& options, uint32_t variants, uint32_t passes,
+                    const std::vector<RepetitionRow>& rows);
+
+}  // namespace ktune

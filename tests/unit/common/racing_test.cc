@@ -1,0 +1,162 @@
+#include "common/racing.h"
+
+#include <doctest/doctest.h>
+
+#include <vector>
+
+namespace ktune {
+namespace {
+
+RepetitionRow Row(uint32_t variant, uint32_t round, double kernel_s, bool valid = true) {
+  RepetitionRow row;
+  row.variant_index = variant;
+  row.repetition = round;
+  row.valid = valid;
+  row.values.push_back({kWallTime, kernel_s * 1e9 + 1e5, "ns", 0, 0, ValueStatus::kOk});
+  row.values.push_back({kKernelTime, kernel_s, "s", 0, 0, ValueStatus::kOk});
+  return row;
+}
+
+// Round r of a variant whose times cycle through `pattern`, scaled by `scale`.
+double Time(const std::vector<double>& pattern, uint32_t r, double scale) {
+  return scale * pattern[r % pattern.size()];
+}
+
+const std::vector<double> kTight = {1.000, 1.002, 0.999, 1.001, 1.003, 0.998, 1.000};
+const std::vector<double> kLoose = {1.00, 1.20, 0.85, 1.10, 0.90, 1.15, 0.95, 1.05};
+
+// Runs the race over `scales` (one variant each, times kTight or kLoose scaled) until it is done:
+// the rounds each got and why each stopped.
+Race RaceOf(const RacingOptions& options,
+            const std::vector<std::pair<const std::vector<double>*, double>>& variants) {
+  Race race(options, static_cast<uint32_t>(variants.size()));
+  for (uint32_t round = 0; !race.done(); ++round) {
+    for (uint32_t v = 0; v < variants.size(); ++v) {
+      if (race.measuring(v))
+        race.Add(Row(v, round, Time(*variants[v].first, round, variants[v].second)));
+    }
+    race.EndRound(round);
+  }
+  return race;
+}
+
+TEST_CASE("racing: a clearly slower variant stops at min_reps, the best settles") {
+  const Race race = RaceOf({}, {{&kTight, 1.0}, {&kTight, 1.5}});
+  // After 6 rounds the slower one's interval [1.498, 1.5045] is wholly above the best's
+  // [0.998, 1.003], whose wider side (0.3%) is within 2%.
+  CHECK(race.entries()[0].reason == StopReason::kSettled);
+  CHECK(race.entries()[0].rounds == 6);
+  CHECK(race.entries()[1].reason == StopReason::kSlower);
+  CHECK(race.entries()[1].rounds == 6);
+}
+
+TEST_CASE("racing: nothing stops before min_reps, however clear") {
+  RacingOptions options;
+  options.min_reps = 10;
+  const Race race = RaceOf(options, {{&kTight, 1.0}, {&kTight, 3.0}});
+  CHECK(race.entries()[0].rounds == 10);
+  CHECK(race.entries()[1].rounds == 10);
+  CHECK(race.entries()[1].reason == StopReason::kSlower);
+}
+
+TEST_CASE("racing: ties overlap to the cap, and say so") {
+  RacingOptions options;
+  options.max_reps = 12;
+  const Race race = RaceOf(options, {{&kTight, 1.0}, {&kTight, 1.0}, {&kTight, 2.0}});
+  CHECK(race.entries()[0].reason == StopReason::kCap);
+  CHECK(race.entries()[0].rounds == 12);
+  CHECK(race.entries()[1].reason == StopReason::kCap);
+  CHECK(race.entries()[2].reason == StopReason::kSlower);
+  CHECK(race.entries()[2].rounds == 6);
+}
+
+TEST_CASE("racing: a noisy best measures on until its interval is within the target") {
+  // kLoose spreads +-20%: with a 2% target the best runs to the cap while the slower one, far
+  // off, is dropped; with a 25% target it settles at min_reps.
+  RacingOptions options;
+  options.max_reps = 20;
+  Race race = RaceOf(options, {{&kLoose, 1.0}, {&kTight, 2.0}});
+  CHECK(race.entries()[0].reason == StopReason::kCap);
+  CHECK(race.entries()[0].rounds == 20);
+  CHECK(race.entries()[1].reason == StopReason::kSlower);
+  CHECK(race.entries()[1].rounds == 6);
+  options.target_ci = 0.25;
+  race = RaceOf(options, {{&kLoose, 1.0}, {&kTight, 2.0}});
+  CHECK(race.entries()[0].reason == StopReason::kSettled);
+  CHECK(race.entries()[0].rounds == 6);
+}
+
+TEST_CASE("racing: a failed run stops its variant at once; it is never the best") {
+  Race race({}, 2);
+  race.Add(Row(0, 0, 0.5, /*valid=*/false));
+  race.Add(Row(1, 0, 1.0));
+  race.EndRound(0);
+  CHECK(race.entries()[0].reason == StopReason::kFailed);
+  CHECK(race.entries()[0].rounds == 1);
+  CHECK(race.measuring(1));
+  for (uint32_t r = 1; race.measuring(1); ++r) {
+    race.Add(Row(0, r, 0.1));  // ignored: variant 0 stopped
+    race.Add(Row(1, r, Time(kTight, r, 1.0)));
+    race.EndRound(r);
+  }
+  CHECK(race.entries()[0].kernel_s.size() == 1);
+  CHECK(race.entries()[1].reason == StopReason::kSettled);
+}
+
+TEST_CASE("racing: the wall time decides when a row lacks the kernel's time") {
+  Race race({}, 1);
+  RepetitionRow row = Row(0, 0, 1.0);
+  row.values[1].status = ValueStatus::kMissing;
+  race.Add(row);
+  race.Add(Row(0, 1, 2.0));
+  CHECK(race.times(0) == std::vector<double>{1.0001, 2.0001});
+  // Sampling rows do not count.
+  RepetitionRow sampled = Row(0, 0, 9.0);
+  sampled.sampling = true;
+  race.Add(sampled);
+  CHECK(race.times(0).size() == 2);
+}
+
+TEST_CASE("racing: time up stops the variants still measuring") {
+  Race race({}, 2);
+  race.Add(Row(0, 0, 1.0));
+  race.Add(Row(1, 0, 1.0));
+  race.EndRound(0);
+  race.StopAll(StopReason::kTime);
+  CHECK(race.done());
+  CHECK(race.entries()[0].reason == StopReason::kTime);
+  CHECK(std::string(StopReasonName(StopReason::kTime)) == "time");
+  CHECK(std::string(StopReasonName(StopReason::kSlower)) == "slower");
+}
+
+TEST_CASE("racing: replaying stored rows gives the same decisions, and where to go on") {
+  // The rows a race of two passes measured: variant 1 dropped after round 5.
+  std::vector<RepetitionRow> rows;
+  for (uint32_t r = 0; r < 9; ++r) {
+    for (uint32_t v = 0; v < 2; ++v) {
+      if (v == 1 && r >= 6) continue;
+      for (uint32_t pass = 0; pass < 2; ++pass) {
+        RepetitionRow row = Row(v, r, Time(kLoose, r + pass, v ? 5.0 : 1.0));
+        row.pass = pass;
+        rows.push_back(row);
+      }
+    }
+  }
+  Replayed replayed = ReplayRace({}, 2, 2, rows);
+  CHECK(replayed.next_round == 9);
+  CHECK(replayed.race.entries()[0].reason == StopReason::kMeasuring);
+  CHECK(replayed.race.entries()[0].rounds == 9);
+  CHECK(replayed.race.entries()[1].reason == StopReason::kSlower);
+  CHECK(replayed.race.entries()[1].rounds == 6);
+  // Round 9 cut short after one pass: its row is in, the round is not ended.
+  rows.push_back(Row(0, 9, 1.0));
+  replayed = ReplayRace({}, 2, 2, rows);
+  CHECK(replayed.next_round == 9);
+  CHECK(replayed.race.entries()[0].rounds == 9);
+  CHECK(replayed.race.entries()[0].kernel_s.size() == 19);
+  // No rows: round 0.
+  CHECK(ReplayRace({}, 2, 1, {}).next_round == 0);
+}
+
+}  // namespace
+}  // namespace ktune
