@@ -52,6 +52,59 @@ TEST_CASE("run options: defaults, conversions and refusals") {
   CHECK_FALSE(ParseRunArgs({"k", "extra"}).ok());
 }
 
+TEST_CASE("run --reps auto: its options, their defaults, and bad input") {
+  auto d = ParseRunArgs({"k", "--reps", "auto"});
+  REQUIRE(d.ok());
+  REQUIRE(d->adaptive.has_value());
+  CHECK(d->adaptive->min_reps == 6);
+  CHECK(d->adaptive->max_reps == 30);
+  CHECK(d->adaptive->target_ci == doctest::Approx(0.02));
+  CHECK(d->repetitions == 30);  // the cap
+  CHECK(d->max_time_ms == 0);
+  CHECK_FALSE(ParseRunArgs({"k"})->adaptive.has_value());
+
+  auto o = ParseRunArgs({"k", "--reps", "auto", "--min-reps", "8", "--max-reps", "40",
+                         "--target-ci", "0.5", "--max-time", "90", "--cooldown", "250"});
+  REQUIRE(o.ok());
+  CHECK(o->adaptive->min_reps == 8);
+  CHECK(o->adaptive->max_reps == 40);
+  CHECK(o->adaptive->target_ci == doctest::Approx(0.005));
+  CHECK(o->max_time_ms == 90000);
+  CHECK(o->cooldown_ms == 250);
+  auto req = MakeRunRequest(*o, KernelDir{}, "b", "r");
+  CHECK(req.repetitions() == 40);
+  CHECK(req.adaptive().min_reps() == 8);
+  CHECK(req.adaptive().target_ci() == doctest::Approx(0.005));
+  CHECK(req.adaptive().max_time_ms() == 90000);
+  CHECK(req.cooldown_ms() == 250);
+  CHECK_FALSE(MakeRunRequest(*ParseRunArgs({"k"}), KernelDir{}, "b", "r").has_adaptive());
+
+  const auto error = [](std::vector<std::string> args) {
+    return ParseRunArgs(args).status().message();
+  };
+  CHECK(error({"k", "--reps", "auto", "--min-reps", "10", "--max-reps", "8"}) ==
+        "--max-reps must be between --min-reps (10) and 100000");
+  CHECK(error({"k", "--reps", "auto", "--min-reps", "5"}) ==
+        "--min-reps must be at least 6: a 95% interval of a median needs 6 values");
+  CHECK(error({"k", "--reps", "auto", "--target-ci", "0"}) ==
+        "--target-ci must be a percentage above 0 and below 100");
+  CHECK(error({"k", "--reps", "auto", "--target-ci", "100"}) ==
+        "--target-ci must be a percentage above 0 and below 100");
+  CHECK(error({"k", "--reps", "auto", "--max-time", "0"}) ==
+        "--max-time must be a positive number of seconds");
+  CHECK(error({"k", "--cooldown", "-1"}) ==
+        "--cooldown must be a number of milliseconds, 0 or more");
+  CHECK(error({"k", "--max-reps", "9"}) == "--max-reps goes with --reps auto");
+  CHECK(error({"k", "--reps", "autox"}) ==
+        "--reps must be auto or between 1 and 100000, not 'autox'");
+  CHECK(error({"k", "--reps", "auto", "--order", "sequential"}) ==
+        "--reps auto measures in interleaved rounds; it cannot go with --order sequential");
+  CHECK(error({"k", "--reps", "auto", "--agents", "a,b"}) ==
+        "--reps auto races the variants of one agent; it cannot go with --agents");
+  CHECK(error({"k", "--resume", "--cooldown", "5"}) ==
+        "--resume measures the run as it was asked; --cooldown cannot change it");
+}
+
 TEST_CASE("run --resume measures the run as it was asked: measurement options are refused") {
   auto newest = ParseRunArgs({"k", "--resume"});
   REQUIRE(newest.ok());
