@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -181,6 +182,31 @@ int Main(int argc, char** argv) {
 
 }  // namespace
 }  // namespace ktune::agent
+
+// agentd's own terminate handler in place of libstdc++'s verbose one, which would link the C++
+// demangler (about 32 KB of the static binary, docs/TARGET.md) only to name an uncaught
+// exception's type: it says what() instead, then aborts as the verbose one does.
+namespace __gnu_cxx {
+void __verbose_terminate_handler() {
+  static bool terminating = false;
+  if (!terminating) {
+    terminating = true;
+    const char* what = "without an active exception";
+    if (std::exception_ptr e = std::current_exception()) {
+      what = "after an exception that is not a std::exception";
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& x) {
+        std::fprintf(stderr, "agentd: terminate called after throwing: %s\n", x.what());
+        std::abort();
+      } catch (...) {
+      }
+    }
+    std::fprintf(stderr, "agentd: terminate called %s\n", what);
+  }
+  std::abort();
+}
+}  // namespace __gnu_cxx
 
 int main(int argc, char** argv) {
   try {

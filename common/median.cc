@@ -25,9 +25,9 @@ std::optional<double> Median(std::vector<double> values) {
 
 size_t MinValuesForMedianInterval(double confidence) {
   // [min, max] covers the median with probability 1 - 2 * 0.5^n.
-  size_t n = 1;
-  while (1 - 2 * std::pow(0.5, static_cast<double>(n)) < confidence) ++n;
-  return n;
+  int n = 1;
+  while (1 - 2 * std::ldexp(1.0, -n) < confidence) ++n;
+  return static_cast<size_t>(n);
 }
 
 std::optional<Interval> MedianConfidenceInterval(std::vector<double> values, double confidence) {
@@ -36,16 +36,20 @@ std::optional<Interval> MedianConfidenceInterval(std::vector<double> values, dou
   if (n == 0 || n < MinValuesForMedianInterval(confidence)) return std::nullopt;
   std::sort(values.begin(), values.end());
   // Coverage of [x(j), x(n+1-j)] is 1 - 2 P(B <= j - 1), B ~ Binomial(n, 1/2); it shrinks as j
-  // grows. P(B = i) = C(n, i) / 2^n, summed in logs so that no term underflows before it counts.
-  const double nd = static_cast<double>(n);
-  double log_term = -nd * std::log(2.0);  // log P(B = 0)
-  double below = std::exp(log_term);      // P(B <= j - 1), for j = 1
+  // grows. P(B = i) = C(n, i) / 2^n is kept as mantissa * 2^exponent, renormalised each step, so
+  // that 2^-n (below a double's range past n = 1074) cannot underflow before the terms count
+  // (frexp and ldexp scale exactly: no exp/log tables in agentd).
+  double mantissa = 1;
+  int exponent = -static_cast<int>(std::min<size_t>(n, 1 << 30));
+  double below = std::ldexp(mantissa, exponent);  // P(B <= j - 1), for j = 1
   size_t best = 1;
   double coverage = 1 - 2 * below;
   for (size_t j = 2; 2 * j <= n + 1; ++j) {
     const double i = static_cast<double>(j - 2);  // P(B = j - 1) from P(B = j - 2)
-    log_term += std::log((nd - i) / (i + 1));
-    below += std::exp(log_term);
+    int e = 0;
+    mantissa = std::frexp(mantissa * ((static_cast<double>(n) - i) / (i + 1)), &e);
+    exponent += e;
+    below += std::ldexp(mantissa, exponent);
     const double c = 1 - 2 * below;
     if (c < confidence) break;
     best = j;
