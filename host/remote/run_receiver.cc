@@ -77,6 +77,13 @@ std::vector<RepetitionRow> RunSink::Rows() {
 std::string RunSink::Describe(size_t step) const {
   const wire::RunRequest& request = *setup_.request;
   const size_t reps = request.repetitions();
+  if (request.has_adaptive()) {
+    // Rounds shrink as variants stop: the round is the last row's.
+    const std::vector<RepetitionRow>& rows = writer_.rows();
+    if (!rows.empty() && rows.back().sampling) return "sampling";
+    const uint32_t round = rows.empty() ? 0 : rows.back().repetition;
+    return "round " + std::to_string(round + 1) + " of at most " + std::to_string(reps);
+  }
   if (request.order() == wire::RUN_ORDER_INTERLEAVED) {
     // Rounds of every variant in every pass, then one of every variant's sampling run.
     const size_t per_round = passes_ * static_cast<size_t>(request.variants_size());
