@@ -166,6 +166,42 @@ Verdict CompareWinner(const Analysis& a, const RunReport& report, double alpha) 
   return v;
 }
 
+// The drift of the ranked variants' times over the run.
+std::optional<Drift> DriftOf(const Analysis& a, const RunReport& report) {
+  std::vector<VariantTimes> times;
+  for (const RankedVariant& r : a.ranking) {
+    const ValueSummary* t = report.variants[r.variant].Find(a.time_name);
+    times.push_back({t->repetitions, t->sample});
+  }
+  return MeasureDrift(times);
+}
+
+// A drift significant at p < 0.01 that is as large as the difference between the winner and the
+// runner-up explains it: the verdict becomes "unstable" instead of naming a winner. A smaller
+// significant drift is a note.
+constexpr double kDriftAlpha = 0.01;
+void WeighDrift(const Drift& d, const RunReport& report, Analysis* a) {
+  if (d.test.p_value >= kDriftAlpha) return;
+  Verdict& v = *a->verdict;
+  const double difference = v.ratio - 1;
+  const std::string drifted =
+      "the times drifted by " + std::string(d.change >= 0 ? "+" : "") +
+      FormatPercent(d.change * 100) + " from the first half of each variant's repetitions to the " +
+      "second (Mann-Whitney p = " + FormatPValue(d.test.p_value) + " over " +
+      std::to_string(d.early) + " and " + std::to_string(d.late) + " times)";
+  if (std::fabs(d.change) < difference) {
+    a->notes.push_back(drifted + ", less than the " + FormatPercent(difference * 100) +
+                       " between the winner and the runner-up");
+    return;
+  }
+  v.unstable = true;
+  v.distinguishable = false;
+  v.text = "unstable: " + drifted + ", as much as the " + FormatPercent(difference * 100) +
+           " between " + VariantLabel(report.variants[a->ranking[0].variant]) + " and " +
+           VariantLabel(report.variants[a->ranking[1].variant]) +
+           ": this run cannot name a winner; rerun it on a quiet machine";
+}
+
 // Why a value or metric has no correlation, for one with `n` variants valued.
 std::string NoCorrelationReason(const Analysis& a, const RunReport& report, const std::string& name,
                                 bool metric, size_t n) {
@@ -417,10 +453,13 @@ Result<Analysis> Analyze(const RunReport& report, const AnalyzeOptions& options)
   }
   if (!validity.left_out.empty()) a.notes.push_back(LeftOutNote(validity.left_out));
   if (!report.race.empty()) a.notes.push_back(report.race);
+  if (auto noisy = NoisyTimesNote(report, a.time_name)) a.notes.push_back(*noisy);
   const size_t fewest_reps = RankByTime(report, validity.valid, &a);
   if (auto note = FewRepetitionsNote(fewest_reps)) a.notes.push_back(*note);
   if (a.ranking.size() >= 2) {
     a.verdict = CompareWinner(a, report, options.alpha);
+    a.drift = DriftOf(a, report);
+    if (a.drift) WeighDrift(*a.drift, report, &a);
   } else {
     a.notes.push_back("only one valid variant: nothing to compare it with or to correlate");
   }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "host/report/drift.h"
 #include "host/report/report.h"
 #include "host/report/stats.h"
 #include "host/report/table.h"
@@ -41,6 +42,9 @@ struct Verdict {
   double ratio = 1;                  // runner-up's median / winner's
   std::optional<MannWhitney> test;   // none when a side has no repetition times
   bool distinguishable = false;      // p < alpha
+  // The run drifted (host/report/drift.h: significant at p < 0.01) by at least the difference
+  // between the two: no winner is named, and `text` says why ("unstable: ...").
+  bool unstable = false;
   std::string text;
 };
 
@@ -87,6 +91,7 @@ struct Analysis {
   std::vector<std::string> param_names;
   std::vector<RankedVariant> ranking;  // fastest first
   std::optional<Verdict> verdict;      // when two variants are ranked
+  std::optional<Drift> drift;          // of the ranked variants' times (host/report/drift.h)
   std::vector<CounterCorrelation> correlations;
   std::vector<ParamEffect> effects;
   std::optional<WhyItWins> why;

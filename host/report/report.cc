@@ -146,7 +146,8 @@ ValueSummary SummarizeValue(const std::vector<const RepetitionRow*>& reps, bool 
   ValueSummary v;
   v.name = name;
   v.unit = unit;
-  const std::vector<uint32_t> repetitions = CollectSample(reps, any_valid, &v);
+  v.repetitions = CollectSample(reps, any_valid, &v);
+  const std::vector<uint32_t>& repetitions = v.repetitions;
   const std::vector<double>& sample = v.sample;
   v.counted = sample.size();
   v.median = Median(sample);
@@ -235,6 +236,7 @@ void AddNotes(RunReport* report) {
     report->notes.push_back("outlying " + time +
                             " (median absolute deviation): " + Join(outlying, ", "));
   }
+  if (auto noisy = NoisyTimesNote(*report, time)) report->notes.push_back(*noisy);
 }
 
 // "1 settled after 9 rounds, 14 dropped as slower after 6 rounds, 1 at the cap after 30
@@ -340,6 +342,21 @@ RunReport BuildReport(const std::vector<RepetitionRow>& rows,
   ChooseBest(&report);
   AddNotes(&report);
   return report;
+}
+
+std::optional<std::string> NoisyTimesNote(const RunReport& report, const std::string& time) {
+  constexpr double kNoisyCv = 0.10;  // pyperf's: a standard deviation above 10% of the mean
+  std::vector<std::string> noisy;
+  for (const VariantSummary& v : report.variants) {
+    const ValueSummary* t = v.Find(time);
+    if (t && t->cv && *t->cv > kNoisyCv) {
+      noisy.push_back(v.name + " (CV " + FormatPercent(*t->cv * 100) + ")");
+    }
+  }
+  if (noisy.empty()) return std::nullopt;
+  return "noisy " + time + ": " + Join(noisy, ", ") +
+         ": the standard deviation is over 10% of the mean; the machine may be busy (khost agent "
+         "status), or the kernel's time varies from run to run";
 }
 
 void AddRace(const LoadedRun& run, RunReport* report) {

@@ -40,7 +40,8 @@ struct ValueSummary {
   size_t counted = 0;  // repetitions in the sample with a value
   // kOk or kScaled (some values are perf-style estimates) when counted > 0, else why none.
   ValueStatus status = ValueStatus::kMissing;
-  std::vector<double> sample;  // the values the statistics are over, in repetition order
+  std::vector<double> sample;         // the values the statistics are over, in repetition order
+  std::vector<uint32_t> repetitions;  // the repetition of each sample value
   std::optional<double> median, mean, min, max;
   std::optional<double> stddev, cv;  // host/report/stats.h: from two values on
   std::optional<Interval> ci;        // 95% of the median: from six values on
@@ -94,6 +95,10 @@ struct RunReport {
 
 RunReport BuildReport(const std::vector<RepetitionRow>& rows,
                       const std::vector<MetricDef>& metrics = {});
+
+// pyperf's warning, for the variants whose `time` varies with a coefficient of variation above
+// 10%: "noisy wall-time: a (CV 14.2%), b (CV 11.0%): ...". nullopt when none does.
+std::optional<std::string> NoisyTimesNote(const RunReport& report, const std::string& time);
 
 // A --reps auto run (its meta's `adaptive`): the race replayed from its rows (common/racing.h)
 // says why each variant stopped; those still measuring in a complete run stopped for time. Sets

@@ -88,6 +88,55 @@ TEST_CASE("analysis: ranking, the winner's test, correlations, effects and why i
   CHECK(high.find("branches") == std::string::npos);
 }
 
+// Two variants `ratio` apart over 10 interleaved repetitions, the machine `late` times slower from
+// repetition 5 on (a job started halfway).
+std::vector<RepetitionRow> Drifting(double ratio, double late) {
+  std::vector<RepetitionRow> rows;
+  for (uint32_t rep = 0; rep < 10; ++rep) {
+    for (uint32_t i = 0; i < 2; ++i) {
+      RepetitionRow r;
+      r.run_id = "drift";
+      r.variant_index = i;
+      r.variant = i ? "slow.elf" : "fast.elf";
+      r.repetition = rep;
+      r.valid = true;
+      const double t = (i ? ratio : 1.0) * (rep < 5 ? 1 : late) * (1 + kJitter[rep % 6] / 10);
+      r.values = {{kWallTime, t * 1e9, "ns", 0, 0, ValueStatus::kOk}};
+      rows.push_back(r);
+    }
+  }
+  return rows;
+}
+
+TEST_CASE("analysis: a drift as large as the top two's difference makes the verdict unstable") {
+  // 3% apart, the machine twice as slow halfway: each variant's median lands between its clean
+  // and its slowed times, and no test of the two can be trusted.
+  auto unstable = Analyze(BuildReport(Drifting(1.03, 2.0)));
+  REQUIRE(unstable.ok());
+  REQUIRE(unstable->verdict.has_value());
+  CHECK(unstable->verdict->unstable);
+  CHECK_FALSE(unstable->verdict->distinguishable);
+  CHECK(unstable->verdict->text.rfind("unstable: the times drifted by +", 0) == 0);
+  CHECK(unstable->verdict->text.find("between fast.elf and slow.elf") != std::string::npos);
+  REQUIRE(unstable->drift.has_value());
+  CHECK(unstable->drift->change > 0.5);
+  // 2x apart with a drift of 1%: the winner stands, the drift is a note.
+  auto clear = Analyze(BuildReport(Drifting(2.0, 1.01)));
+  REQUIRE(clear.ok());
+  CHECK_FALSE(clear->verdict->unstable);
+  CHECK(clear->verdict->distinguishable);
+  CHECK(clear->verdict->text.find("fast.elf is faster") != std::string::npos);
+  bool noted = false;
+  for (const std::string& n : clear->notes)
+    noted = noted || n.find("less than the 100.0%") != std::string::npos;
+  CHECK(noted);
+  // No drift: no note, no change of verdict.
+  auto steady = Analyze(BuildReport(Drifting(1.5, 1.0)));
+  REQUIRE(steady.ok());
+  CHECK_FALSE(steady->verdict->unstable);
+  CHECK(steady->verdict->distinguishable);
+}
+
 TEST_CASE("analysis of bad runs: one variant, none valid, and never a NaN printed") {
   std::vector<RepetitionRow> one;
   for (const RepetitionRow& r : Fixture()) {

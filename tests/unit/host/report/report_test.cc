@@ -197,8 +197,18 @@ TEST_CASE("per-variant statistics: interval, spread and outliers, with a note wh
   rows[1].values[1].value = 0.04;  // variant 0, repetition 1: ten times the others
   const RunReport o = BuildReport(rows);
   CHECK(o.variants[0].Find(kKernelTime)->outliers == std::vector<uint32_t>{1});
-  REQUIRE_FALSE(o.notes.empty());
-  CHECK(o.notes.back().find("matmul_4_16.elf (repetition 1)") != std::string::npos);
+  // Its variant's times now vary by far more than 10% of their mean: named as noisy too.
+  const auto note = [&o](const std::string& start) -> std::string {
+    for (const std::string& n : o.notes) {
+      if (n.rfind(start, 0) == 0) return n;
+    }
+    return "";
+  };
+  CHECK(note("outlying kernel-time").find("matmul_4_16.elf (repetition 1)") != std::string::npos);
+  CHECK(note("noisy kernel-time: matmul_4_16.elf (CV ").find("over 10% of the mean") !=
+        std::string::npos);
+  // The fixture's own spread (CV 1.5%) is not noisy.
+  CHECK_FALSE(NoisyTimesNote(BuildReport(Fixture()), kKernelTime).has_value());
 }
 
 TEST_CASE("the kernel symbol's period becomes the seed's perf-stats column") {
