@@ -127,7 +127,10 @@ Result<std::string> RenderSamples(const ReportRequest& req,
 Result<std::string> RenderMeasurements(const ReportRequest& req, const LoadedRun& run,
                                        const std::vector<VariantSamples>& samples,
                                        const std::string& kernel_symbol) {
-  const RunReport report = BuildReport(run.rows, run.metrics);
+  RunReport report = BuildReport(run.rows, run.metrics);
+  for (std::string& n : SystemNotes(run.meta ? run.meta->system : std::nullopt)) {
+    report.notes.push_back(std::move(n));
+  }
   if (req.perf_stats) {
     return RenderPerfStats(report, KernelPeriodColumns(samples, kernel_symbol));
   }

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "common/results.h"
+#include "common/system_check.h"
 #include "host/events/event_groups.h"
 #include "host/report/stats.h"
 #include "host/report/table.h"
@@ -88,6 +89,10 @@ struct RunReport {
 
 RunReport BuildReport(const std::vector<RepetitionRow>& rows,
                       const std::vector<MetricDef>& metrics = {});
+
+// The warnings of a run's system check (common/system_check.h) as notes under a table,
+// "system: ..."; none for a run without one.
+std::vector<std::string> SystemNotes(const std::optional<SystemCheck>& check);
 
 // The report's main table: one row per variant, medians of every value and metric, the best
 // variant marked; RenderTable is its console rendering.

@@ -10,6 +10,7 @@
 #include "common/fs.h"
 #include "common/results.h"
 #include "common/status.h"
+#include "common/system_check.h"
 #include "host/events/event_groups.h"
 
 namespace ktune::host {
@@ -91,6 +92,9 @@ struct RunMeta {
   // runs written before interleaving read as sequential, seed 0.
   std::string order = "sequential";
   uint64_t seed = 0;
+  // The agent's system check as the run started (its first agent's, in a sweep); runs written
+  // before it have none.
+  std::optional<SystemCheck> system = std::nullopt;
 };
 
 // <results file without .csv>.json
