@@ -27,8 +27,7 @@ bool InList(const std::optional<std::string>& list, int cpu) {
 
 void FrequencyWarnings(const SystemCheck& c, const std::string& name,
                        std::vector<std::string>& out) {
-  const bool no_cpufreq = !c.governor && !c.min_freq_khz && !c.max_freq_khz && !c.cur_freq_khz;
-  if (no_cpufreq) {
+  if (!HasCpufreq(c)) {
     out.push_back("no cpufreq on " + name +
                   ": the kernel does not control its frequency here (a VM?), so it may vary "
                   "unseen");
@@ -44,6 +43,10 @@ void FrequencyWarnings(const SystemCheck& c, const std::string& name,
 }
 
 }  // namespace
+
+bool HasCpufreq(const SystemCheck& c) {
+  return c.governor || c.min_freq_khz || c.max_freq_khz || c.cur_freq_khz;
+}
 
 std::optional<std::set<int>> ParseCpuList(const std::string& list) {
   std::set<int> cpus;

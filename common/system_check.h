@@ -57,6 +57,9 @@ void ForEachOptional(F&& f, Checks&... checks) {
   f("other_runnable", checks.other_runnable...);
 }
 
+// Whether the checked CPU has cpufreq: the kernel sets its frequency (any of its files was read).
+bool HasCpufreq(const SystemCheck& check);
+
 // The CPUs of a kernel CPU list ("0-3,8,10-11"; "" or "\n" is none); nullopt when malformed.
 std::optional<std::set<int>> ParseCpuList(const std::string& list);
 

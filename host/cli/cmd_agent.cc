@@ -75,7 +75,7 @@ std::string Known(const std::optional<uint32_t>& n) {
 
 // The "system" section of agent status: the agent's system check and its warnings.
 void PrintSystem(const SystemCheck& c) {
-  const bool cpufreq = c.governor || c.min_freq_khz || c.max_freq_khz || c.cur_freq_khz;
+  const bool cpufreq = HasCpufreq(c);
   std::string boost = "unknown";
   if (c.boost) boost = *c.boost ? "on" : "off";
   std::vector<std::string> zones;
@@ -89,10 +89,12 @@ void PrintSystem(const SystemCheck& c) {
   std::string aslr = "unknown";
   if (c.aslr) aslr = std::to_string(*c.aslr) + (*c.aslr ? " (on)" : " (off)");
   std::cout << "system (CPU " << std::max(c.cpu, 0) << "):\n"
-            << "  governor:     " << (cpufreq ? Known(c.governor) : "none (no cpufreq)") << "\n"
-            << "  frequency:    min " << Mhz(c.min_freq_khz) << ", max " << Mhz(c.max_freq_khz)
-            << ", now " << Mhz(c.cur_freq_khz) << "\n"
-            << "  boost:        " << boost << "\n"
+            << "  governor:     " << (cpufreq ? Known(c.governor) : "none (no cpufreq)") << "\n";
+  if (cpufreq) {
+    std::cout << "  frequency:    min " << Mhz(c.min_freq_khz) << ", max " << Mhz(c.max_freq_khz)
+              << ", now " << Mhz(c.cur_freq_khz) << "\n";
+  }
+  std::cout << "  boost:        " << boost << "\n"
             << "  thermal:      " << (zones.empty() ? "no thermal zones" : Join(zones, ", "))
             << "\n"
             << "  isolated:     isolcpus " << Known(c.isolated) << ", nohz_full "
