@@ -38,6 +38,10 @@ cxxopts::Options AgentdCliOptions(const AgentdEnvironment& env) {
       "FAKE, for tests of several kinds of board on one machine: read the CPU's identity from "
       "this file (in /proc/cpuinfo's layout) instead of /proc/cpuinfo",
       cxxopts::value<std::string>()->default_value(""))(
+      "fake-system-root",
+      "FAKE, for tests: the system check reads, and tune-system writes, the files of /sys and "
+      "/proc under this directory instead of /",
+      cxxopts::value<std::string>()->default_value(""))(
       "exec-wrapper",
       "run every variant as 'CMD ARGS... ELF ELF-ARGS' (e.g. \"qemu-riscv64 -cpu "
       "rv64,v=true,vlen=256\" when agentd itself runs under qemu-user)",
@@ -117,6 +121,7 @@ Status ParseServe(const cxxopts::ParseResult& args, const AgentdEnvironment& env
   req.server.store_dir = args["store"].as<std::string>();
   req.server.fake_counter_budget = args["fake-counter-budget"].as<int>();
   req.server.fake_cpuinfo = args["fake-cpuinfo"].as<std::string>();
+  req.server.fake_system_root = args["fake-system-root"].as<std::string>();
   for (std::string_view w : Split(args["exec-wrapper"].as<std::string>(), ' ')) {
     if (!w.empty()) req.server.exec_wrapper.emplace_back(w);
   }

@@ -128,6 +128,49 @@ CpuId CpuFromWire(const wire::CpuIdentity& cpu) {
   return out;
 }
 
+void SystemCheckToWire(const SystemCheck& c, wire::SystemCheck* out) {
+  out->set_cpu(c.cpu);
+  if (c.online_cpus) out->set_online_cpus(*c.online_cpus);
+  if (c.governor) out->set_governor(*c.governor);
+  if (c.min_freq_khz) out->set_min_freq_khz(*c.min_freq_khz);
+  if (c.max_freq_khz) out->set_max_freq_khz(*c.max_freq_khz);
+  if (c.cur_freq_khz) out->set_cur_freq_khz(*c.cur_freq_khz);
+  if (c.boost) out->set_boost(*c.boost);
+  for (const ThermalZone& z : c.thermal_zones) {
+    auto* w = out->add_thermal_zones();
+    w->set_type(z.type);
+    if (z.temp_mc) w->set_temp_mc(*z.temp_mc);
+  }
+  if (c.isolated) out->set_isolated(*c.isolated);
+  if (c.nohz_full) out->set_nohz_full(*c.nohz_full);
+  if (c.smt_siblings) out->set_smt_siblings(*c.smt_siblings);
+  if (c.aslr) out->set_aslr(*c.aslr);
+  if (c.load_1min) out->set_load_1min(*c.load_1min);
+  if (c.other_runnable) out->set_other_runnable(*c.other_runnable);
+}
+
+SystemCheck SystemCheckFromWire(const wire::SystemCheck& c) {
+  SystemCheck out;
+  out.cpu = c.cpu();
+  if (c.has_online_cpus()) out.online_cpus = c.online_cpus();
+  if (c.has_governor()) out.governor = c.governor();
+  if (c.has_min_freq_khz()) out.min_freq_khz = c.min_freq_khz();
+  if (c.has_max_freq_khz()) out.max_freq_khz = c.max_freq_khz();
+  if (c.has_cur_freq_khz()) out.cur_freq_khz = c.cur_freq_khz();
+  if (c.has_boost()) out.boost = c.boost();
+  for (const auto& z : c.thermal_zones()) {
+    out.thermal_zones.push_back(
+        {z.type(), z.has_temp_mc() ? std::optional<int64_t>(z.temp_mc()) : std::nullopt});
+  }
+  if (c.has_isolated()) out.isolated = c.isolated();
+  if (c.has_nohz_full()) out.nohz_full = c.nohz_full();
+  if (c.has_smt_siblings()) out.smt_siblings = c.smt_siblings();
+  if (c.has_aslr()) out.aslr = c.aslr();
+  if (c.has_load_1min()) out.load_1min = c.load_1min();
+  if (c.has_other_runnable()) out.other_runnable = c.other_runnable();
+  return out;
+}
+
 Params ParamsFromWire(const wire::Variant& v) {
   Params p;
   for (const auto& param : v.params()) p.emplace_back(param.name(), param.value());

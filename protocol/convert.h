@@ -8,6 +8,7 @@
 
 #include "common/results.h"
 #include "common/status.h"
+#include "common/system_check.h"
 #include "protocol/ktune.pb.h"
 
 namespace ktune {
@@ -30,5 +31,8 @@ Profile ProfileFromWire(const wire::SampleProfile& p);
 
 void CpuToWire(const CpuId& cpu, wire::CpuIdentity* out);
 CpuId CpuFromWire(const wire::CpuIdentity& cpu);
+
+void SystemCheckToWire(const SystemCheck& c, wire::SystemCheck* out);
+SystemCheck SystemCheckFromWire(const wire::SystemCheck& c);
 
 }  // namespace ktune

@@ -35,6 +35,7 @@ Result<std::unique_ptr<ServerContext>> ContextFor(asio::io_context& io,
   KT_ASSIGN_OR_RETURN(Store store, Store::Open(options.store_dir));
   KT_ASSIGN_OR_RETURN(CpuId cpu, DetectCpu(options.fake_cpuinfo));
   auto context = std::make_unique<ServerContext>(io, std::move(store), std::move(cpu));
+  context->system_root = options.fake_system_root;
   context->token = options.token;
   context->seal = options.token.has_value() && options.seal;
   context->limits = {options.max_bundle_bytes, options.store_quota_bytes};

@@ -38,6 +38,9 @@ struct AgentOptions {
   // FAKE, for tests of boards of several kinds on one machine: the CPU's identity is read from
   // this file, in /proc/cpuinfo's layout, instead of /proc/cpuinfo. "": the real one.
   std::string fake_cpuinfo;
+  // FAKE, for tests: the system check reads, and tune-system writes, /sys and /proc's files under
+  // this directory instead of /. "": the real ones.
+  std::string fake_system_root;
   // With a token, every session must prove it holds it (protocol/session_crypto.h); `seal` then
   // also seals the session's frames (agentd seals off loopback).
   std::optional<Token> token;

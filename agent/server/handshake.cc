@@ -77,7 +77,7 @@ void Handshake::SendHelloReply() {
   auto* r = reply.mutable_hello_reply();
   r->set_protocol_version(kProtocolVersion);
   r->set_agent_version(KTUNE_VERSION);
-  *r->mutable_capabilities() = ProbeCapabilities(context_.cpu);
+  *r->mutable_capabilities() = ProbeCapabilities(context_.cpu, context_.system_root);
   for (const std::string& w : context_.measurer->exec_wrapper()) {
     r->mutable_capabilities()->add_exec_wrapper(w);
   }

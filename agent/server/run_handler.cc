@@ -11,6 +11,7 @@
 #include "agent/server/run_job.h"
 #include "agent/server/server_context.h"
 #include "agent/server/session.h"
+#include "agent/server/system_check.h"
 #include "agent/store/run_files.h"
 #include "protocol/convert.h"
 
@@ -40,12 +41,16 @@ wire::Envelope AcceptedMessage(const std::string& run_id, const PassPlan& planne
   return accepted;
 }
 
-// The Measurer's thread planned the run: the plan is kept for a resume (the same passes again)
-// and sent to the run's sessions.
+// The Measurer's thread planned the run, which starts now: the plan is kept for a resume (the
+// same passes again) and sent to the run's sessions, with the system check of the run's `cpu`
+// (agent/server/system_check.h: under `system_root`).
 std::function<void(const PassPlan&)> TellPlanned(asio::io_context& io,
-                                                 std::shared_ptr<RunState> state, RunFiles files) {
-  return [&io, state, files](const PassPlan& planned) {
+                                                 std::shared_ptr<RunState> state, RunFiles files,
+                                                 int cpu, std::string system_root) {
+  return [&io, state, files, cpu, system_root](const PassPlan& planned) {
     wire::Envelope accepted = AcceptedMessage(files.run_id(), planned);
+    SystemCheckToWire(ReadSystemCheck(system_root, cpu),
+                      accepted.mutable_run_accepted()->mutable_system());
     const Status kept = files.WriteAccepted(accepted.run_accepted());
     if (!kept.ok()) Log(LogLevel::kError, "run " + files.run_id() + ": " + kept.message());
     asio::post(io, [state, accepted = std::move(accepted)] {
@@ -182,7 +187,7 @@ void RunHandler::Launch(Measurer::Job job, size_t sent) {
   context_.pins.Add(job.bundle_id);  // not evicted while the run waits or measures
   context_.store.Touch(job.bundle_id);
   const RunFiles files = context_.store.RunFilesOf(run_id);
-  job.on_planned = TellPlanned(context_.io, state, files);
+  job.on_planned = TellPlanned(context_.io, state, files, job.plan.cpu, context_.system_root);
   job.on_row = TellRow(context_.io, state);
   job.on_done = TellDone(context_, state, files, job.bundle_id);
   const size_t ahead = context_.measurer->Enqueue(std::move(job));

@@ -57,7 +57,8 @@ struct ServerContext {
       : io(io), cpu(std::move(cpu)), store(std::move(store)) {}
 
   boost::asio::io_context& io;
-  const CpuId cpu;  // detected once, at start
+  const CpuId cpu;          // detected once, at start
+  std::string system_root;  // where /sys and /proc are: "" (AgentOptions::fake_system_root)
   Store store;
   StoreLimits limits;
   std::optional<Token> token;  // hosts must prove they hold it

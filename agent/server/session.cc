@@ -1,9 +1,12 @@
 #include "agent/server/session.h"
 
+#include <unistd.h>
+
 #include <boost/asio.hpp>
 
 #include "agent/server/log.h"
 #include "agent/server/server_context.h"
+#include "agent/server/tune_system.h"
 #include "protocol/convert.h"
 
 namespace ktune::agent {
@@ -80,12 +83,27 @@ Status Session::Handle(const wire::Envelope& msg) {
         return runs_.OnRun(msg.run_request());
       case wire::Envelope::kFetchRun:
         return runs_.OnFetch(msg.fetch_run());
+      case wire::Envelope::kTuneSystem:
+        return OnTuneSystem(msg.tune_system());
       default:
         return ProtocolError("unexpected message from host");
     }
   } catch (const std::exception& e) {
     return InternalError(e.what());
   }
+}
+
+Status Session::OnTuneSystem(const wire::TuneSystem& tune) {
+  KT_ASSIGN_OR_RETURN(const std::vector<std::string> changes,
+                      TuneSystem(context_.system_root, context_.store.layout().tuned_system(),
+                                 tune.reset(), ::geteuid() == 0));
+  wire::Envelope reply;
+  for (const std::string& c : changes) {
+    Log(LogLevel::kInfo, "tune-system" + std::string(tune.reset() ? " --reset" : "") + ": " + c);
+    reply.mutable_system_tuned()->add_changes(c);
+  }
+  Send(reply);
+  return Status::Ok();
 }
 
 void Session::Send(const wire::Envelope& msg) {

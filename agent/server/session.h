@@ -3,6 +3,7 @@
 //   Hello, AuthResponse                 Handshake     (agent/server/handshake.h)
 //   PushManifest, BlobChunk, PushCommit PushReceiver  (agent/server/push_receiver.h)
 //   RunRequest, FetchRun                RunHandler    (agent/server/run_handler.h)
+//   TuneSystem                          TuneSystem    (agent/server/tune_system.h), as root
 // A protocol error (or a version mismatch) is answered and closes the connection; any other
 // error is answered and the session goes on.
 #pragma once
@@ -47,6 +48,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // Handles every complete frame; false when the connection must close.
   bool DrainFrames();
   Status Handle(const wire::Envelope& msg);
+  Status OnTuneSystem(const wire::TuneSystem& tune);
   void WriteNext();
 
   ServerContext& context_;

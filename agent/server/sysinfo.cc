@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "agent/measure/perf_counters.h"
+#include "agent/server/system_check.h"
 #include "common/cpu.h"
 #include "common/events.h"
 #include "common/fs.h"
@@ -24,7 +25,7 @@ Result<CpuId> DetectCpu(const std::string& fake_cpuinfo) {
   return cpu;
 }
 
-wire::Capabilities ProbeCapabilities(const CpuId& cpu) {
+wire::Capabilities ProbeCapabilities(const CpuId& cpu, const std::string& system_root) {
   wire::Capabilities caps;
   CpuToWire(cpu, caps.mutable_cpu());
   utsname u;
@@ -34,6 +35,7 @@ wire::Capabilities ProbeCapabilities(const CpuId& cpu) {
     if (auto v = ParseInt(Trim(*p)); v.ok()) caps.set_perf_event_paranoid(*v);
   }
   caps.set_running_as_root(::geteuid() == 0);
+  SystemCheckToWire(ReadSystemCheck(system_root, 0), caps.mutable_system());
   // The detected table is always known (it comes from the mapfile), so this cannot fail.
   const EventCatalog catalog = EventCatalog::ForCpu(cpu, "").value();
   caps.mutable_cpu()->set_core(catalog.core());

@@ -14,6 +14,7 @@
 //   work/<run_id>/            the kernels' working directory while the run measures
 //                             (agent/measure/sandbox.h)
 //   pmu-budgets               counter budgets per CPU model (agent/measure/passes.h)
+//   tuned-system              the values tune-system replaced (agent/server/tune_system.h)
 //   agentd.log, agentd.pid    a daemon's log and process id (agent/main.cc)
 #pragma once
 
@@ -73,6 +74,7 @@ class StoreLayout {
   std::string work() const { return root_ + "/work"; }
   std::string Work(const std::string& run_id) const { return work() + "/" + run_id; }
   std::string pmu_budgets() const { return root_ + "/pmu-budgets"; }
+  std::string tuned_system() const { return root_ + "/tuned-system"; }
   std::string log_file() const { return root_ + "/agentd.log"; }
   std::string pid_file() const { return root_ + "/agentd.pid"; }
 

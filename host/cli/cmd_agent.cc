@@ -1,9 +1,13 @@
 // khost agent: the agents a user works with. `add NAME --addr HOST:PORT | --ssh [USER@]HOST[:PORT]`
 // registers one in the config file (host/remote/agent_registry.h), `list` shows them, `remove NAME`
 // forgets one, `status [NAME]` connects and shows what the agent reported about its machine,
-// `deploy NAME` puts agentd on a board reached by ssh and starts it (host/remote/deploy.h).
+// `deploy NAME` puts agentd on a board reached by ssh and starts it (host/remote/deploy.h),
+// `tune-system [NAME] [--reset]` has agentd (as root) set the performance governor and boost off,
+// or undo it.
+#include <cstdio>
 #include <iostream>
 
+#include "common/strings.h"
 #include "host/cli/cli.h"
 #include "host/cli/command.h"
 #include "host/remote/agent_locator.h"
@@ -12,12 +16,14 @@
 namespace ktune::host {
 namespace {
 
-const char* const kActions = "add, list, status, remove, deploy";
+const char* const kActions = "add, list, status, remove, deploy, tune-system";
 
 cxxopts::Options AgentCliOptions() {
-  cxxopts::Options o("khost agent",
-                     "The agents khost works with. Actions: add NAME (--addr HOST:PORT | --ssh "
-                     "[USER@]HOST[:PORT]), list, status [NAME], remove NAME, deploy NAME.");
+  cxxopts::Options o(
+      "khost agent",
+      "The agents khost works with. Actions: add NAME (--addr HOST:PORT | --ssh "
+      "[USER@]HOST[:PORT]), list, status [NAME], remove NAME, deploy NAME, tune-system [NAME] "
+      "[--reset].");
   o.add_options()("action", kActions, cxxopts::value<std::string>())(
       "name", "the agent's name", cxxopts::value<std::string>()->default_value(""))(
       "addr", "add: the agent listens at HOST:PORT",
@@ -35,9 +41,10 @@ cxxopts::Options AgentCliOptions() {
       "store", "deploy: agentd's store on the board (default ~/.local/share/ktune/agent)",
       cxxopts::value<std::string>()->default_value(""))(
       "bin-dir", "deploy: where agentd goes on the board (default ~/.local/lib/ktune)",
-      cxxopts::value<std::string>()->default_value(""));
+      cxxopts::value<std::string>()->default_value(""))(
+      "reset", "tune-system: write back what tune-system changed");
   AddAgentOption(o);
-  o.positional_help("add|list|status|remove|deploy [NAME]");
+  o.positional_help("add|list|status|remove|deploy|tune-system [NAME]");
   return o;
 }
 
@@ -51,6 +58,53 @@ Result<std::vector<RegisteredAgent>> LoadRegistry() {
   const std::string path = ConfigFilePath();
   KT_ASSIGN_OR_RETURN(const nlohmann::json doc, LoadConfig(path));
   return ReadRegistry(doc, path);
+}
+
+std::string Mhz(const std::optional<uint64_t>& freq_khz) {
+  return freq_khz ? std::to_string(*freq_khz / 1000) + " MHz" : "unknown";
+}
+
+// A field of the system check for people: "unknown" when the agent could not read it.
+std::string Known(const std::optional<std::string>& s) {
+  if (!s) return "unknown";
+  return s->empty() ? "none" : *s;
+}
+std::string Known(const std::optional<uint32_t>& n) {
+  return n ? std::to_string(*n) : "unknown";
+}
+
+// The "system" section of agent status: the agent's system check and its warnings.
+void PrintSystem(const SystemCheck& c) {
+  const bool cpufreq = HasCpufreq(c);
+  std::string boost = "unknown";
+  if (c.boost) boost = *c.boost ? "on" : "off";
+  std::vector<std::string> zones;
+  for (const ThermalZone& z : c.thermal_zones) {
+    char temp[32] = "unknown";
+    if (z.temp_mc) {
+      std::snprintf(temp, sizeof temp, "%.1f C", static_cast<double>(*z.temp_mc) / 1e3);
+    }
+    zones.push_back(z.type + " " + temp);
+  }
+  std::string aslr = "unknown";
+  if (c.aslr) aslr = std::to_string(*c.aslr) + (*c.aslr ? " (on)" : " (off)");
+  std::cout << "system (CPU " << std::max(c.cpu, 0) << "):\n"
+            << "  governor:     " << (cpufreq ? Known(c.governor) : "none (no cpufreq)") << "\n";
+  if (cpufreq) {
+    std::cout << "  frequency:    min " << Mhz(c.min_freq_khz) << ", max " << Mhz(c.max_freq_khz)
+              << ", now " << Mhz(c.cur_freq_khz) << "\n";
+  }
+  std::cout << "  boost:        " << boost << "\n"
+            << "  thermal:      " << (zones.empty() ? "no thermal zones" : Join(zones, ", "))
+            << "\n"
+            << "  isolated:     isolcpus " << Known(c.isolated) << ", nohz_full "
+            << Known(c.nohz_full) << "\n"
+            << "  SMT siblings: " << Known(c.smt_siblings) << "\n"
+            << "  ASLR:         " << aslr << "\n"
+            << "  load:         " << (c.load_1min ? FormatDouble(*c.load_1min) : "unknown")
+            << " (1 min) on " << Known(c.online_cpus) << " CPUs, " << Known(c.other_runnable)
+            << " other runnable\n";
+  for (const std::string& w : SystemWarnings(c)) std::cout << "warning: " << w << "\n";
 }
 
 Status ShowStatus(const AgentRequest& req) {
@@ -83,6 +137,19 @@ Status ShowStatus(const AgentRequest& req) {
     }
     std::cout << (opens > 12 ? "..." : "") << "\n";
   }
+  if (c.has_system()) PrintSystem(SystemCheckFromWire(c.system()));
+  return Status::Ok();
+}
+
+// tune-system: the agent's changes, one a line.
+Status TuneAgentSystem(const AgentRequest& req) {
+  KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(req.agent, req.token_file));
+  wire::Envelope ask;
+  ask.mutable_tune_system()->set_reset(req.reset);
+  KT_RETURN_IF_ERROR(session.conn->Send(ask));
+  KT_ASSIGN_OR_RETURN(const wire::Envelope reply, session.conn->Receive());
+  if (!reply.has_system_tuned()) return ProtocolError("the agent did not answer tune-system");
+  for (const std::string& change : reply.system_tuned().changes()) std::cout << change << "\n";
   return Status::Ok();
 }
 
@@ -136,15 +203,17 @@ Result<AgentRequest> ParseAgentArgs(const Args& args) {
   };
   KT_RETURN_IF_ERROR(only_with({"addr", "ssh", "agent-port", "ssh-option", "replace"}, "add"));
   KT_RETURN_IF_ERROR(only_with({"agentd", "systemd", "store", "bin-dir"}, "deploy"));
+  KT_RETURN_IF_ERROR(only_with({"reset"}, "tune-system"));
   if (req.action == "list") {
     if (!name.empty()) return InvalidArgument("'khost agent list' takes no name");
     return req;
   }
-  if (req.action == "status") {
+  if (req.action == "status" || req.action == "tune-system") {
     if (!name.empty() && !req.agent.empty()) {
       return InvalidArgument("give the agent as NAME or as --agent, not both");
     }
     if (!name.empty()) req.agent = name;
+    req.reset = r.count("reset") > 0;
     return req;
   }
   if (req.action != "add" && req.action != "remove" && req.action != "deploy") {
@@ -168,6 +237,7 @@ Result<AgentRequest> ParseAgentArgs(const Args& args) {
 
 Status ExecuteAgent(const AgentRequest& req) {
   if (req.action == "status") return ShowStatus(req);
+  if (req.action == "tune-system") return TuneAgentSystem(req);
   const std::string path = ConfigFilePath();
   if (req.action == "list") {
     KT_ASSIGN_OR_RETURN(const std::vector<RegisteredAgent> agents, LoadRegistry());

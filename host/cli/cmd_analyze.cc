@@ -113,6 +113,9 @@ Status ExecuteAnalyze(const AnalyzeRequest& req) {
   AnalyzeOptions options;
   options.threshold = req.threshold;
   KT_ASSIGN_OR_RETURN(Analysis a, Analyze(report, options));
+  for (std::string& n : SystemNotes(run.meta ? run.meta->system : std::nullopt)) {
+    a.notes.push_back(std::move(n));
+  }
   PlotOptions po;
   po.counters = req.counters;
   po.heat_x = req.heat_x;

@@ -129,6 +129,9 @@ Result<std::string> RenderMeasurements(const ReportRequest& req, const LoadedRun
                                        const std::string& kernel_symbol) {
   RunReport report = BuildReport(run.rows, run.metrics);
   AddRace(run, &report);
+  for (std::string& n : SystemNotes(run.meta ? run.meta->system : std::nullopt)) {
+    report.notes.push_back(std::move(n));
+  }
   if (req.perf_stats) {
     return RenderPerfStats(report, KernelPeriodColumns(samples, kernel_symbol));
   }

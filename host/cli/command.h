@@ -139,14 +139,15 @@ struct EventsRequest {
 Result<EventsRequest> ParseEventsArgs(const Args& args);
 int EventsMain(const Args& args);
 
-// --- khost agent add|list|status|remove|deploy ---
+// --- khost agent add|list|status|remove|deploy|tune-system ---
 struct AgentRequest {
-  std::string action;  // "status", "list", "add", "remove", "deploy"
-  std::string agent;   // status: --agent, or the NAME given
+  std::string action;  // "status", "list", "add", "remove", "deploy", "tune-system"
+  std::string agent;   // status, tune-system: --agent, or the NAME given
   std::string token_file;
   RegisteredAgent entry;  // add: the new entry; remove, deploy: its name
   bool replace = false;   // add: over an entry of the same name
   DeployOptions deploy;
+  bool reset = false;  // tune-system: write back what it changed
 };
 Result<AgentRequest> ParseAgentArgs(const Args& args);
 int AgentMain(const Args& args);

@@ -141,6 +141,7 @@ Status RunSink::Accepted(const wire::RunAccepted& a, const std::string& run_id,
       noted_plan_.insert(DescribePlan(a)).second) {
     progress_.Note(setup_.command + ": " + DescribePlan(a));
   }
+  if (a.has_system()) NoteSystem(SystemCheckFromWire(a.system()), a.rows_stored() == 0);
   if (request.record_size() > 0 && !samples_) {
     KT_ASSIGN_OR_RETURN(SamplesWriter w, SamplesWriter::Open(SamplesPath(writer_.path())));
     samples_.emplace(std::move(w));
@@ -149,6 +150,14 @@ Status RunSink::Accepted(const wire::RunAccepted& a, const std::string& run_id,
     progress_.Update(writer_.rows().size(), Describe(writer_.rows().size()));
   }
   return WriteRunMeta(meta_path_, meta);
+}
+
+void RunSink::NoteSystem(const SystemCheck& check, bool starting) {
+  if (!setup_.meta.system) setup_.meta.system = check;
+  if (!starting) return;
+  for (const std::string& w : SystemWarnings(check)) {
+    if (noted_system_.insert(w).second) progress_.Note(setup_.command + ": warning: " + w);
+  }
 }
 
 Status RunSink::Row(const wire::RepetitionResult& r, const std::string& run_id,

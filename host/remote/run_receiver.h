@@ -1,7 +1,8 @@
 // khost's end of a run's stream: what agents send for a RunRequest (khost run) or a FetchRun
 // (khost run --resume, khost report --fetch) goes into the run's local files as it arrives --
 // each row at once (a repetition the file holds already is not written twice), profiles beside
-// them, the run's metadata -- with the progress line and a note on each failing variant. One
+// them, the run's metadata (the agent's system check too) -- with the progress line, a note on each
+// failing variant and the system check's warnings as the run starts. One
 // RunSink takes one agent's stream, or those of all the shards of a sweep (host/remote/sweep.h) at
 // once.
 #pragma once
@@ -84,6 +85,9 @@ class RunSink {
   // Keeps `s` as the local failure unless it is the agent's fault (a protocol error).
   Status Local(Status s);
   Status Accepted(const wire::RunAccepted& a, const std::string& run_id, StreamTally* tally);
+  // Keeps the first system check in the metadata; as a run (or a sweep's shard) starts, says
+  // each of its warnings not said yet.
+  void NoteSystem(const SystemCheck& check, bool starting);
   Status Row(const wire::RepetitionResult& r, const std::string& run_id,
              const std::vector<uint32_t>& variants, StreamTally* tally);
 
@@ -97,6 +101,7 @@ class RunSink {
   std::set<std::string> unsampled_;
   std::set<uint32_t> noted_;
   std::set<std::string> noted_plan_;
+  std::set<std::string> noted_system_;
   size_t rows_new_ = 0;
   Status local_failure_;
 };

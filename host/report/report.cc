@@ -376,6 +376,13 @@ void AddRace(const LoadedRun& run, RunReport* report) {
   report->notes.push_back(report->race);
 }
 
+std::vector<std::string> SystemNotes(const std::optional<SystemCheck>& check) {
+  std::vector<std::string> notes;
+  if (!check) return notes;
+  for (const std::string& w : SystemWarnings(*check)) notes.push_back("system: " + w);
+  return notes;
+}
+
 Table ReportTable(const RunReport& report) {
   Table t;
   t.title = "run " + report.run_id + ": medians over valid repetitions";

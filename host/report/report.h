@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "common/results.h"
+#include "common/system_check.h"
 #include "host/events/event_groups.h"
 #include "host/report/stats.h"
 #include "host/report/table.h"
@@ -104,6 +105,10 @@ std::optional<std::string> NoisyTimesNote(const RunReport& report, const std::st
 // says why each variant stopped; those still measuring in a complete run stopped for time. Sets
 // each VariantSummary's `stopped` and the report's `race`, and notes it. Other runs: unchanged.
 void AddRace(const LoadedRun& run, RunReport* report);
+
+// The warnings of a run's system check (common/system_check.h) as notes under a table,
+// "system: ..."; none for a run without one.
+std::vector<std::string> SystemNotes(const std::optional<SystemCheck>& check);
 
 // The report's main table: one row per variant, medians of every value and metric, the best
 // variant marked; RenderTable is its console rendering.

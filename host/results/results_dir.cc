@@ -79,6 +79,45 @@ std::string RunMetaPath(const std::string& results_path) {
   return fs::path(results_path).replace_extension(".json").string();
 }
 
+namespace {
+
+// The system check as JSON: its known fields only.
+nlohmann::ordered_json SystemJson(const SystemCheck& c) {
+  nlohmann::ordered_json j;
+  j["cpu"] = c.cpu;
+  ForEachOptional(
+      [&j](const char* name, const auto& field) {
+        if (field) j[name] = *field;
+      },
+      c);
+  j["thermal_zones"] = nlohmann::ordered_json::array();
+  for (const ThermalZone& z : c.thermal_zones) {
+    nlohmann::ordered_json jz = {{"type", z.type}};
+    if (z.temp_mc) jz["temp_mc"] = *z.temp_mc;
+    j["thermal_zones"].push_back(jz);
+  }
+  return j;
+}
+
+SystemCheck SystemFromJson(const nlohmann::json& j) {
+  SystemCheck c;
+  c.cpu = j.at("cpu").get<int>();
+  ForEachOptional(
+      [&j](const char* name, auto& field) {
+        using Value = typename std::decay_t<decltype(field)>::value_type;
+        if (j.contains(name)) field = j.at(name).get<Value>();
+      },
+      c);
+  for (const auto& z : j.value("thermal_zones", nlohmann::json::array())) {
+    ThermalZone zone{z.at("type").get<std::string>(), std::nullopt};
+    if (z.contains("temp_mc")) zone.temp_mc = z.at("temp_mc").get<int64_t>();
+    c.thermal_zones.push_back(std::move(zone));
+  }
+  return c;
+}
+
+}  // namespace
+
 Status WriteRunMeta(const std::string& path, const RunMeta& meta) {
   nlohmann::ordered_json j;
   j["schema"] = 1;
@@ -104,6 +143,7 @@ Status WriteRunMeta(const std::string& path, const RunMeta& meta) {
   j["passes"] = meta.passes;
   j["plan"] = meta.plan;
   j["complete"] = meta.complete;
+  if (meta.system) j["system"] = SystemJson(*meta.system);
   if (!meta.shards.empty()) {
     j["agents"] = meta.agents;
     j["shards"] = nlohmann::ordered_json::array();
@@ -146,6 +186,7 @@ Result<RunMeta> ReadRunMeta(const std::string& path) {
     meta.passes = j.at("passes").get<std::vector<std::vector<std::string>>>();
     meta.plan = j.at("plan").get<std::string>();
     meta.complete = j.value("complete", true);  // files from before resume were whole runs
+    if (j.contains("system")) meta.system = SystemFromJson(j.at("system"));
     if (j.contains("shards")) {
       meta.agents = j.at("agents").get<std::vector<std::string>>();
       for (const auto& s : j.at("shards")) {

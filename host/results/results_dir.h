@@ -11,6 +11,7 @@
 #include "common/racing.h"
 #include "common/results.h"
 #include "common/status.h"
+#include "common/system_check.h"
 #include "host/events/event_groups.h"
 
 namespace ktune::host {
@@ -96,6 +97,9 @@ struct RunMeta {
   // runs from before it: none.
   std::optional<RacingOptions> adaptive = {};
   uint64_t cooldown_ms = 0;
+  // The agent's system check as the run started (its first agent's, in a sweep); runs written
+  // before it have none.
+  std::optional<SystemCheck> system = std::nullopt;
 };
 
 // <results file without .csv>.json

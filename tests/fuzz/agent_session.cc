@@ -1,14 +1,16 @@
 // Fuzzes agentd's handling of what a host sends (agent/server/session.cc and the parts it
 // dispatches to): every Envelope after the handshake reaches its handler -- PushManifest,
-// BlobChunk, PushCommit, RunRequest, FetchRun, and messages a host must not send -- through the
-// agent's own framing, store and run registry.
+// BlobChunk, PushCommit, RunRequest, FetchRun, TuneSystem, and messages a host must not send --
+// through the agent's own framing, store and run registry.
 //
 // Each input runs against a new AgentServer on loopback with a new, empty store in a scratch
 // directory (no token, so no proof is needed; a fake counter budget, so no PMU is probed). The
 // target plays the host: it connects, sends a valid Hello and then the input (frames of
 // Envelopes, as tests/fuzz/make_seeds.cc writes them), closes its sending side and reads what
 // the agent answers until the agent closes the connection. No workload ever runs: the agent's
-// exec wrapper is a path that does not exist, so a run that gets that far fails to launch.
+// exec wrapper is a path that does not exist, so a run that gets that far fails to launch; the
+// system check reads, and tune-system writes, an empty scratch tree (--fake-system-root), never
+// the machine's /sys.
 //
 // Asserts, beyond no crash, no sanitizer report, no leak and no hang:
 // - the agent answers in whole frames of Envelopes an agent sends, HelloReply first;
@@ -53,6 +55,7 @@ bool SentByAgent(const wire::Envelope& msg) {
     case wire::Envelope::kRepetitionResult:
     case wire::Envelope::kSampleProfile:
     case wire::Envelope::kRunDone:
+    case wire::Envelope::kSystemTuned:
       return true;
     default:
       return false;
@@ -145,6 +148,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.store_dir = store_dir;
   options.fake_counter_budget = 4;
   options.exec_wrapper = {agent_dir + "/no-such-wrapper"};
+  options.fake_system_root = agent_dir + "/system";
   {
     boost::asio::io_context io;
     // The server's threads (measurement, journal) inherit this thread's signal mask: started

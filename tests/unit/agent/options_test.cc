@@ -47,6 +47,7 @@ TEST_CASE("agentd options: defaults") {
   CHECK(o.store_dir == "/data/ktune/agent");
   CHECK(o.fake_counter_budget == 0);
   CHECK(o.fake_cpuinfo.empty());
+  CHECK(o.fake_system_root.empty());
   CHECK(o.exec_wrapper.empty());
   CHECK_FALSE(o.token.has_value());
   CHECK_FALSE(o.seal);
@@ -91,6 +92,8 @@ TEST_CASE("agentd options: each option") {
                   "3",
                   "--fake-cpuinfo",
                   "/c",
+                  "--fake-system-root",
+                  "/f",
                   "--exec-wrapper",
                   "sh -c  true",
                   "--run-as",
@@ -114,6 +117,7 @@ TEST_CASE("agentd options: each option") {
   CHECK(o.store_dir == "/s");
   CHECK(o.fake_counter_budget == 3);
   CHECK(o.fake_cpuinfo == "/c");
+  CHECK(o.fake_system_root == "/f");
   REQUIRE(o.exec_wrapper.size() == 3);  // split at spaces, empty words dropped
   CHECK(o.exec_wrapper[0] == "sh");     // found in PATH by FinishServeOptions
   CHECK(o.exec_wrapper[1] == "-c");

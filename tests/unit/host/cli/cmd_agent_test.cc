@@ -16,7 +16,7 @@ TEST_CASE("agent options: the actions") {
   CHECK_FALSE(ParseAgentArgs({"reboot"}).ok());
 }
 
-TEST_CASE("khost agent: add, list, status, remove and deploy arguments") {
+TEST_CASE("khost agent: add, list, status, remove, deploy and tune-system arguments") {
   auto add = ParseAgentArgs({"add", "k1", "--ssh", "me@k1:22", "--ssh-option", "IdentityFile=/k",
                              "--agent-port", "7200"});
   REQUIRE(add.ok());
@@ -37,6 +37,11 @@ TEST_CASE("khost agent: add, list, status, remove and deploy arguments") {
   CHECK(deploy->deploy.systemd);
   CHECK(deploy->deploy.store == "/s");
   CHECK(deploy->deploy.bin_dir == "/b");
+  auto tune = ParseAgentArgs({"tune-system", "k1", "--reset"});
+  REQUIRE(tune.ok());
+  CHECK(tune->agent == "k1");
+  CHECK(tune->reset);
+  CHECK_FALSE(ParseAgentArgs({"tune-system", "--agent", "h:1"})->reset);
   for (const Args& bad : std::vector<Args>{{"reboot"},
                                            {"add", "k1"},
                                            {"add", "k1", "--addr", "h:1", "--ssh", "h"},
@@ -48,6 +53,8 @@ TEST_CASE("khost agent: add, list, status, remove and deploy arguments") {
                                            {"list", "k1"},
                                            {"status", "k1", "--agent", "h:1"},
                                            {"status", "--systemd"},
+                                           {"status", "--reset"},
+                                           {"tune-system", "k1", "--agent", "h:1"},
                                            {"deploy", "k1", "--ssh", "h"}}) {
     CAPTURE(bad.front());
     CHECK_FALSE(ParseAgentArgs(bad).ok());

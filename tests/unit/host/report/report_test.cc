@@ -76,6 +76,16 @@ TEST_CASE("statistics are over valid repetitions; the best is fastest among full
   CHECK(r.best_by == kKernelTime);
 }
 
+TEST_CASE("a run's system check warnings are notes under the table; none without a check") {
+  CHECK(SystemNotes(std::nullopt).empty());
+  SystemCheck c;
+  c.cpu = 1;
+  c.governor = "performance";
+  c.aslr = 2;
+  CHECK(SystemNotes(c) == std::vector<std::string>{"system: " + SystemWarnings(c).at(0)});
+  CHECK(SystemNotes(c)[0].find("ASLR enabled") != std::string::npos);
+}
+
 TEST_CASE("without kernel times the best is ranked by wall time; none valid means no best") {
   std::vector<RepetitionRow> rows = {Row(0, 0, true, 0, 3e8, 1), Row(1, 0, true, 0, 1e8, 1)};
   RunReport r = BuildReport(rows);

@@ -12,6 +12,7 @@
 #include "host/remote/agent_locator.h"
 #include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"
+#include "tests/unit/common/system_check_fixture.h"
 #include "tests/unit/temp_dir.h"
 
 namespace ktune::host {
@@ -107,6 +108,28 @@ TEST_CASE("run metadata says whether the run is complete; files from before say 
   CHECK(old->order == "sequential");
   CHECK(old->seed == 0);
   std::filesystem::remove(path);
+}
+
+TEST_CASE("run metadata keeps the agent's system check; files from before have none") {
+  test::UnitTempDir dir;
+  const std::string path = dir / "r1.json";
+  RunMeta meta;
+  meta.run_id = "r1";
+  REQUIRE(WriteRunMeta(path, meta).ok());
+  CHECK_FALSE(ReadRunMeta(path)->system.has_value());
+  CHECK_FALSE(nlohmann::json::parse(ReadFile(path).value()).contains("system"));
+  meta.system = test::NoisyCheck();
+  REQUIRE(WriteRunMeta(path, meta).ok());
+  auto back = ReadRunMeta(path);
+  REQUIRE(back.ok());
+  REQUIRE(back->system.has_value());
+  test::CheckSameSystem(*back->system, *meta.system);
+  // What the agent could not read stays unknown.
+  meta.system = SystemCheck{};
+  REQUIRE(WriteRunMeta(path, meta).ok());
+  back = ReadRunMeta(path);
+  REQUIRE(back.ok());
+  test::CheckSameSystem(*back->system, SystemCheck{});
 }
 
 RepetitionRow Row(uint32_t variant, uint32_t rep, double wall_ns) {

@@ -1,0 +1,115 @@
+#include "common/system_check.h"
+
+#include <cstdio>
+
+#include "common/strings.h"
+
+namespace ktune {
+namespace {
+
+// A thermal zone at or above this is near where CPUs throttle.
+constexpr int64_t kHotTempMc = 85000;
+// A 1-minute load at or above this means other work competes with the measured kernels.
+constexpr double kBusyLoad = 1.0;
+
+std::string Celsius(int64_t temp_mc) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", static_cast<double>(temp_mc) / 1000.0);
+  return text;
+}
+
+// Whether `cpu` is in `list`; false when the list is unknown or malformed.
+bool InList(const std::optional<std::string>& list, int cpu) {
+  if (!list) return false;
+  const std::optional<std::set<int>> cpus = ParseCpuList(*list);
+  return cpus && cpus->count(cpu) > 0;
+}
+
+void FrequencyWarnings(const SystemCheck& c, const std::string& name,
+                       std::vector<std::string>& out) {
+  if (!HasCpufreq(c)) {
+    out.push_back("no cpufreq on " + name +
+                  ": the kernel does not control its frequency here (a VM?), so it may vary "
+                  "unseen");
+  } else if (c.governor && *c.governor != "performance") {
+    out.push_back(name + ": governor " + *c.governor +
+                  ", not performance (khost agent tune-system NAME sets it)");
+  }
+  if (c.boost.value_or(false)) {
+    out.push_back(
+        "boost/turbo is on: the frequency follows load and temperature "
+        "(khost agent tune-system NAME turns it off)");
+  }
+}
+
+}  // namespace
+
+bool HasCpufreq(const SystemCheck& c) {
+  return c.governor || c.min_freq_khz || c.max_freq_khz || c.cur_freq_khz;
+}
+
+std::optional<std::set<int>> ParseCpuList(const std::string& list) {
+  std::set<int> cpus;
+  for (std::string_view part : Split(Trim(list), ',')) {
+    if (part.empty()) continue;
+    const size_t dash = part.find('-');
+    auto first = ParseInt(part.substr(0, dash));
+    auto last = dash == std::string_view::npos ? first : ParseInt(part.substr(dash + 1));
+    if (!first.ok() || !last.ok() || *first < 0 || *last < *first) return std::nullopt;
+    for (int cpu = *first; cpu <= *last; ++cpu) cpus.insert(cpu);
+  }
+  return cpus;
+}
+
+std::vector<std::string> SystemWarnings(const SystemCheck& c) {
+  std::vector<std::string> out;
+  const bool pinned = c.cpu >= 0;
+  const int cpu = pinned ? c.cpu : 0;
+  const std::string name = "CPU " + std::to_string(cpu);
+  if (!pinned) {
+    out.push_back("the run is not pinned to a CPU (khost run --cpu N): the CPU checked is CPU 0");
+  }
+  FrequencyWarnings(c, name, out);
+  for (const ThermalZone& z : c.thermal_zones) {
+    if (z.temp_mc && *z.temp_mc >= kHotTempMc) {
+      out.push_back("thermal zone " + z.type + " is at " + Celsius(*z.temp_mc) +
+                    " C: the CPU may throttle");
+    }
+  }
+  if (pinned && (c.isolated || c.nohz_full) && !InList(c.isolated, cpu) &&
+      !InList(c.nohz_full, cpu)) {
+    out.push_back(name +
+                  " is not isolated (isolcpus/nohz_full): other tasks and timer ticks "
+                  "may run on it");
+  }
+  if (c.smt_siblings) {
+    std::vector<std::string> others;
+    for (int sibling : ParseCpuList(*c.smt_siblings).value_or(std::set<int>{})) {
+      if (sibling != cpu) others.push_back(std::to_string(sibling));
+    }
+    if (!others.empty()) {
+      const bool one = others.size() == 1;
+      out.push_back(name + "'s SMT sibling" + (one ? " " : "s ") + Join(others, ",") +
+                    (one ? " is online: it shares" : " are online: they share") +
+                    " the core's caches and pipelines");
+    }
+  }
+  if (c.aslr.value_or(0) != 0) {
+    out.push_back("ASLR enabled (randomize_va_space " + std::to_string(*c.aslr) +
+                  "): addresses, and so alignment, vary from one repetition to the next");
+  }
+  if (c.load_1min && *c.load_1min >= kBusyLoad) {
+    char load[32];
+    std::snprintf(load, sizeof load, "%.2f", *c.load_1min);
+    out.push_back(std::string("load ") + load + " over the last minute" +
+                  (c.online_cpus ? " on " + std::to_string(*c.online_cpus) + " CPUs" : "") +
+                  ": other work competes with the kernels");
+  }
+  if (c.other_runnable.value_or(0) > 0) {
+    out.push_back(std::to_string(*c.other_runnable) + " other runnable task" +
+                  (*c.other_runnable > 1 ? "s" : "") + " on the machine as the check ran");
+  }
+  return out;
+}
+
+}  // namespace ktune

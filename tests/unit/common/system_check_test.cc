@@ -1,0 +1,75 @@
+#include <doctest/doctest.h>
+
+#include "common/system_check.h"
+#include "tests/unit/common/system_check_fixture.h"
+
+namespace ktune {
+namespace {
+
+TEST_CASE("CPU lists: ranges and single CPUs; empty is none; malformed is nullopt") {
+  CHECK(ParseCpuList("0-3,8,10-11\n") == std::set<int>{0, 1, 2, 3, 8, 10, 11});
+  CHECK(ParseCpuList("5") == std::set<int>{5});
+  CHECK(ParseCpuList("") == std::set<int>{});
+  CHECK(ParseCpuList("\n") == std::set<int>{});
+  for (const char* bad : {"a", "3-1", "-1", "1-", "1,,x"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(ParseCpuList(bad).has_value());
+  }
+}
+
+TEST_CASE("system warnings: each threat in words, in a fixed order") {
+  CHECK(SystemWarnings(test::NoisyCheck()) ==
+        std::vector<std::string>{
+            "CPU 1: governor powersave, not performance (khost agent tune-system NAME sets it)",
+            "boost/turbo is on: the frequency follows load and temperature (khost agent "
+            "tune-system NAME turns it off)",
+            "thermal zone x86_pkg_temp is at 91.5 C: the CPU may throttle",
+            "CPU 1 is not isolated (isolcpus/nohz_full): other tasks and timer ticks may run on it",
+            "CPU 1's SMT sibling 3 is online: it shares the core's caches and pipelines",
+            "ASLR enabled (randomize_va_space 2): addresses, and so alignment, vary from one "
+            "repetition to the next",
+            "load 1.90 over the last minute on 2 CPUs: other work competes with the kernels",
+            "2 other runnable tasks on the machine as the check ran"});
+}
+
+TEST_CASE("system warnings: none for a tuned, isolated, quiet CPU") {
+  SystemCheck c = test::NoisyCheck();
+  c.governor = "performance";
+  c.boost = false;
+  c.thermal_zones = {{"x86_pkg_temp", 84999}};
+  c.isolated = "1";
+  c.smt_siblings = "1";
+  c.aslr = 0;
+  c.load_1min = 0.99;
+  c.other_runnable = 0;
+  CHECK(SystemWarnings(c).empty());
+  c.isolated = "";
+  c.nohz_full = "1-3";  // nohz_full alone isolates it too
+  CHECK(SystemWarnings(c).empty());
+}
+
+TEST_CASE("system warnings: unknown says nothing, but no cpufreq at all is said") {
+  SystemCheck c;
+  c.cpu = 2;
+  CHECK(SystemWarnings(c) ==
+        std::vector<std::string>{"no cpufreq on CPU 2: the kernel does not control its frequency "
+                                 "here (a VM?), so it may vary unseen"});
+  c.cur_freq_khz = 1000000;  // a frequency without a governor is cpufreq, its governor unknown
+  CHECK(SystemWarnings(c).empty());
+}
+
+TEST_CASE("system warnings: a run not pinned says so, checks CPU 0, and not its isolation") {
+  SystemCheck c = test::NoisyCheck();
+  c.cpu = -1;
+  c.smt_siblings = "0,2-3";
+  const std::vector<std::string> w = SystemWarnings(c);
+  REQUIRE(w.size() == 8);
+  CHECK(w[0] == "the run is not pinned to a CPU (khost run --cpu N): the CPU checked is CPU 0");
+  CHECK(w[1] ==
+        "CPU 0: governor powersave, not performance (khost agent tune-system NAME sets it)");
+  CHECK(w[4] == "CPU 0's SMT siblings 2,3 are online: they share the core's caches and pipelines");
+  for (const std::string& s : w) CHECK(s.find("isolated") == std::string::npos);
+}
+
+}  // namespace
+}  // namespace ktune
