@@ -112,4 +112,12 @@ std::vector<std::string> SystemWarnings(const SystemCheck& c) {
   return out;
 }
 
+std::optional<int64_t> HottestZoneMc(const SystemCheck& check) {
+  std::optional<int64_t> hottest;
+  for (const ThermalZone& z : check.thermal_zones) {
+    if (z.temp_mc && (!hottest || *z.temp_mc > *hottest)) hottest = z.temp_mc;
+  }
+  return hottest;
+}
+
 }  // namespace ktune

@@ -38,6 +38,9 @@ struct SystemCheck {
   std::optional<uint32_t> other_runnable;
 };
 
+// The hottest thermal zone's temperature; nullopt when no zone has one.
+std::optional<int64_t> HottestZoneMc(const SystemCheck& check);
+
 // Calls f(name, field...) for each optional field of a system check, with its name (as in a run's
 // JSON metadata) and that field of each of `checks`: one list of the fields for whatever handles
 // them all alike (khost's JSON, comparisons).

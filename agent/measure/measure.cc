@@ -167,13 +167,18 @@ struct Measuring {
   bool first = true;  // no repetition measured yet (the cool-down comes before the others)
 };
 
-// Idles `cooldown_ns` (cut short by the canceller).
+// Idles `cooldown_ns` (not before the first repetition), then waits for the thermal zones to
+// drop below max_temp_mc; both cut short by the canceller.
 void CoolDown(Measuring& m) {
-  if (m.first || m.plan.cooldown_ns == 0) {
-    m.first = false;
-    return;
+  const MeasurePlan& plan = m.plan;
+  if (!m.first && plan.cooldown_ns > 0 && m.canceller.WaitFor(plan.cooldown_ns)) return;
+  m.first = false;
+  if (plan.max_temp_mc <= 0 || !plan.hottest_mc) return;
+  constexpr uint64_t kPollNs = 500'000'000;
+  for (uint64_t waited_ns = 0; waited_ns < kMaxCoolWaitNs; waited_ns += kPollNs) {
+    const std::optional<int64_t> hottest = plan.hottest_mc();
+    if (!hottest || *hottest < plan.max_temp_mc || m.canceller.WaitFor(kPollNs)) return;
   }
-  m.canceller.WaitFor(m.plan.cooldown_ns);
 }
 
 // One slot of the schedule: its warm-up runs when it is its variant's pass's first, then the

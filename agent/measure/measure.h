@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -58,6 +59,11 @@ struct MeasurePlan {
   std::optional<RacingOptions> racing;
   uint64_t max_time_ns = 0;
   uint64_t cooldown_ns = 0;  // idle before each repetition but the first (khost run --cooldown)
+  // khost run --max-temp: before each repetition, wait until `hottest_mc` (the hottest thermal
+  // zone, set by the server) reads below max_temp_mc, checking every 0.5 s, at most kMaxCoolWaitNs;
+  // a zone that cannot be read does not wait. 0: not watched.
+  int64_t max_temp_mc = 0;
+  std::function<std::optional<int64_t>()> hottest_mc;
   uint64_t timeout_ns = 0;
   int cpu = -1;
   std::vector<std::string> exec_wrapper;  // runs each ELF: wrapper... ELF ARGS (agent's option)
@@ -65,6 +71,10 @@ struct MeasurePlan {
   // repetitions are all there is not even warmed up.
   std::set<RowKey> skip;
 };
+
+// The longest --max-temp waits before a repetition is measured anyway: a zone stuck hot must not
+// stall a run for good.
+constexpr uint64_t kMaxCoolWaitNs = 300'000'000'000;
 
 // The events a repetition opens: task-clock first, then the requested ones (without a second
 // task-clock).

@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -50,12 +51,14 @@ enum class ChildStage : int {
   kCloseRange,
   kSetrlimit,
   kSetuid,
+  kPdeathsig,
   kExec,
 };
 
 // Their names in WorkloadResult::launch_error, in the enum's order.
-constexpr const char* kChildStageNames[] = {
-    "setpgid", "dup2", "sched_setaffinity", "chdir", "close_range", "setrlimit", "setuid", "exec"};
+constexpr const char* kChildStageNames[] = {"setpgid", "dup2",        "sched_setaffinity",
+                                            "chdir",   "close_range", "setrlimit",
+                                            "setuid",  "prctl",       "exec"};
 static_assert(std::size(kChildStageNames) == static_cast<size_t>(ChildStage::kExec) + 1);
 
 // The name of a step; null for a value no step has.
@@ -186,6 +189,7 @@ struct ChildPlan {
   ChildPlan& operator=(const ChildPlan&) = delete;
 
   const WorkloadOptions& options;
+  const pid_t agent = ::getpid();  // the child's parent, for PR_SET_PDEATHSIG's race
   std::vector<std::string> argv_storage;
   std::vector<char*> argv;
   cpu_set_t cpus;
@@ -232,6 +236,10 @@ Result<ChildPipes> MakeChildPipes() {
                        ::setuid(options.user->uid) != 0)) {
     ChildFail(err, ChildStage::kSetuid);
   }
+  // A kernel must not outlive a killed agent. After the privilege drop, which clears the
+  // parent-death signal; an agent already gone by then is seen as a new parent.
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) ChildFail(err, ChildStage::kPdeathsig);
+  if (::getppid() != plan.agent) ::_exit(127);
   ResetSignals();
   // The child's copy of the start pipe's write end goes: should the agent die before it starts
   // the child, the read below ends (EOF) instead of blocking for good with the agent's sockets

@@ -130,6 +130,7 @@ Result<Measurer::Job> JobFor(const wire::RunRequest& req, Store& store, const Cp
     plan.max_time_ns = req.adaptive().max_time_ms() * 1000000ull;
   }
   plan.cooldown_ns = req.cooldown_ms() * 1000000ull;
+  plan.max_temp_mc = req.max_temp_mc();
   plan.timeout_ns = req.timeout_ms() * 1000000ull;
   plan.cpu = req.cpu();
   plan.multiplex = req.multiplex();

@@ -15,6 +15,7 @@
 #include "common/events.h"
 #include "common/fs.h"
 #include "common/strings.h"
+#include "common/system_check.h"
 #include "host/cli/cli.h"
 #include "host/cli/command.h"
 #include "host/events/event_groups.h"
@@ -52,7 +53,11 @@ cxxopts::Options RunCliOptions() {
       cxxopts::value<double>())("cooldown",
                                 "idle this many milliseconds before each repetition but the first",
                                 cxxopts::value<double>()->default_value("0"))(
-      "warmup", "unmeasured runs before them", cxxopts::value<int64_t>()->default_value("1"))(
+      "max-temp",
+      "before each repetition, wait (up to 5 minutes) until the agent's hottest thermal zone is "
+      "below this many degrees Celsius",
+      cxxopts::value<double>())("warmup", "unmeasured runs before them",
+                                cxxopts::value<int64_t>()->default_value("1"))(
       "order",
       "interleaved: rounds, each running every variant once in a shuffled order; sequential: "
       "every repetition of one variant, then the next",
@@ -202,6 +207,13 @@ Status ParseRepetitionOptions(const cxxopts::ParseResult& r, RunOptions* opts) {
     return InvalidArgument("--cooldown must be a number of milliseconds, 0 or more");
   }
   opts->cooldown_ms = static_cast<uint64_t>(std::ceil(cooldown));
+  if (r.count("max-temp")) {
+    const double celsius = r["max-temp"].as<double>();
+    if (!(celsius > 0 && celsius < 200)) {
+      return InvalidArgument("--max-temp must be a temperature in degrees Celsius, above 0");
+    }
+    opts->max_temp_mc = static_cast<int64_t>(std::lround(celsius * 1000));
+  }
   const double timeout = r["timeout"].as<double>();
   if (!(timeout > 0) || timeout > 7 * 24 * 3600) {
     return InvalidArgument("--timeout must be a positive number of seconds");
@@ -234,9 +246,9 @@ Result<RunOptions> ParseRunArgs(const Args& args) {
   }
   if (opts.resume) {
     for (const char* o :
-         {"events", "reps",   "min-reps", "max-reps",  "target-ci", "max-time",   "warmup",
-          "order",  "seed",   "cooldown", "timeout",   "cpu",       "cpu-model",  "multiplex",
-          "record", "period", "freq",     "callchain", "agents",    "allow-mixed"}) {
+         {"events",    "reps",   "min-reps", "max-reps", "target-ci", "max-time", "warmup",
+          "order",     "seed",   "cooldown", "max-temp", "timeout",   "cpu",      "cpu-model",
+          "multiplex", "record", "period",   "freq",     "callchain", "agents",   "allow-mixed"}) {
       if (r.count(o)) {
         return InvalidArgument(std::string("--resume measures the run as it was asked; --") + o +
                                " cannot change it");
@@ -282,6 +294,7 @@ wire::RunRequest MakeRunRequest(const RunOptions& options, const KernelDir& dir,
     req.mutable_adaptive()->set_max_time_ms(options.max_time_ms);
   }
   req.set_cooldown_ms(options.cooldown_ms);
+  req.set_max_temp_mc(options.max_temp_mc);
   req.set_timeout_ms(options.timeout_ms);
   req.set_cpu(options.cpu);
   req.set_cpu_model(options.cpu_model);
@@ -370,6 +383,10 @@ Result<AgentPlan> PrepareAgent(const RunOptions& opts, const KernelDir& dir,
   for (const std::string& e : opts.record) {
     auto spec = catalog.Parse(e);
     if (!spec.ok()) return spec.status().WithContext("--record");
+  }
+  if (opts.max_temp_mc > 0 && !HottestZoneMc(SystemCheckFromWire(caps.system()))) {
+    return InvalidArgument("--max-temp: agent " + session.name +
+                           " reports no thermal zone with a temperature (/sys/class/thermal)");
   }
   KT_RETURN_IF_ERROR(CheckArchitecture(dir, caps, session.name));
   return plan;
@@ -497,6 +514,7 @@ Status ExecuteRun(const RunOptions& opts) {
   setup.meta.seed = *measured.seed;
   setup.meta.adaptive = opts.adaptive;
   setup.meta.cooldown_ms = opts.cooldown_ms;
+  setup.meta.max_temp_mc = opts.max_temp_mc;
   setup.meta.events = plans[0].selection.events;
   for (const MetricDef& m : plans[0].selection.metrics) {
     setup.meta.metrics.push_back({m.name, m.formula, m.group});

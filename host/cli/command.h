@@ -70,6 +70,7 @@ struct RunOptions {
   std::optional<RacingOptions> adaptive;
   uint64_t max_time_ms = 0;
   uint64_t cooldown_ms = 0;  // --cooldown: idle before each repetition but the first
+  int64_t max_temp_mc = 0;   // --max-temp (C): wait for the thermal zones to drop below it
   uint32_t warmup = 1;
   // --order: interleaved rounds, shuffled by the seed (agentd's agent/measure/schedule.h), or
   // variant after variant; --seed, else one drawn when the run starts (and kept in its meta).

@@ -135,6 +135,7 @@ Status WriteRunMeta(const std::string& path, const RunMeta& meta) {
                      {"target_ci", meta.adaptive->target_ci}};
   }
   j["cooldown_ms"] = meta.cooldown_ms;
+  j["max_temp_mc"] = meta.max_temp_mc;
   j["events"] = meta.events;
   j["metrics"] = nlohmann::ordered_json::array();
   for (const auto& m : meta.metrics) {
@@ -178,6 +179,7 @@ Result<RunMeta> ReadRunMeta(const std::string& path) {
                         a.at("target_ci").get<double>()};
     }
     meta.cooldown_ms = j.value("cooldown_ms", uint64_t{0});
+    meta.max_temp_mc = j.value("max_temp_mc", int64_t{0});
     meta.events = j.at("events").get<std::vector<std::string>>();
     for (const auto& m : j.at("metrics")) {
       meta.metrics.push_back({m.at("name").get<std::string>(), m.at("formula").get<std::string>(),

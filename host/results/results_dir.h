@@ -97,6 +97,7 @@ struct RunMeta {
   // runs from before it: none.
   std::optional<RacingOptions> adaptive = {};
   uint64_t cooldown_ms = 0;
+  int64_t max_temp_mc = 0;  // khost run --max-temp, in millidegrees C; 0: not watched
   // The agent's system check as the run started (its first agent's, in a sweep); runs written
   // before it have none.
   std::optional<SystemCheck> system = std::nullopt;

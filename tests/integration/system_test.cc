@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "common/fs.h"
 #include "host/results/results_dir.h"
@@ -167,6 +169,40 @@ TEST_CASE("khost agent tune-system: performance and boost off, --reset undoes it
   CHECK(refused.ErrLines() ==
         std::vector<std::string>{"khost agent: tune-system needs agentd running as root"});
   CHECK(f.Values() == "powersave\npowersave\n1\n");
+}
+
+TEST_CASE("khost run --max-temp waits for the thermal zone to cool before measuring") {
+  Fixture f;
+  f.Put("/sys/class/thermal/thermal_zone0/temp", "61000\n");  // 61 C, above the 50 asked
+  test::AgentProcess agent(f.tmp.path() + "/store", {"--fake-system-root", f.sys});
+  const std::string where = agent.address().ToString();
+  auto khost = test::StartKhost({"run", "k", "--root", f.root, "--agent", where, "--warmup", "0",
+                                 "--reps", "2", "--max-temp", "50"},
+                                f.tmp.path(), f.tmp.path() + "/khost");
+  // Nothing is measured while the zone is hot; once it reads 45 C, every repetition is.
+  REQUIRE(test::WaitFor([&] { return fs::exists(f.root + "/k/run/results"); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const std::string results = test::OnlyResults(f.root + "/k/run");
+  CHECK(test::RowsOf(results).empty());
+  const int64_t cooled_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count();
+  f.Put("/sys/class/thermal/thermal_zone0/temp", "45000\n");
+  auto done = khost->Wait();
+  REQUIRE_MESSAGE(done.exit_code == 0, done.err);
+  const auto rows = test::RowsOf(results);
+  REQUIRE(rows.size() == 4);
+  for (const RepetitionRow& row : rows) CHECK(row.timestamp_ns >= cooled_ns);
+  CHECK(host::ReadRunMeta(host::RunMetaPath(results))->max_temp_mc == 50000);
+
+  // An agent without a thermal zone (this VM's real /sys) cannot be watched: refused up front.
+  test::AgentProcess plain(f.tmp.path() + "/store-plain");
+  if (fs::exists("/sys/class/thermal/thermal_zone0/temp")) return;
+  auto refused = f.Khost(
+      {"run", "k", "--root", f.root, "--agent", plain.address().ToString(), "--max-temp", "50"});
+  CHECK(refused.exit_code != 0);
+  CHECK(refused.err.find("--max-temp: agent") != std::string::npos);
+  CHECK(refused.err.find("reports no thermal zone") != std::string::npos);
 }
 
 }  // namespace

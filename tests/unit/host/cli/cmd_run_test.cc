@@ -95,6 +95,11 @@ TEST_CASE("run --reps auto: its options, their defaults, and bad input") {
   CHECK(error({"k", "--cooldown", "-1"}) ==
         "--cooldown must be a number of milliseconds, 0 or more");
   CHECK(error({"k", "--max-reps", "9"}) == "--max-reps goes with --reps auto");
+  CHECK(error({"k", "--max-temp", "0"}) ==
+        "--max-temp must be a temperature in degrees Celsius, above 0");
+  CHECK(ParseRunArgs({"k", "--max-temp", "72.5"})->max_temp_mc == 72500);
+  CHECK(MakeRunRequest(*ParseRunArgs({"k", "--max-temp", "72.5"}), KernelDir{}, "b", "r")
+            .max_temp_mc() == 72500);
   CHECK(error({"k", "--reps", "autox"}) ==
         "--reps must be auto or between 1 and 100000, not 'autox'");
   CHECK(error({"k", "--reps", "auto", "--order", "sequential"}) ==
