@@ -139,7 +139,7 @@ std::string VerdictText(const Verdict& v, const std::string& winner, const std::
     return winner + " is fastest (" + times + "), but there are no repetition times to test it";
   }
   const std::string test =
-      "Mann-Whitney U = " + FormatNumber(v.test->u) + ", p = " + FormatPValue(v.test->p_value) +
+      "Mann-Whitney U = " + FormatNumber(v.test->u) + ", " + FormatPClause(v.test->p_value) +
       " over " + std::to_string(n_winner) + " and " + std::to_string(n_runner_up) + " repetitions";
   return v.distinguishable
              ? winner + " is faster than the runner-up " + runner_up + " (" + times + "; " + test +
@@ -187,7 +187,7 @@ void WeighDrift(const Drift& d, const RunReport& report, Analysis* a) {
   const std::string drifted =
       "the times drifted by " + std::string(d.change >= 0 ? "+" : "") +
       FormatPercent(d.change * 100) + " from the first half of each variant's repetitions to the " +
-      "second (Mann-Whitney p = " + FormatPValue(d.test.p_value) + " over " +
+      "second (Mann-Whitney " + FormatPClause(d.test.p_value) + " over " +
       std::to_string(d.early) + " and " + std::to_string(d.late) + " times)";
   if (std::fabs(d.change) < difference) {
     a->notes.push_back(drifted + ", less than the " + FormatPercent(difference * 100) +

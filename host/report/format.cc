@@ -27,6 +27,10 @@ std::string FormatPValue(double p) {
   return p < 0.0001 ? "< 0.0001" : FormatWith("%.4f", p);
 }
 
+std::string FormatPClause(double p) {
+  return p < 0.0001 ? "p < 0.0001" : "p = " + FormatPValue(p);
+}
+
 std::string FormatRatio(double r) {
   return FormatWith(r >= 10 ? "%.1fx" : "%.2fx", r);
 }

@@ -20,6 +20,8 @@ std::string FormatNumber(double v);
 
 // A p-value to 4 decimals, "< 0.0001" below that.
 std::string FormatPValue(double p);
+// The p-value in a sentence: "p = 0.0123", or "p < 0.0001".
+std::string FormatPClause(double p);
 
 // A speed-up or ratio: "12.3x" from 10 up, "1.24x" below.
 std::string FormatRatio(double r);
