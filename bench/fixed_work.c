@@ -7,5 +7,5 @@ int main(int argc, char** argv) {
   const long n = (argc > 1 ? atol(argv[1]) : 10000) * 1000L;
   volatile unsigned long x = 1;
   for (long i = 0; i < n; ++i) x = x * 6364136223846793005UL + 1442695040888963407UL;
-  return x == 0;  /* never: keeps the chain */
+  return x == 0; /* never: keeps the chain */
 }

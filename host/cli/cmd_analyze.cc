@@ -112,6 +112,7 @@ Status ExecuteAnalyze(const AnalyzeRequest& req) {
   AddRace(run, &report);
   AnalyzeOptions options;
   options.threshold = req.threshold;
+  options.interleaved = run.meta && run.meta->order == "interleaved";
   KT_ASSIGN_OR_RETURN(Analysis a, Analyze(report, options));
   for (std::string& n : SystemNotes(run.meta ? run.meta->system : std::nullopt)) {
     a.notes.push_back(std::move(n));

@@ -138,9 +138,9 @@ std::string VerdictText(const Verdict& v, const std::string& winner, const std::
   if (!v.test) {
     return winner + " is fastest (" + times + "), but there are no repetition times to test it";
   }
-  const std::string test =
-      "Mann-Whitney U = " + FormatNumber(v.test->u) + ", " + FormatPClause(v.test->p_value) +
-      " over " + std::to_string(n_winner) + " and " + std::to_string(n_runner_up) + " repetitions";
+  const std::string test = "Mann-Whitney U = " + FormatNumber(v.test->u) + ", " +
+                           FormatPClause(v.test->p_value) + " over " + std::to_string(n_winner) +
+                           " and " + std::to_string(n_runner_up) + " repetitions";
   return v.distinguishable
              ? winner + " is faster than the runner-up " + runner_up + " (" + times + "; " + test +
                    ")"
@@ -180,20 +180,75 @@ std::optional<Drift> DriftOf(const Analysis& a, const RunReport& report) {
 // runner-up explains it: the verdict becomes "unstable" instead of naming a winner. A smaller
 // significant drift is a note.
 constexpr double kDriftAlpha = 0.01;
-void WeighDrift(const Drift& d, const RunReport& report, Analysis* a) {
+
+// A variant's time per round: the median of the round's values (one per pass).
+std::map<uint32_t, double> TimePerRound(const ValueSummary& t) {
+  std::map<uint32_t, std::vector<double>> values;
+  for (size_t i = 0; i < t.sample.size() && i < t.repetitions.size(); ++i) {
+    values[t.repetitions[i]].push_back(t.sample[i]);
+  }
+  std::map<uint32_t, double> out;
+  for (const auto& [round, v] : values) out[round] = *Median(v);
+  return out;
+}
+
+// The sign test of the runner-up's time over the winner's, round by round (both measured in it).
+std::optional<SignTest> PairedRounds(const Analysis& a, const RunReport& report) {
+  const std::map<uint32_t, double> w =
+      TimePerRound(*report.variants[a.ranking[0].variant].Find(a.time_name));
+  const std::map<uint32_t, double> r =
+      TimePerRound(*report.variants[a.ranking[1].variant].Find(a.time_name));
+  std::vector<double> differences;
+  for (const auto& [round, tw] : w) {
+    if (auto it = r.find(round); it != r.end() && tw > 0 && it->second > 0) {
+      differences.push_back(std::log(it->second / tw));
+    }
+  }
+  return SignTestOf(differences);
+}
+
+// An interleaved run that drifted: each round ran the two side by side, so the sign of their
+// paired differences still tells, unless the drift came within rounds too. True when the rounds
+// decide the verdict (the winner named, or the medians contradicted).
+bool PairByRound(const std::string& drifted, const RunReport& report, double alpha, Analysis* a) {
+  Verdict& v = *a->verdict;
+  v.rounds = PairedRounds(*a, report);
+  if (!v.rounds || v.rounds->p_value >= alpha) return false;
+  const std::string w = VariantLabel(report.variants[a->ranking[0].variant]);
+  const std::string r = VariantLabel(report.variants[a->ranking[1].variant]);
+  const size_t ahead = v.rounds->positive, n = v.rounds->n;
+  const std::string test = "sign test " + FormatPClause(v.rounds->p_value);
+  if (2 * ahead > n) {
+    v.distinguishable = true;
+    v.text = w + " is faster than the runner-up " + r + " in " + std::to_string(ahead) + " of " +
+             std::to_string(n) + " rounds (" + test + "), though " + drifted +
+             ": each round ran both side by side, so the drift cancels in the pairs";
+  } else {
+    v.unstable = true;
+    v.distinguishable = false;
+    v.text = "unstable: " + drifted + "; " + r + " was faster than " + w + " in " +
+             std::to_string(n - ahead) + " of " + std::to_string(n) + " rounds (" + test +
+             "), against their medians: rerun it on a quiet machine";
+  }
+  return true;
+}
+
+void WeighDrift(const Drift& d, const RunReport& report, const AnalyzeOptions& options,
+                Analysis* a) {
   if (d.test.p_value >= kDriftAlpha) return;
   Verdict& v = *a->verdict;
   const double difference = v.ratio - 1;
   const std::string drifted =
       "the times drifted by " + std::string(d.change >= 0 ? "+" : "") +
       FormatPercent(d.change * 100) + " from the first half of each variant's repetitions to the " +
-      "second (Mann-Whitney " + FormatPClause(d.test.p_value) + " over " +
-      std::to_string(d.early) + " and " + std::to_string(d.late) + " times)";
+      "second (Mann-Whitney " + FormatPClause(d.test.p_value) + " over " + std::to_string(d.early) +
+      " and " + std::to_string(d.late) + " times)";
   if (std::fabs(d.change) < difference) {
     a->notes.push_back(drifted + ", less than the " + FormatPercent(difference * 100) +
                        " between the winner and the runner-up");
     return;
   }
+  if (options.interleaved && PairByRound(drifted, report, options.alpha, a)) return;
   v.unstable = true;
   v.distinguishable = false;
   v.text = "unstable: " + drifted + ", as much as the " + FormatPercent(difference * 100) +
@@ -459,7 +514,7 @@ Result<Analysis> Analyze(const RunReport& report, const AnalyzeOptions& options)
   if (a.ranking.size() >= 2) {
     a.verdict = CompareWinner(a, report, options.alpha);
     a.drift = DriftOf(a, report);
-    if (a.drift) WeighDrift(*a.drift, report, &a);
+    if (a.drift) WeighDrift(*a.drift, report, options, &a);
   } else {
     a.notes.push_back("only one valid variant: nothing to compare it with or to correlate");
   }

@@ -26,6 +26,9 @@ namespace ktune::host {
 struct AnalyzeOptions {
   double threshold = 0.7;  // |r| above which a counter counts as correlated with time
   double alpha = 0.05;     // significance level of the winner's test
+  // The run was measured in interleaved rounds (its meta's order): a repetition index is a round,
+  // whose variants ran side by side, so a drift can be paired away (WeighDrift).
+  bool interleaved = false;
 };
 
 struct RankedVariant {
@@ -45,6 +48,9 @@ struct Verdict {
   // The run drifted (host/report/drift.h: significant at p < 0.01) by at least the difference
   // between the two: no winner is named, and `text` says why ("unstable: ...").
   bool unstable = false;
+  // Interleaved runs: the runner-up's time over the winner's, round by round (log of the ratio's
+  // sign), tested when the run drifted.
+  std::optional<SignTest> rounds;
   std::string text;
 };
 

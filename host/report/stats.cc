@@ -1,6 +1,7 @@
 #include "host/report/stats.h"
 
 #include <algorithm>
+#include <boost/math/distributions/binomial.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
@@ -102,6 +103,21 @@ std::optional<double> CoefficientOfVariation(const std::vector<double>& values) 
   const auto mean = Mean(values);
   if (!sd || !mean || *mean == 0) return std::nullopt;
   return *sd / std::fabs(*mean);
+}
+
+std::optional<SignTest> SignTestOf(const std::vector<double>& differences) {
+  SignTest t;
+  for (double d : differences) {
+    if (!std::isfinite(d) || d == 0) continue;
+    ++t.n;
+    if (d > 0) ++t.positive;
+  }
+  if (t.n == 0) return std::nullopt;
+  const boost::math::binomial_distribution<double> b(static_cast<double>(t.n), 0.5);
+  const double tail =
+      boost::math::cdf(b, static_cast<double>(std::min(t.positive, t.n - t.positive)));
+  t.p_value = std::min(1.0, 2 * tail);
+  return t;
 }
 
 std::optional<double> MedianAbsoluteDeviation(const std::vector<double>& values) {

@@ -46,6 +46,14 @@ std::optional<Correlation> Pearson(const std::vector<double>& x, const std::vect
 // Pearson's r of the ranks (ties get their average rank).
 std::optional<Correlation> Spearman(const std::vector<double>& x, const std::vector<double>& y);
 
+// The exact two-sided sign test of paired differences: zeros and NaNs dropped; k of the n left
+// positive; p = min(1, 2 P(B <= min(k, n - k))), B ~ Binomial(n, 1/2). nullopt when none is left.
+struct SignTest {
+  size_t positive = 0, n = 0;
+  double p_value = 1;
+};
+std::optional<SignTest> SignTestOf(const std::vector<double>& differences);
+
 // Average ranks, 1-based: ties share the mean of the ranks they span.
 std::vector<double> Ranks(const std::vector<double>& values);
 

@@ -120,6 +120,20 @@ TEST_CASE("analysis: a drift as large as the top two's difference makes the verd
   CHECK(unstable->verdict->text.find("between fast.elf and slow.elf") != std::string::npos);
   REQUIRE(unstable->drift.has_value());
   CHECK(unstable->drift->change > 0.5);
+  // Measured in interleaved rounds, each round ran both side by side: the runner-up is slower in
+  // all 10 rounds (sign test p = 2 / 2^10), so the drift cancels in the pairs.
+  AnalyzeOptions interleaved;
+  interleaved.interleaved = true;
+  auto paired = Analyze(BuildReport(Drifting(1.03, 2.0)), interleaved);
+  REQUIRE(paired.ok());
+  CHECK_FALSE(paired->verdict->unstable);
+  CHECK(paired->verdict->distinguishable);
+  REQUIRE(paired->verdict->rounds.has_value());
+  CHECK(paired->verdict->rounds->positive == 10);
+  CHECK(paired->verdict->rounds->p_value == doctest::Approx(2.0 / 1024));
+  CHECK(paired->verdict->text.rfind("fast.elf is faster than the runner-up slow.elf in 10 of 10 "
+                                    "rounds (sign test p = 0.0020), though the times drifted by +",
+                                    0) == 0);
   // 2x apart with a drift of 1%: the winner stands, the drift is a note.
   auto clear = Analyze(BuildReport(Drifting(2.0, 1.01)));
   REQUIRE(clear.ok());

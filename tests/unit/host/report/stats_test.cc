@@ -44,6 +44,23 @@ TEST_CASE("outliers by the median absolute deviation") {
   CHECK(Outliers({NAN, 10, 10.1, 9.9, 10.2, 9.8, 30}) == std::vector<size_t>{6});
 }
 
+TEST_CASE("the sign test of paired differences, exact") {
+  // 10 of 10 positive: 2 P(B <= 0) = 2 / 1024.
+  auto all = SignTestOf({1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+  REQUIRE(all.has_value());
+  CHECK(all->positive == 10);
+  CHECK(all->n == 10);
+  CHECK(all->p_value == doctest::Approx(2.0 / 1024));
+  // 2 of 10 negative: 2 (1 + 10 + 45) / 1024.
+  auto most = SignTestOf({1, 1, 1, 1, 1, 1, 1, 1, -1, -1});
+  CHECK(most->p_value == doctest::Approx(112.0 / 1024));
+  // Balanced: 1, not above. Zeros and NaN are dropped; nothing left: none.
+  CHECK(SignTestOf({1, -1, 2, -2})->p_value == 1);
+  CHECK(SignTestOf({0, 1, NAN, -1})->n == 2);
+  CHECK_FALSE(SignTestOf({0, 0}).has_value());
+  CHECK_FALSE(SignTestOf({}).has_value());
+}
+
 TEST_CASE("ranks average over ties") {
   CHECK(Ranks({3, 1, 4, 1, 5}) == std::vector<double>{3, 1.5, 4, 1.5, 5});
   CHECK(Ranks({2, 2, 2}) == std::vector<double>{2, 2, 2});
