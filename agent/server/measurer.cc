@@ -1,5 +1,6 @@
 #include "agent/server/measurer.h"
 
+#include "agent/measure/affinity.h"
 #include "agent/server/log.h"
 #include "common/fs.h"
 
@@ -81,6 +82,8 @@ void Measurer::Plan(Job& job) {
   } else if (fake_budget_ > 0) {
     planned = PlanPassesWithFakeBudget(job.events, fake_budget_);
   } else {
+    // The budget is the measured CPU's: its counters, its users (a watchdog, another tool).
+    const PinThread on_measured_cpu(job.plan.cpu);
     planned = PlanPasses(job.events, model_, memory_);
   }
   job.plan.passes = planned.passes;
@@ -88,6 +91,9 @@ void Measurer::Plan(Job& job) {
 }
 
 Status Measurer::Measure(Job& job) {
+  // agentd's threads (this one reading the kernel's output, the journal's writer it starts, the
+  // sessions sending rows) run elsewhere while kernels run on the measured CPU.
+  const KeepThreadsOff off_measured_cpu(job.plan.cpu);
   KT_ASSIGN_OR_RETURN(std::unique_ptr<Journal> journal, Journal::Open(job.journal, job.on_row));
   for (const RepetitionRow& row : journal->rows_before()) job.plan.skip.insert(KeyOf(row));
   MeasurePlan& plan = job.plan;

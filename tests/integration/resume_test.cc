@@ -136,33 +136,6 @@ TEST_CASE("agentd killed mid-run and restarted: torn line dropped, resume measur
   }
 }
 
-// The processes whose executable lies under `dir`.
-std::vector<pid_t> ProcessesUnder(const std::string& dir) {
-  std::vector<pid_t> out;
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    const std::string name = e.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink(e.path() / "exe", ec);
-    if (!ec && exe.string().rfind(dir, 0) == 0) out.push_back(std::stoi(name));
-  }
-  return out;
-}
-
-TEST_CASE("agentd killed while a kernel runs: the kernel does not outlive it (PR_SET_PDEATHSIG)") {
-  test::TempDir tmp;
-  const std::string root = tmp.path() + "/work", store = tmp.path() + "/store";
-  test::MakeKernelDir(root, "k", {{"hang.elf", {{"B", 0}}, {}}});
-  auto agent = std::make_unique<test::AgentProcess>(store);
-  auto khost = test::StartKhost({"run", "k", "--root", root, "--agent", agent->address().ToString(),
-                                 "--warmup", "0", "--reps", "1", "--timeout", "300"},
-                                tmp.path(), tmp.path() + "/khost");
-  REQUIRE(test::WaitFor([&] { return !ProcessesUnder(store).empty(); }));
-  agent->Kill();
-  CHECK(test::WaitFor([&] { return ProcessesUnder(store).empty(); }, 10));
-  CHECK(khost->Wait().exit_code != 0);
-}
-
 TEST_CASE("a second host's run is queued behind the first, told its position, never concurrent") {
   Sweep s;
   test::MakeKernelDir(s.root, "k2", {{"spin.elf", {{"BLOCK", 0}}, {"20"}}});
