@@ -33,6 +33,12 @@ bp::child StartTool(const std::string& exe, const std::vector<std::string>& args
                      bp::std_in < in_path, ec);
   }
   if (options.stderr_too) {
+    // Boost 1.74's bp::limit_handles is one global object whose list of the handles to keep is a
+    // mutable member: the parent fills it, the child reads it between fork and exec. Two threads
+    // spawning with it at once (khost tune's parallel checks) corrupt it (ASan saw its buffer
+    // leak), so such spawns take turns; bp::child returns once the child has exec'd.
+    static std::mutex limit_handles_mutex;
+    const std::lock_guard<std::mutex> lock(limit_handles_mutex);
     return bp::child(exe, bp::args(args), bp::start_dir(cwd),
                      (bp::std_out & bp::std_err) > options.stdout_path, bp::std_in < in_path,
                      bp::limit_handles, ec);

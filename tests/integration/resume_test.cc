@@ -1,6 +1,7 @@
 // Never losing a result: khost killed mid-run, agentd killed mid-run and restarted, two hosts
 // on one agent. Real khost and agentd processes; the runs are spin.elf variants long enough
-// (tens of ms a repetition) to be interrupted midway.
+// (a quarter of a second a repetition: a run of 3 s that a slow, sanitized khost cannot see
+// end before it interrupts it) to be interrupted midway.
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -25,7 +26,7 @@ struct Sweep {
   std::unique_ptr<test::AgentProcess> agent = std::make_unique<test::AgentProcess>(store);
   Sweep() {
     std::vector<test::TestVariant> v;
-    for (size_t i = 0; i < kVariants; ++i) v.push_back({"spin.elf", {{"BLOCK", int(i)}}, {"60"}});
+    for (size_t i = 0; i < kVariants; ++i) v.push_back({"spin.elf", {{"BLOCK", int(i)}}, {"250"}});
     test::MakeKernelDir(root, "k", v);
   }
   std::vector<std::string> RunArgs() const {
