@@ -80,8 +80,12 @@ Status ErrnoError(const std::string& what, int errno_value);
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
-  Result(Status status) : v_(std::move(status)) { assert(!std::get<Status>(v_).ok()); }  // NOLINT
+  // The alternative named, not left to variant's converting constructor: with clang, a T whose
+  // default member initializers make it an aggregate could be chosen for a Status.
+  Result(T value) : v_(std::in_place_type<T>, std::move(value)) {}  // NOLINT: implicit by design
+  Result(Status status) : v_(std::in_place_type<Status>, std::move(status)) {  // NOLINT
+    assert(!std::get<Status>(v_).ok());
+  }
 
   bool ok() const { return std::holds_alternative<T>(v_); }
   const Status& status() const {
