@@ -35,6 +35,7 @@ Status CheckAdaptive(const wire::RunRequest& req) {
 Status CheckShape(const wire::RunRequest& req) {
   if (req.repetitions() == 0) return InvalidArgument("repetitions must be at least 1");
   KT_RETURN_IF_ERROR(CheckAdaptive(req));
+  if (req.variants_size() == 0) return InvalidArgument("run request names no variant");
   const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
   if (req.cpu() < -1 || req.cpu() >= cpus) {
     return InvalidArgument("cannot pin to CPU " + std::to_string(req.cpu()) +
