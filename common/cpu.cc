@@ -177,4 +177,17 @@ std::string CpuFingerprint(const CpuId& cpu) {
   return CpuModelKey(cpu) + ":" + cpu.model_name;
 }
 
+std::optional<std::set<int>> ParseCpuList(const std::string& list) {
+  std::set<int> cpus;
+  for (std::string_view part : Split(Trim(list), ',')) {
+    if (part.empty()) continue;
+    const size_t dash = part.find('-');
+    auto first = ParseInt(part.substr(0, dash));
+    auto last = dash == std::string_view::npos ? first : ParseInt(part.substr(dash + 1));
+    if (!first.ok() || !last.ok() || *first < 0 || *last < *first) return std::nullopt;
+    for (int cpu = *first; cpu <= *last; ++cpu) cpus.insert(cpu);
+  }
+  return cpus;
+}
+
 }  // namespace ktune

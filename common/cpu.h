@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -16,6 +18,10 @@ struct CpuId {
   uint32_t x86_model = 0;
   std::string model_name;  // free text, for people
 };
+
+// The CPUs of a kernel CPU list, as /sys/devices/system/cpu/{online,isolated} and topology's
+// sibling lists write them ("0-3,8,10-11"; "" or "\n" is none); nullopt when malformed.
+std::optional<std::set<int>> ParseCpuList(const std::string& list);
 
 // This machine's architecture as uname names it ("x86_64", "riscv64"); "" when uname fails.
 std::string MachineArch();

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "common/cpu.h"
 #include "common/strings.h"
 
 namespace ktune {
@@ -11,12 +12,6 @@ namespace {
 constexpr int64_t kHotTempMc = 85000;
 // A 1-minute load at or above this means other work competes with the measured kernels.
 constexpr double kBusyLoad = 1.0;
-
-std::string Celsius(int64_t temp_mc) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f", static_cast<double>(temp_mc) / 1000.0);
-  return text;
-}
 
 // Whether `cpu` is in `list`; false when the list is unknown or malformed.
 bool InList(const std::optional<std::string>& list, int cpu) {
@@ -44,21 +39,14 @@ void FrequencyWarnings(const SystemCheck& c, const std::string& name,
 
 }  // namespace
 
-bool HasCpufreq(const SystemCheck& c) {
-  return c.governor || c.min_freq_khz || c.max_freq_khz || c.cur_freq_khz;
+std::string FormatCelsius(int64_t temp_mc) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f C", static_cast<double>(temp_mc) / 1000.0);
+  return text;
 }
 
-std::optional<std::set<int>> ParseCpuList(const std::string& list) {
-  std::set<int> cpus;
-  for (std::string_view part : Split(Trim(list), ',')) {
-    if (part.empty()) continue;
-    const size_t dash = part.find('-');
-    auto first = ParseInt(part.substr(0, dash));
-    auto last = dash == std::string_view::npos ? first : ParseInt(part.substr(dash + 1));
-    if (!first.ok() || !last.ok() || *first < 0 || *last < *first) return std::nullopt;
-    for (int cpu = *first; cpu <= *last; ++cpu) cpus.insert(cpu);
-  }
-  return cpus;
+bool HasCpufreq(const SystemCheck& c) {
+  return c.governor || c.min_freq_khz || c.max_freq_khz || c.cur_freq_khz;
 }
 
 std::vector<std::string> SystemWarnings(const SystemCheck& c) {
@@ -72,8 +60,8 @@ std::vector<std::string> SystemWarnings(const SystemCheck& c) {
   FrequencyWarnings(c, name, out);
   for (const ThermalZone& z : c.thermal_zones) {
     if (z.temp_mc && *z.temp_mc >= kHotTempMc) {
-      out.push_back("thermal zone " + z.type + " is at " + Celsius(*z.temp_mc) +
-                    " C: the CPU may throttle");
+      out.push_back("thermal zone " + z.type + " is at " + FormatCelsius(*z.temp_mc) +
+                    ": the CPU may throttle");
     }
   }
   if (pinned && (c.isolated || c.nohz_full) && !InList(c.isolated, cpu) &&

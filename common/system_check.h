@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -60,11 +59,11 @@ void ForEachOptional(F&& f, Checks&... checks) {
   f("other_runnable", checks.other_runnable...);
 }
 
+// A temperature for people: 45123 -> "45.1 C".
+std::string FormatCelsius(int64_t temp_mc);
+
 // Whether the checked CPU has cpufreq: the kernel sets its frequency (any of its files was read).
 bool HasCpufreq(const SystemCheck& check);
-
-// The CPUs of a kernel CPU list ("0-3,8,10-11"; "" or "\n" is none); nullopt when malformed.
-std::optional<std::set<int>> ParseCpuList(const std::string& list);
 
 // What threatens stable measurements, one sentence each: a governor other than performance, no
 // cpufreq, boost on, a hot thermal zone, a CPU not isolated, an SMT sibling online, ASLR on,

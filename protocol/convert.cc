@@ -18,6 +18,11 @@ Status StatusFromWire(const wire::Error& error) {
   return Status(code, error.message());
 }
 
+std::optional<RacingOptions> RacingFromWire(const wire::RunRequest& req) {
+  if (!req.has_adaptive()) return std::nullopt;
+  return RacingOptions{req.adaptive().min_reps(), req.repetitions(), req.adaptive().target_ci()};
+}
+
 wire::PushManifest ManifestToWire(const Manifest& m) {
   wire::PushManifest out;
   out.set_kernel(m.kernel);

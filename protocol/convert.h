@@ -5,7 +5,7 @@
 #include "common/cpu.h"
 #include "common/manifest.h"
 #include "common/profile.h"
-
+#include "common/racing.h"
 #include "common/results.h"
 #include "common/status.h"
 #include "common/system_check.h"
@@ -15,6 +15,10 @@ namespace ktune {
 
 wire::Envelope ErrorMessage(const Status& status);
 Status StatusFromWire(const wire::Error& error);
+
+// A request's adaptive repetitions (its `adaptive`, capped at its `repetitions`); nullopt for
+// fixed repetitions.
+std::optional<RacingOptions> RacingFromWire(const wire::RunRequest& req);
 
 wire::PushManifest ManifestToWire(const Manifest& m);
 Manifest ManifestFromWire(const wire::PushManifest& m);

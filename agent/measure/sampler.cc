@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 #include "agent/measure/perf_counters.h"
 #include "agent/measure/perf_event.h"
+#include "common/cpu.h"
 #include "common/strings.h"
 
 namespace ktune::agent {
@@ -30,15 +32,9 @@ bool Take(const char*& p, const char* end, T* out) {
 
 std::vector<int> OnlineCpus() {
   std::vector<int> cpus;
-  auto text = ReadFile("/sys/devices/system/cpu/online");
-  if (text.ok()) {
-    for (std::string_view range : Split(Trim(*text), ',')) {
-      const size_t dash = range.find('-');
-      auto first = ParseInt(range.substr(0, dash));
-      auto last = dash == std::string_view::npos ? first : ParseInt(range.substr(dash + 1));
-      if (!first.ok() || !last.ok()) continue;
-      for (int c = *first; c <= *last; ++c) cpus.push_back(c);
-    }
+  if (auto text = ReadFile("/sys/devices/system/cpu/online"); text.ok()) {
+    const std::set<int> online = ParseCpuList(*text).value_or(std::set<int>{});
+    cpus.assign(online.begin(), online.end());
   }
   if (cpus.empty()) {
     for (long c = 0; c < ::sysconf(_SC_NPROCESSORS_ONLN); ++c) cpus.push_back(static_cast<int>(c));

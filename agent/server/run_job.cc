@@ -125,11 +125,8 @@ Result<Measurer::Job> JobFor(const wire::RunRequest& req, Store& store, const Cp
   plan.order =
       req.order() == wire::RUN_ORDER_SEQUENTIAL ? RunOrder::kSequential : RunOrder::kInterleaved;
   plan.seed = req.seed();
-  if (req.has_adaptive()) {
-    plan.racing =
-        RacingOptions{req.adaptive().min_reps(), req.repetitions(), req.adaptive().target_ci()};
-    plan.max_time_ns = req.adaptive().max_time_ms() * 1000000ull;
-  }
+  plan.racing = RacingFromWire(req);
+  plan.max_time_ns = req.adaptive().max_time_ms() * 1000000ull;
   plan.cooldown_ns = req.cooldown_ms() * 1000000ull;
   plan.max_temp_mc = req.max_temp_mc();
   plan.timeout_ns = req.timeout_ms() * 1000000ull;

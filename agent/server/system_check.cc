@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "common/cpu.h"
 #include "common/fs.h"
 #include "common/strings.h"
 

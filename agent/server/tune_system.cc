@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 
+#include "common/cpu.h"
 #include "common/fs.h"
 #include "common/strings.h"
 #include "common/system_check.h"

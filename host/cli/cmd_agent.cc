@@ -4,7 +4,6 @@
 // `deploy NAME` puts agentd on a board reached by ssh and starts it (host/remote/deploy.h),
 // `tune-system [NAME] [--reset]` has agentd (as root) set the performance governor and boost off,
 // or undo it.
-#include <cstdio>
 #include <iostream>
 
 #include "common/strings.h"
@@ -80,11 +79,7 @@ void PrintSystem(const SystemCheck& c) {
   if (c.boost) boost = *c.boost ? "on" : "off";
   std::vector<std::string> zones;
   for (const ThermalZone& z : c.thermal_zones) {
-    char temp[32] = "unknown";
-    if (z.temp_mc) {
-      std::snprintf(temp, sizeof temp, "%.1f C", static_cast<double>(*z.temp_mc) / 1e3);
-    }
-    zones.push_back(z.type + " " + temp);
+    zones.push_back(z.type + " " + (z.temp_mc ? FormatCelsius(*z.temp_mc) : "unknown"));
   }
   std::string aslr = "unknown";
   if (c.aslr) aslr = std::to_string(*c.aslr) + (*c.aslr ? " (on)" : " (off)");

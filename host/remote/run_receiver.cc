@@ -133,10 +133,7 @@ Status RunSink::Accepted(const wire::RunAccepted& a, const std::string& run_id,
   for (const auto& p : a.passes()) meta.passes.emplace_back(p.events().begin(), p.events().end());
   if (meta.events.empty()) meta.events.assign(request.events().begin(), request.events().end());
   if (meta.requested.empty()) meta.requested = meta.events;
-  if (request.has_adaptive() && !meta.adaptive) {
-    meta.adaptive = RacingOptions{request.adaptive().min_reps(), request.repetitions(),
-                                  request.adaptive().target_ci()};
-  }
+  if (!meta.adaptive) meta.adaptive = RacingFromWire(request);
   if (a.rows_stored() == 0 && (passes_ > 1 || a.plan() == "multiplexed") &&
       noted_plan_.insert(DescribePlan(a)).second) {
     progress_.Note(setup_.command + ": " + DescribePlan(a));

@@ -2,6 +2,7 @@
 #include <regex.h>
 
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,17 @@
 
 namespace ktune {
 namespace {
+
+TEST_CASE("CPU lists: ranges and single CPUs; empty is none; malformed is nullopt") {
+  CHECK(ParseCpuList("0-3,8,10-11\n") == std::set<int>{0, 1, 2, 3, 8, 10, 11});
+  CHECK(ParseCpuList("5") == std::set<int>{5});
+  CHECK(ParseCpuList("") == std::set<int>{});
+  CHECK(ParseCpuList("\n") == std::set<int>{});
+  for (const char* bad : {"a", "3-1", "-1", "1-", "1,,x"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(ParseCpuList(bad).has_value());
+  }
+}
 
 TEST_CASE("RISC-V identity is the first hart's mvendorid-marchid-mimpid") {
   auto text = ReadFile(KTUNE_TEST_DATA "/cpuinfo/riscv64-k1.txt");

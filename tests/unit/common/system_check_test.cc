@@ -6,17 +6,6 @@
 namespace ktune {
 namespace {
 
-TEST_CASE("CPU lists: ranges and single CPUs; empty is none; malformed is nullopt") {
-  CHECK(ParseCpuList("0-3,8,10-11\n") == std::set<int>{0, 1, 2, 3, 8, 10, 11});
-  CHECK(ParseCpuList("5") == std::set<int>{5});
-  CHECK(ParseCpuList("") == std::set<int>{});
-  CHECK(ParseCpuList("\n") == std::set<int>{});
-  for (const char* bad : {"a", "3-1", "-1", "1-", "1,,x"}) {
-    CAPTURE(bad);
-    CHECK_FALSE(ParseCpuList(bad).has_value());
-  }
-}
-
 TEST_CASE("system warnings: each threat in words, in a fixed order") {
   CHECK(SystemWarnings(test::NoisyCheck()) ==
         std::vector<std::string>{
