@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
 # Per-measured-run overhead of agentd against perf, on /bin/true and on a ~10 ms kernel.
 #
-#   bench/overhead.sh [BUILD_DIR]      (N runs per sweep, default 50; TRIALS sweeps, default 5)
+#   bench/overhead.sh [BUILD_DIR]      (N runs per long sweep, default 60; TRIALS, default 7)
 #
-# Methods, each timed as a whole sweep of N runs, per-run cost = sweep time / N, median of TRIALS
-# (the methods take turns within each trial, so drift of the machine affects all alike):
+# Methods, each timed as a whole sweep, short (N/6 runs) and long (N runs), in every trial (the
+# methods take turns within each trial, so drift of the machine affects all alike; medians over
+# the trials):
 #   bare       posix_spawn + waitpid in a C loop (the anchor: the workload and its exec)
 #   perf -r    perf stat -r N -e task-clock WORKLOAD
-#   perf each  N separate `perf stat -e task-clock WORKLOAD` calls from a shell loop (the seed's way)
+#   perf each  separate `perf stat -e task-clock WORKLOAD` calls from a shell loop (the seed's way)
 #   agentd     khost run --reps N --warmup 0 --events task-clock against a running agentd
 #              (includes khost's start, the push check, and the per-row fsync on both sides)
-# Overhead = per-run cost - bare's per-run cost. Prints a Markdown table.
+# Per run = (long sweep - short sweep) / (N - N/6): what one more repetition costs; fixed = the
+# short sweep less its runs (a tool's start, connection, report). Overhead = per run - bare's per
+# run. "amortized" is the older figure: the long sweep / N - bare's, fixed cost included.
+# Prints a Markdown table.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$repo/build}" && pwd)
-N=${N:-50}
+N=${N:-60}
+N_SHORT=$((N / 6))
 TRIALS=${TRIALS:-7}
 tmp=$(mktemp -d)
+chmod 755 "$tmp"  # agentd as root runs kernels as nobody, who must reach the store
 trap 'kill $agent_pid 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
 cc -O2 -o "$tmp/spawn_loop" "$repo/bench/spawn_loop.c"
@@ -39,17 +45,17 @@ for _ in $(seq 50); do grep -q listening "$tmp/agent.out" 2>/dev/null && break; 
 addr=$(sed -n 's/.* listening on \([^ ]*\) .*/\1/p' "$tmp/agent.out")
 
 now() { date +%s%N; }
-sweep() {  # method workload -> nanoseconds for N runs
-  local method=$1 w=$2 elf args t0
+sweep() {  # method workload runs -> nanoseconds for that many runs
+  local method=$1 w=$2 n=$3 elf args t0
   elf="$tmp/root/$w/run/bin/$w.elf"
   if [ "$w" = k10 ]; then args=("" 10); else args=(); fi
   t0=$(now)
   case $method in
-    bare) (cd "$tmp/root" && "$tmp/spawn_loop" "$N" "$elf" "${args[@]}") ;;
-    perf_r) (cd "$tmp/root" && perf stat -r "$N" -x, -e task-clock "$elf" "${args[@]}") ;;
-    perf_each) (cd "$tmp/root" && for _ in $(seq "$N"); do
+    bare) (cd "$tmp/root" && "$tmp/spawn_loop" "$n" "$elf" "${args[@]}") ;;
+    perf_r) (cd "$tmp/root" && perf stat -r "$n" -x, -e task-clock "$elf" "${args[@]}") ;;
+    perf_each) (cd "$tmp/root" && for _ in $(seq "$n"); do
                   perf stat -x, -e task-clock "$elf" "${args[@]}"; done) ;;
-    agentd) "$build/bin/khost" run "$w" --root "$tmp/root" --agent "$addr" --reps "$N" \
+    agentd) "$build/bin/khost" run "$w" --root "$tmp/root" --agent "$addr" --reps "$n" \
               --warmup 0 --events task-clock ;;
   esac > /dev/null 2>&1
   echo $(( $(now) - t0 ))
@@ -57,16 +63,38 @@ sweep() {  # method workload -> nanoseconds for N runs
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 methods=(bare perf_r perf_each agentd)
 
-echo "| workload | bare µs/run | perf -r µs/run | perf each µs/run | agentd µs/run | agentd overhead µs | perf -r overhead µs | perf each overhead µs | agentd / perf -r | agentd / perf each |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| workload | method | µs/run | fixed ms | overhead µs/run | ÷ perf -r's | amortized overhead µs/run | ÷ perf -r's |"
+echo "|---|---|---|---|---|---|---|---|"
 for w in true k10; do
   for _ in $(seq "$TRIALS"); do
-    for m in "${methods[@]}"; do sweep "$m" "$w" >> "$tmp/$m.$w"; done
+    for m in "${methods[@]}"; do
+      short=$(sweep "$m" "$w" "$N_SHORT")
+      long=$(sweep "$m" "$w" "$N")
+      echo "$short $long" >> "$tmp/$m.$w"
+    done
   done
-  per_run_us() { median < "$tmp/$1.$w" | awk -v n="$N" '{printf "%.1f", $1 / n / 1000}'; }
-  b=$(per_run_us bare); r=$(per_run_us perf_r); e=$(per_run_us perf_each); a=$(per_run_us agentd)
-  awk -v w="$w" -v b="$b" -v r="$r" -v e="$e" -v a="$a" 'BEGIN {
-    name = (w == "true") ? "/bin/true" : "10 ms kernel (ok.elf)"
-    printf "| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.3f |\n",
-      name, b, r, e, a, a - b, r - b, e - b, (a - b) / (r - b), (a - b) / (e - b) }'
+  # per method: per-run µs (slope), fixed ms, amortized µs/run over N
+  stats() {
+    local slope fixed amort
+    slope=$(awk -v n="$N" -v s="$N_SHORT" '{print ($2 - $1) / (n - s) / 1000}' "$tmp/$1.$w" | median)
+    fixed=$(awk -v n="$N" -v s="$N_SHORT" '{print ($1 - s * ($2 - $1) / (n - s)) / 1e6}' "$tmp/$1.$w" | median)
+    amort=$(awk -v n="$N" '{print $2 / n / 1000}' "$tmp/$1.$w" | median)
+    echo "$slope $fixed $amort"
+  }
+  read -r b_slope _ b_amort < <(stats bare)
+  read -r r_slope _ r_amort < <(stats perf_r)
+  name=$([ "$w" = true ] && echo /bin/true || echo "10 ms kernel (ok.elf)")
+  for m in "${methods[@]}"; do
+    read -r slope fixed amort < <(stats "$m")
+    awk -v name="$name" -v m="$m" -v s="$slope" -v f="$fixed" -v a="$amort" -v bs="$b_slope" \
+        -v ba="$b_amort" -v rs="$r_slope" -v ra="$r_amort" 'BEGIN {
+      label = (m == "perf_r") ? "perf -r" : (m == "perf_each") ? "perf each" : m
+      if (m == "bare") {
+        printf "| %s | %s | %.1f | %.1f | | | | |\n", name, label, s, f
+      } else {
+        printf "| %s | %s | %.1f | %.1f | %.1f | %.2f | %.1f | %.2f |\n", name, label, s, f,
+          s - bs, (s - bs) / (rs - bs), a - ba, (a - ba) / (ra - ba)
+      }
+    }'
+  done
 done

@@ -1,7 +1,6 @@
 #include "agent/measure/workload.h"
 
 #include <fcntl.h>
-#include <grp.h>
 #include <linux/close_range.h>
 #include <poll.h>
 #include <sched.h>
@@ -18,6 +17,8 @@
 #include <cstring>
 #include <iterator>
 #include <utility>
+
+#include "agent/measure/raw_syscall.h"
 
 extern char** environ;
 
@@ -72,41 +73,6 @@ struct ChildFailure {
   ChildStage stage;
   int error;
 };
-
-// In the child, before exec (async-signal-safe calls only): every fd above stderr becomes
-// close-on-exec, so the workload inherits none of the agent's sockets or files.
-bool CloseOnExecAbove2() {
-  if (::syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) == 0) return true;
-  rlimit lim;  // kernels before 5.11: mark them one by one
-  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return false;
-  const rlim_t last = lim.rlim_cur < 65536 ? lim.rlim_cur : 65536;
-  for (rlim_t fd = 3; fd < last; ++fd) ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
-  return true;
-}
-
-// In the child: signals ignored by the agent (SIGPIPE) return to their defaults, as they would
-// be under a shell or perf, and nothing stays blocked.
-void ResetSignals() {
-  for (int sig = 1; sig < NSIG; ++sig) {
-    struct sigaction old;
-    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) {
-      struct sigaction dfl;
-      std::memset(&dfl, 0, sizeof dfl);
-      dfl.sa_handler = SIG_DFL;
-      ::sigaction(sig, &dfl, nullptr);
-    }
-  }
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-}
-
-[[noreturn]] void ChildFail(int fd, ChildStage stage) {
-  ChildFailure f{stage, errno};
-  ssize_t ignored = ::write(fd, &f, sizeof f);
-  (void)ignored;
-  ::_exit(127);
-}
 
 // Keeps the first `head` bytes and the last `tail` bytes of a stream.
 class BoundedOutput {
@@ -167,39 +133,9 @@ bool Canceller::WaitFor(uint64_t duration_ns) const {
 
 namespace {
 
-// Everything the child needs, built before fork: after it, only async-signal-safe calls. Not
-// copied or moved: argv points into argv_storage.
-struct ChildPlan {
-  explicit ChildPlan(const WorkloadOptions& options) : options(options) {
-    argv_storage.push_back(options.path);
-    argv_storage.insert(argv_storage.end(), options.args.begin(), options.args.end());
-    for (auto& a : argv_storage) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    CPU_ZERO(&cpus);
-    if (options.cpu >= 0) CPU_SET(options.cpu, &cpus);
-    if (options.limits.address_space_bytes) {
-      limits.emplace_back(RLIMIT_AS, options.limits.address_space_bytes);
-    }
-    if (options.limits.processes) limits.emplace_back(RLIMIT_NPROC, options.limits.processes);
-    if (options.limits.file_size_bytes) {
-      limits.emplace_back(RLIMIT_FSIZE, options.limits.file_size_bytes);
-    }
-  }
-  ChildPlan(const ChildPlan&) = delete;
-  ChildPlan& operator=(const ChildPlan&) = delete;
-
-  const WorkloadOptions& options;
-  const pid_t agent = ::getpid();  // the child's parent, for PR_SET_PDEATHSIG's race
-  std::vector<std::string> argv_storage;
-  std::vector<char*> argv;
-  cpu_set_t cpus;
-  std::vector<std::pair<int, rlim_t>> limits;
-};
-
-// The pipes between the agent and the child, and the child's stdin.
+// The pipes between the agent and the child.
 struct ChildPipes {
   std::pair<ScopedFd, ScopedFd> start, error, output;
-  ScopedFd devnull;
 };
 
 Result<ChildPipes> MakeChildPipes() {
@@ -207,78 +143,226 @@ Result<ChildPipes> MakeChildPipes() {
   KT_ASSIGN_OR_RETURN(p.start, MakePipe());
   KT_ASSIGN_OR_RETURN(p.error, MakePipe());
   KT_ASSIGN_OR_RETURN(p.output, MakePipe());
-  KT_ASSIGN_OR_RETURN(p.devnull, OpenFile("/dev/null", O_RDONLY));
   return p;
 }
 
-// The child after fork: prepares, waits for the start byte, execs. A step that fails is reported
-// through the error pipe.
-[[noreturn]] void RunChild(const ChildPlan& plan, const ChildPipes& pipes) {
-  const WorkloadOptions& options = plan.options;
-  const int err = pipes.error.second.get();
-  if (::setpgid(0, 0) != 0) ChildFail(err, ChildStage::kSetpgid);
-  if (::dup2(pipes.devnull.get(), 0) < 0 || ::dup2(pipes.output.second.get(), 1) < 0 ||
-      ::dup2(pipes.output.second.get(), 2) < 0) {
-    ChildFail(err, ChildStage::kDup2);
+// The children's stdin, opened once.
+Result<int> DevNull() {
+  static const int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoError("open /dev/null", errno);
+  return fd;
+}
+
+// The agent's pid, the children's parent, for PR_SET_PDEATHSIG's race.
+pid_t AgentPid() {
+  static const pid_t pid = ::getpid();
+  return pid;
+}
+
+}  // namespace
+
+// Everything the child needs, built before the clone and left untouched while the child may
+// read it (until it execs or exits): plain values and pointers into the strings held here.
+struct ChildPlan {
+  ChildPlan(const WorkloadOptions& options, const ChildPipes& pipes, int devnull_fd)
+      : argv_storage(1, options.path), cwd_storage(options.cwd) {
+    argv_storage.insert(argv_storage.end(), options.args.begin(), options.args.end());
+    for (auto& a : argv_storage) argv_pointers.push_back(a.data());
+    argv_pointers.push_back(nullptr);
+    argv = argv_pointers.data();
+    cwd = cwd_storage.empty() ? nullptr : cwd_storage.c_str();
+    CPU_ZERO(&cpus);
+    pin = options.cpu >= 0;
+    if (pin) CPU_SET(options.cpu, &cpus);
+    auto limit = [&](int resource, uint64_t value) {
+      if (value) limits[limit_count++] = {resource, {value, value}};
+    };
+    limit(RLIMIT_AS, options.limits.address_space_bytes);
+    limit(RLIMIT_NPROC, options.limits.processes);
+    limit(RLIMIT_FSIZE, options.limits.file_size_bytes);
+    if (options.user) {
+      drop = true;
+      user = *options.user;
+    }
+    start_read = pipes.start.first.get();
+    start_write = pipes.start.second.get();
+    error_write = pipes.error.second.get();
+    output_write = pipes.output.second.get();
+    devnull = devnull_fd;
   }
-  if (options.cpu >= 0 && ::sched_setaffinity(0, sizeof plan.cpus, &plan.cpus) != 0) {
-    ChildFail(err, ChildStage::kSchedSetaffinity);
+  ChildPlan(const ChildPlan&) = delete;
+  ChildPlan& operator=(const ChildPlan&) = delete;
+
+  std::vector<std::string> argv_storage;
+  std::vector<char*> argv_pointers;
+  std::string cwd_storage;
+  // The child's stack: it shares the agent's memory, so it needs a stack of its own. Its frames
+  // take well under a KiB.
+  static constexpr size_t kStackBytes = 64 << 10;
+  std::unique_ptr<char[]> stack = std::make_unique_for_overwrite<char[]>(kStackBytes);
+
+  // What the child reads.
+  char* const* argv = nullptr;
+  char* const* envp = environ;
+  const char* cwd = nullptr;  // null: stay where the agent is
+  cpu_set_t cpus;
+  bool pin = false;
+  struct Limit {
+    int resource;
+    rlimit value;
+  } limits[3];
+  size_t limit_count = 0;
+  bool drop = false;  // switch to `user` (no supplementary groups)
+  WorkloadUser user;
+  pid_t agent = AgentPid();
+  int start_read = -1, start_write = -1, error_write = -1, output_write = -1, devnull = -1;
+};
+
+namespace {
+
+// The child runs on the agent's memory (CLONE_VM: nothing to copy, nothing to tear down at
+// exec) while the agent's threads go on, so until it execs it makes raw system calls only
+// (agent/measure/raw_syscall.h), reads only the Child, writes only its own stack, and is not
+// instrumented by sanitizers, whose state is the agent's.
+#define KT_LAUNCH_CHILD [[gnu::noinline]] __attribute__((no_sanitize("address", "undefined")))
+
+KT_LAUNCH_CHILD [[noreturn]] void ChildExit(int code) {
+  for (;;) RawSyscall(SYS_exit_group, code);
+}
+
+KT_LAUNCH_CHILD [[noreturn]] void ChildFail(int fd, ChildStage stage, long result) {
+  const ChildFailure f{stage, static_cast<int>(-result)};
+  RawSyscall(SYS_write, fd, reinterpret_cast<long>(&f), sizeof f);
+  ChildExit(127);
+}
+
+// Every fd above stderr becomes close-on-exec, so the workload inherits none of the agent's
+// sockets or files.
+KT_LAUNCH_CHILD long CloseOnExecAbove2() {
+  const long r = RawSyscall(SYS_close_range, 3, ~0u, CLOSE_RANGE_CLOEXEC);
+  if (r == 0) return 0;
+  rlimit lim;  // kernels before 5.11: mark them one by one
+  const long got = RawSyscall(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, reinterpret_cast<long>(&lim));
+  if (got != 0) return got;
+  const rlim_t last = lim.rlim_cur < 65536 ? lim.rlim_cur : 65536;
+  for (rlim_t fd = 3; fd < last; ++fd)
+    RawSyscall(SYS_fcntl, static_cast<long>(fd), F_SETFD, FD_CLOEXEC);
+  return 0;
+}
+
+// Every signal the agent handles or ignores returns to its default, as under a shell or perf (a
+// handler of the agent's must not run in the child; an ignored SIGPIPE must not reach the
+// workload), and nothing stays blocked. The kernel's struct sigaction starts with the handler and
+// is at most 32 bytes on every architecture; all zeros is SIG_DFL.
+KT_LAUNCH_CHILD void ResetSignals() {
+  constexpr long kSigsetBytes = 8;
+  const unsigned long dfl[4] = {0, 0, 0, 0};
+  for (int sig = 1; sig <= 64; ++sig) {
+    if (sig == SIGKILL || sig == SIGSTOP) continue;
+    unsigned long old[4] = {0, 0, 0, 0};
+    if (RawSyscall(SYS_rt_sigaction, sig, 0, reinterpret_cast<long>(old), kSigsetBytes) == 0 &&
+        old[0] != 0) {
+      RawSyscall(SYS_rt_sigaction, sig, reinterpret_cast<long>(dfl), 0, kSigsetBytes);
+    }
   }
-  if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) {
-    ChildFail(err, ChildStage::kChdir);
+  const unsigned long none = 0;
+  RawSyscall(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&none), 0, kSigsetBytes);
+}
+
+// fd `from` becomes `to`, without close-on-exec.
+KT_LAUNCH_CHILD long MoveFd(int from, int to) {
+  if (from == to) return RawSyscall(SYS_fcntl, to, F_SETFD, 0);
+  const long r = RawSyscall(SYS_dup3, from, to, 0);
+  return r < 0 ? r : 0;
+}
+
+// The child after the clone: prepares, waits for the start byte, execs. A step that fails is
+// reported through the error pipe.
+KT_LAUNCH_CHILD int RunChild(void* arg) {
+  const ChildPlan& c = *static_cast<const ChildPlan*>(arg);
+  const int err = c.error_write;
+  long r;
+  if ((r = RawSyscall(SYS_setpgid, 0, 0)) != 0) ChildFail(err, ChildStage::kSetpgid, r);
+  if ((r = MoveFd(c.devnull, 0)) != 0 || (r = MoveFd(c.output_write, 1)) != 0 ||
+      (r = MoveFd(c.output_write, 2)) != 0) {
+    ChildFail(err, ChildStage::kDup2, r);
   }
-  if (!CloseOnExecAbove2()) ChildFail(err, ChildStage::kCloseRange);
-  for (const auto& [resource, value] : plan.limits) {
-    const rlimit lim = {value, value};
-    if (::setrlimit(resource, &lim) != 0) ChildFail(err, ChildStage::kSetrlimit);
+  if (c.pin && (r = RawSyscall(SYS_sched_setaffinity, 0, sizeof c.cpus,
+                               reinterpret_cast<long>(&c.cpus))) != 0) {
+    ChildFail(err, ChildStage::kSchedSetaffinity, r);
   }
-  if (options.user && (::setgroups(0, nullptr) != 0 || ::setgid(options.user->gid) != 0 ||
-                       ::setuid(options.user->uid) != 0)) {
-    ChildFail(err, ChildStage::kSetuid);
+  if (c.cwd && (r = RawSyscall(SYS_chdir, reinterpret_cast<long>(c.cwd))) != 0) {
+    ChildFail(err, ChildStage::kChdir, r);
+  }
+  if ((r = CloseOnExecAbove2()) != 0) ChildFail(err, ChildStage::kCloseRange, r);
+  for (size_t i = 0; i < c.limit_count; ++i) {
+    r = RawSyscall(SYS_prlimit64, 0, c.limits[i].resource,
+                   reinterpret_cast<long>(&c.limits[i].value), 0);
+    if (r != 0) ChildFail(err, ChildStage::kSetrlimit, r);
+  }
+  // Raw calls change this process's ids only (libc's would change every thread of the agent).
+  if (c.drop && ((r = RawSyscall(SYS_setgroups, 0, 0)) != 0 ||
+                 (r = RawSyscall(SYS_setgid, c.user.gid)) != 0 ||
+                 (r = RawSyscall(SYS_setuid, c.user.uid)) != 0)) {
+    ChildFail(err, ChildStage::kSetuid, r);
   }
   // A kernel must not outlive a killed agent. After the privilege drop, which clears the
   // parent-death signal; an agent already gone by then is seen as a new parent.
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) ChildFail(err, ChildStage::kPdeathsig);
-  if (::getppid() != plan.agent) ::_exit(127);
+  if ((r = RawSyscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL)) != 0) {
+    ChildFail(err, ChildStage::kPdeathsig, r);
+  }
+  if (RawSyscall(SYS_getppid) != c.agent) ChildExit(127);
   ResetSignals();
   // The child's copy of the start pipe's write end goes: should the agent die before it starts
   // the child, the read below ends (EOF) instead of blocking for good with the agent's sockets
   // held open.
-  ::close(pipes.start.second.get());
+  RawSyscall(SYS_close, c.start_write);
   char go = 0;
-  ssize_t n;
   do {
-    n = ::read(pipes.start.first.get(), &go, 1);
-  } while (n < 0 && errno == EINTR);
-  if (n != 1) ::_exit(127);  // the agent gave up on this run
-  ::execve(plan.argv[0], plan.argv.data(), environ);
-  ChildFail(err, ChildStage::kExec);
+    r = RawSyscall(SYS_read, c.start_read, reinterpret_cast<long>(&go), 1);
+  } while (r == -EINTR);
+  if (r != 1) ChildExit(127);  // the agent gave up on this run
+  r = RawSyscall(SYS_execve, reinterpret_cast<long>(c.argv[0]), reinterpret_cast<long>(c.argv),
+                 reinterpret_cast<long>(c.envp));
+  ChildFail(err, ChildStage::kExec, r);
 }
 
 }  // namespace
 
 Result<Workload> Workload::Prepare(const WorkloadOptions& options) {
-  const ChildPlan plan(options);
   KT_ASSIGN_OR_RETURN(ChildPipes pipes, MakeChildPipes());
-  const pid_t pid = ::fork();
-  if (pid < 0) return ErrnoError("fork", errno);
-  if (pid == 0) RunChild(plan, pipes);
+  KT_ASSIGN_OR_RETURN(const int devnull, DevNull());
+  auto plan = std::make_unique<ChildPlan>(options, pipes, devnull);
+  // The child starts with every signal blocked, so that no handler of the agent's runs in it
+  // before ResetSignals.
+  sigset_t all, old;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old);
+  char* const stack = plan->stack.get() + ChildPlan::kStackBytes;
+  int pidfd = -1;
+  pid_t pid = ::clone(RunChild, stack, CLONE_VM | CLONE_PIDFD | SIGCHLD, plan.get(), &pidfd);
+  if (pid < 0 && errno == EINVAL) {
+    // An emulator running the agent (qemu-user) clones a process with CLONE_VM only as a
+    // thread: the child is forked instead, on a copy of the agent's memory.
+    pid = ::clone(RunChild, stack, SIGCHLD, plan.get());
+    if (pid > 0) pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  }
+  const int clone_errno = errno;
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (pid < 0) return ErrnoError("clone", clone_errno);
+  if (pidfd < 0) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    return ErrnoError("pidfd_open", clone_errno);
+  }
 
   Workload w;
   w.options_ = options;
   w.pid_ = pid;
-  ::setpgid(pid, pid);  // also done by the child; whichever runs first wins the race
+  w.plan_ = std::move(plan);
   w.start_fd_ = std::move(pipes.start.second);
   w.error_fd_ = std::move(pipes.error.first);
   w.output_fd_ = std::move(pipes.output.first);
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  if (pidfd < 0) {
-    const int e = errno;
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
-    w.reaped_ = true;
-    return ErrnoError("pidfd_open", e);
-  }
   w.pid_fd_.Reset(pidfd);
   return w;
 }
@@ -286,6 +370,7 @@ Result<Workload> Workload::Prepare(const WorkloadOptions& options) {
 Workload::Workload(Workload&& other) noexcept
     : options_(std::move(other.options_)),
       pid_(std::exchange(other.pid_, -1)),
+      plan_(std::move(other.plan_)),
       start_fd_(std::move(other.start_fd_)),
       error_fd_(std::move(other.error_fd_)),
       output_fd_(std::move(other.output_fd_)),

@@ -1,9 +1,11 @@
-// Runs one workload the way simpleperf's workload.cpp does: fork; the child prepares (own process
+// Runs one workload the way simpleperf's workload.cpp does: the child prepares (own process
 // group, stdin from /dev/null, stdout+stderr into a pipe, CPU pinning, working directory, every
 // inherited fd close-on-exec, default signal dispositions and an empty signal mask) and then
 // blocks on a start pipe; the caller opens counters on the child's pid; Run() writes the byte
 // that lets the child exec, streams its output to an observer while keeping a bounded copy,
-// enforces the timeout by killing the whole process group, and reports how the run ended.
+// enforces the timeout by killing the whole process group, and reports how the run ended. The
+// child is cloned with CLONE_VM, as posix_spawn does, not forked: there is no copy of the agent's
+// memory to make at the clone and none to tear down at exec (docs/BENCHMARKS.md, launch cost).
 //
 // Descendants that leave the process group (setsid) are not killed; once the child has exited
 // their output is read for at most kDrainAfterExitNs, then the pipe is closed, so a writer among
@@ -14,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -82,9 +85,12 @@ struct WorkloadResult {
   bool cancelled = false;     // killed by the Canceller; measure nothing from this run
 };
 
+// What the child reads while it prepares (workload.cc).
+struct ChildPlan;
+
 class Workload {
  public:
-  // Forks the child and leaves it waiting for Start().
+  // Clones the child and leaves it waiting for Start().
   static Result<Workload> Prepare(const WorkloadOptions& options);
 
   Workload(Workload&& other) noexcept;
@@ -124,8 +130,9 @@ class Workload {
 
   WorkloadOptions options_;
   pid_t pid_ = -1;
-  ScopedFd start_fd_;   // write end: one byte starts the child
-  ScopedFd error_fd_;   // read end: errno from a failed exec, EOF on success
+  std::unique_ptr<ChildPlan> plan_;  // kept until the child is reaped: it runs on it
+  ScopedFd start_fd_;                // write end: one byte starts the child
+  ScopedFd error_fd_;   // read end: errno from a failed step before exec, EOF on success
   ScopedFd output_fd_;  // read end of stdout+stderr
   ScopedFd pid_fd_;     // pidfd of the child, readable when it exits
   bool reaped_ = false;
