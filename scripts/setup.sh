@@ -29,6 +29,7 @@ packages=(
   protobuf-compiler libprotobuf-dev libzstd-dev libsodium-dev
   libcxxopts-dev nlohmann-json3-dev doctest-dev
   linux-perf clang-format
+  hyperfine  # bench/variability.sh measures against it
 
   # khost tune: cross toolchains and the emulators that run their ELFs here.
   clang-19 lld-19 llvm-19 gcc-riscv64-linux-gnu g++-riscv64-linux-gnu

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# P7 (issue 21): how much the time of one ELF varies from run to run as each tool measures it:
+# the coefficient of variation (standard deviation / mean) of its wall time over RUNS
+# repetitions, for ktune (`khost run --reps RUNS --warmup 1 --cpu CPU`), `perf stat -r RUNS` and
+# `hyperfine --runs RUNS --warmup 1 -N` (both under `taskset -c CPU`, perf after one unmeasured
+# run), all on the same ELF (bench/fixed_work.c, WORK thousand iterations). TRIALS trials, the
+# tools taking turns within each; the table gives each tool's median CV over the trials and its
+# ratio to the better of perf's and hyperfine's.
+#
+# perf prints the standard deviation of the mean ("+- x%" = s / sqrt(n) / mean), so its CV is
+# x * sqrt(RUNS); ktune's and hyperfine's come from their per-run times (sample standard
+# deviation, n - 1).
+#
+#   bench/variability.sh [BUILD_DIR]     (RUNS=20, TRIALS=7, WORK=5000, CPU=1)
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$repo/build}" && pwd)
+RUNS=${RUNS:-20}
+TRIALS=${TRIALS:-7}
+WORK=${WORK:-5000}
+CPU=${CPU:-1}
+command -v hyperfine > /dev/null || { echo "bench: hyperfine missing (scripts/setup.sh)" >&2; exit 1; }
+tmp=$(mktemp -d)
+chmod o+x "$tmp"  # agentd as root runs kernels as nobody
+trap 'kill $agent_pid 2>/dev/null || true; rm -rf "$tmp"' EXIT
+
+cc -O2 -o "$tmp/fixed_work" "$repo/bench/fixed_work.c"
+mkdir -p "$tmp/root/one/run/bin"
+cp "$tmp/fixed_work" "$tmp/root/one/run/bin/one.elf"
+echo "{\"variants\": [{\"elf_path\": \"one/run/bin/one.elf\", \"args\": [\"$WORK\"]}]}" \
+  > "$tmp/root/one/run/configs.json"
+elf="$tmp/root/one/run/bin/one.elf"
+
+"$build/bin/agentd" --listen 127.0.0.1:0 --store "$tmp/store" --log-level error > "$tmp/agent.out" &
+agent_pid=$!
+for _ in $(seq 50); do grep -q listening "$tmp/agent.out" 2>/dev/null && break; sleep 0.1; done
+addr=$(sed -n 's/.* listening on \([^ ]*\) .*/\1/p' "$tmp/agent.out")
+
+cv() {  # values, one per line -> CV in percent
+  awk '{x[NR] = $1; s += $1} END {m = s / NR; for (i in x) v += (x[i] - m) ^ 2;
+       printf "%.3f\n", 100 * sqrt(v / (NR - 1)) / m}'
+}
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+measure() {  # tool -> CV in percent
+  case $1 in
+    ktune)
+      rm -rf "$tmp/root/one/run/results"
+      "$build/bin/khost" run one --root "$tmp/root" --agent "$addr" --reps "$RUNS" --warmup 1 \
+        --cpu "$CPU" --events task-clock > /dev/null 2>&1
+      awk -F, '$15 == "wall-time" && $13 == 1 {print $16}' "$tmp/root/one/run/results/"*.csv | cv ;;
+    perf)
+      taskset -c "$CPU" "$elf" "$WORK"
+      taskset -c "$CPU" perf stat -r "$RUNS" -e task-clock "$elf" "$WORK" 2>&1 >/dev/null |
+        sed -n 's/.*seconds time elapsed *( +- *\([0-9.]*\)% ).*/\1/p' |
+        awk -v n="$RUNS" '{printf "%.3f\n", $1 * sqrt(n)}' ;;
+    hyperfine)
+      taskset -c "$CPU" hyperfine -N --runs "$RUNS" --warmup 1 --export-json "$tmp/h.json" \
+        "$elf $WORK" > /dev/null 2>&1
+      /usr/bin/python3 -c 'import json,sys; print("\n".join(map(str, json.load(open(sys.argv[1]))["results"][0]["times"])))' \
+        "$tmp/h.json" | cv ;;
+  esac
+}
+
+tools=(ktune perf hyperfine)
+for _ in $(seq "$TRIALS"); do
+  for t in "${tools[@]}"; do measure "$t" >> "$tmp/$t.cv"; done
+done
+k=$(median < "$tmp/ktune.cv"); p=$(median < "$tmp/perf.cv"); h=$(median < "$tmp/hyperfine.cv")
+echo "| tool | median CV % | CV % per trial | ÷ the better of perf's and hyperfine's |"
+echo "|---|---|---|---|"
+for t in "${tools[@]}"; do
+  m=$(median < "$tmp/$t.cv")
+  awk -v t="$t" -v m="$m" -v p="$p" -v h="$h" -v all="$(paste -sd' ' "$tmp/$t.cv")" 'BEGIN {
+    best = (p < h) ? p : h
+    name = (t == "ktune") ? "ktune (khost run --cpu)" : (t == "perf") ? "perf stat -r" : "hyperfine -N"
+    printf "| %s | %.2f | %s | %.2f |\n", name, m, all, m / best }'
+done
