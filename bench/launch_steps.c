@@ -43,9 +43,7 @@ static char** program;
 static struct perf_event_attr attr;
 
 /* What a launch child reads. */
-static struct {
-  int start_read, start_write, out_write, devnull, drop;
-} plan;
+static struct { int start_read, start_write, out_write, devnull, drop; } plan;
 
 static long now_ns(void) {
   struct timespec t;

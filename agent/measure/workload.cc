@@ -226,11 +226,11 @@ namespace {
 // instrumented by sanitizers, whose state is the agent's.
 #define KT_LAUNCH_CHILD [[gnu::noinline]] __attribute__((no_sanitize("address", "undefined")))
 
-KT_LAUNCH_CHILD [[noreturn]] void ChildExit(int code) {
+[[noreturn]] KT_LAUNCH_CHILD void ChildExit(int code) {
   for (;;) RawSyscall(SYS_exit_group, code);
 }
 
-KT_LAUNCH_CHILD [[noreturn]] void ChildFail(int fd, ChildStage stage, long result) {
+[[noreturn]] KT_LAUNCH_CHILD void ChildFail(int fd, ChildStage stage, long result) {
   const ChildFailure f{stage, static_cast<int>(-result)};
   RawSyscall(SYS_write, fd, reinterpret_cast<long>(&f), sizeof f);
   ChildExit(127);
