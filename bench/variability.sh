@@ -47,7 +47,7 @@ measure() {  # tool -> CV in percent
     ktune)
       rm -rf "$tmp/root/one/run/results"
       "$build/bin/khost" run one --root "$tmp/root" --agent "$addr" --reps "$RUNS" --warmup 1 \
-        --cpu "$CPU" --events task-clock > /dev/null 2>&1
+        --cpu "$CPU" --events task-clock ${KTUNE_OPTS:-} > /dev/null 2>&1
       awk -F, '$15 == "wall-time" && $13 == 1 {print $16}' "$tmp/root/one/run/results/"*.csv | cv ;;
     perf)
       taskset -c "$CPU" "$elf" "$WORK"

@@ -6,6 +6,7 @@
 
 #include "agent/measure/kernel_output.h"
 #include "agent/measure/perf_counters.h"
+#include "agent/measure/run_clock.h"
 #include "agent/measure/workload.h"
 
 namespace ktune::agent {
@@ -58,18 +59,24 @@ RepetitionRow NewRow(const MeasurePlan& plan, size_t index, uint32_t pass, uint3
 
 // Runs `workload` with `counted` open on it as the plan groups them, read the moment it exits
 // into `counters`. With `profile`, the plan's record events are sampled too: their counts join
-// `counters` and their samples `profile` (unless the canceller cut the run short).
+// `counters` and their samples `profile` (unless the canceller cut the run short). The result's
+// wall time is the kernel's, exec to exit (agent/measure/run_clock.h), where it could be taken;
+// else the agent's, start byte to exit.
 WorkloadResult RunCounted(const MeasurePlan& plan, const std::vector<EventSpec>& counted,
                           Workload& workload, std::vector<MeasuredValue>& counters,
                           Profile* profile) {
   CounterGroup group = CounterGroup::Open(
       counted, workload.pid(),
       plan.multiplex ? CounterGroup::Grouping::kSeparate : CounterGroup::Grouping::kTogether);
+  Result<RunClock> clock = RunClock::Open(workload.pid());
   std::optional<Sampler> sampler;
-  if (profile) {
-    sampler.emplace(Sampler::Open(plan.record, workload.pid(), plan.sampling));
-    workload.Watch(sampler->poll_fds(), [&] { sampler->Drain(); });
-  }
+  if (profile) sampler.emplace(Sampler::Open(plan.record, workload.pid(), plan.sampling));
+  std::vector<int> watched = sampler ? sampler->poll_fds() : std::vector<int>{};
+  if (clock.ok()) watched.push_back(clock->poll_fd());
+  workload.Watch(std::move(watched), [&] {
+    if (sampler) sampler->Drain();
+    if (clock.ok()) clock->Drain();
+  });
   WorkloadResult r = workload.Run([&] {
     counters = group.Read();
     if (!sampler) return;
@@ -80,6 +87,10 @@ WorkloadResult RunCounted(const MeasurePlan& plan, const std::vector<EventSpec>&
     }
   });
   if (sampler && !r.cancelled) *profile = sampler->TakeProfile();
+  if (clock.ok()) {
+    clock->Drain();
+    if (const std::optional<uint64_t> wall_ns = clock->wall_ns()) r.wall_ns = *wall_ns;
+  }
   return r;
 }
 

@@ -3,9 +3,10 @@
 // default), or in rounds until the variants are settled (adaptive repetitions), the first
 // repetition of each variant's pass after its warm-up runs (not recorded); each repetition is a
 // Workload (agent/measure/workload.h) with a CounterGroup (agent/measure/perf_counters.h) opened on
-// it. Every repetition becomes one RepetitionRow: wall time, the kernel's self-reported time,
-// task-clock and the requested events, handed to the run's Journal (agent/measure/journal.h), which
-// makes it durable before it is sent.
+// it. Every repetition becomes one RepetitionRow: wall time (exec to exit as the kernel stamps it,
+// agent/measure/run_clock.h), the kernel's self-reported time, task-clock and the requested
+// events, handed to the run's Journal (agent/measure/journal.h), which makes it durable before it
+// is sent.
 #pragma once
 
 #include <cstdint>

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 namespace ktune::agent {
 namespace {
@@ -92,6 +93,30 @@ void PerfRing::Unmap() {
 const char* PerfRing::data() const {
   const perf_event_mmap_page* m = meta();
   return base_ + (m->data_offset ? m->data_offset : mapped_bytes_ - data_bytes_);
+}
+
+void PerfRing::ReadRecords(const RecordFn& on_record) {
+  perf_event_mmap_page* m = meta();
+  const char* ring = data();
+  const uint64_t head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE);
+  uint64_t tail = m->data_tail;
+  std::vector<char> record;
+  // A record may wrap around the end of the ring: copied out first.
+  auto copy = [&](uint64_t from, size_t n, char* to) {
+    for (size_t k = 0; k < n; ++k) to[k] = ring[(from + k) % data_bytes_];
+  };
+  while (tail < head) {
+    perf_event_header header;
+    copy(tail, sizeof header, reinterpret_cast<char*>(&header));
+    if (header.size < sizeof header || header.size > data_bytes_ || tail + header.size > head) {
+      break;
+    }
+    record.resize(header.size);
+    copy(tail, header.size, record.data());
+    on_record(header, record.data() + sizeof header, header.size - sizeof header);
+    tail += header.size;
+  }
+  __atomic_store_n(&m->data_tail, head, __ATOMIC_RELEASE);
 }
 
 }  // namespace ktune::agent

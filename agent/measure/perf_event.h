@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "common/fs.h"
 #include "common/status.h"
@@ -50,6 +51,13 @@ class PerfRing {
   // The records: where the metadata page says (data_offset), or after it on older kernels.
   const char* data() const;
   size_t data_bytes() const { return data_bytes_; }
+
+  // Hands every record written since the last call to `on_record` (its type and misc, and its body
+  // after the header, copied out when it wraps around the ring's end), then gives the space back
+  // to the kernel. A torn or corrupt record ends the read: what follows it cannot be trusted.
+  using RecordFn =
+      std::function<void(const perf_event_header& header, const char* body, size_t body_bytes)>;
+  void ReadRecords(const RecordFn& on_record);
 
  private:
   PerfRing(char* base, size_t mapped_bytes, size_t data_bytes)

@@ -151,32 +151,11 @@ std::vector<int> Sampler::poll_fds() const {
 }
 
 void Sampler::Drain() {
-  for (PerfRing& r : rings_) DrainRing(r);
-}
-
-void Sampler::DrainRing(PerfRing& ring) {
-  perf_event_mmap_page* meta = ring.meta();
-  const char* data = ring.data();
-  const size_t data_bytes = ring.data_bytes();
-  const uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-  uint64_t tail = meta->data_tail;
-  std::vector<char> record;
-  while (tail < head) {
-    // A record may wrap around the end of the ring: copy it out first.
-    auto copy = [&](uint64_t from, size_t n, char* to) {
-      for (size_t k = 0; k < n; ++k) to[k] = data[(from + k) % data_bytes];
-    };
-    perf_event_header header;
-    copy(tail, sizeof header, reinterpret_cast<char*>(&header));
-    if (header.size < sizeof header || header.size > data_bytes || tail + header.size > head) {
-      break;  // a torn or corrupt record: the rest of this drain cannot be trusted
-    }
-    record.resize(header.size);
-    copy(tail, header.size, record.data());
-    Parse(record.data() + sizeof header, header.size - sizeof header, header.type);
-    tail += header.size;
+  for (PerfRing& r : rings_) {
+    r.ReadRecords([this](const perf_event_header& header, const char* body, size_t body_bytes) {
+      Parse(body, body_bytes, header.type);
+    });
   }
-  __atomic_store_n(&meta->data_tail, head, __ATOMIC_RELEASE);
 }
 
 void Sampler::Parse(const char* p, size_t size, uint32_t type) {

@@ -67,7 +67,6 @@ class Sampler {
   std::string MapRing(int fd, int cpu, size_t pages, size_t page);
   // Sends the samples of `fd` to the ring of `owner`, on the same CPU; "" or why not.
   static std::string ShareRing(int fd, int cpu, int owner);
-  void DrainRing(PerfRing& ring);
   void Parse(const char* record, size_t size, uint32_t type);
   void ParseMmap2(const char* p, const char* end);
   void ParseSample(const char* p, const char* end);

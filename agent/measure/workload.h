@@ -79,7 +79,7 @@ struct WorkloadResult {
   Outcome outcome;
   std::string launch_error;  // set when outcome is kLaunchFailed
   int64_t start_unix_ns = 0;
-  uint64_t wall_ns = 0;       // CLOCK_MONOTONIC from the start byte to the child's exit
+  uint64_t wall_ns = 0;       // CLOCK_MONOTONIC from the start byte to the exit the agent sees
   std::string output;         // head, then (if bytes were dropped) a marker line, then tail
   uint64_t output_bytes = 0;  // everything the workload wrote
   bool cancelled = false;     // killed by the Canceller; measure nothing from this run
