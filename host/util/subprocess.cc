@@ -1,11 +1,15 @@
 #include "host/util/subprocess.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <boost/process.hpp>
+#include <boost/process/extend.hpp>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -23,6 +27,24 @@ namespace bp = boost::process;
 
 namespace {
 
+// In the child, between fork and exec: every fd above stderr becomes close-on-exec, so that a tool
+// left running (the ssh master, which outlives khost) holds none of khost's fds, such as another
+// tool's output pipe opened by a thread meanwhile. Instead of Boost 1.74's bp::limit_handles, one
+// global object with a mutable list, which threads spawning at once corrupt, and whose child
+// failed now and then with EBADF closing an fd it had listed.
+struct KeepNoHandles : bp::extend::handler {
+  template <typename Executor>
+  void on_exec_setup(Executor&) const {
+    if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return;
+    // Kernels before 5.11: one fd at a time, up to the limit.
+    rlimit limit{};
+    const int top = ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < (1u << 20)
+                        ? static_cast<int>(limit.rlim_cur)
+                        : (1 << 20);
+    for (int fd = 3; fd < top; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
+};
+
 // Starts `exe` with its output where `options` say (captured in `out` when not to a file).
 bp::child StartTool(const std::string& exe, const std::vector<std::string>& args,
                     const ToolOptions& options, bp::ipstream& out, std::error_code& ec) {
@@ -33,15 +55,9 @@ bp::child StartTool(const std::string& exe, const std::vector<std::string>& args
                      bp::std_in < in_path, ec);
   }
   if (options.stderr_too) {
-    // Boost 1.74's bp::limit_handles is one global object whose list of the handles to keep is a
-    // mutable member: the parent fills it, the child reads it between fork and exec. Two threads
-    // spawning with it at once (khost tune's parallel checks) corrupt it (ASan saw its buffer
-    // leak), so such spawns take turns; bp::child returns once the child has exec'd.
-    static std::mutex limit_handles_mutex;
-    const std::lock_guard<std::mutex> lock(limit_handles_mutex);
     return bp::child(exe, bp::args(args), bp::start_dir(cwd),
                      (bp::std_out & bp::std_err) > options.stdout_path, bp::std_in < in_path,
-                     bp::limit_handles, ec);
+                     KeepNoHandles(), ec);
   }
   return bp::child(exe, bp::args(args), bp::start_dir(cwd), bp::std_out > options.stdout_path,
                    bp::std_err > out, bp::std_in < in_path, ec);
