@@ -15,6 +15,7 @@
 #include "common/fs.h"
 #include "common/results.h"
 #include "common/strings.h"
+#include "host/results/results_dir.h"
 #include "host/util/subprocess.h"
 #include "tests/integration/harness.h"
 #include "tests/target/target.h"
@@ -205,6 +206,54 @@ TEST_CASE("virtual board with two counters: the probe finds the budget and split
     CHECK(v->running_ns > 0);
     CHECK(v->running_ns < v->enabled_ns);
   }
+}
+
+TEST_CASE(
+    "virtual board: an interleaved --reps auto run drops the slower loop and counts every "
+    "repetition exactly") {
+  if (const std::string why = WhyNoBoard(); !why.empty()) {
+    MESSAGE("skipped: " << why);
+    return;
+  }
+  test::TempDir tmp;
+  VirtualBoard board(tmp.path() + "/board");
+  REQUIRE_MESSAGE(board.up(), board.said());
+  const std::string root = tmp.path() + "/work";
+  // Two equal short loops and one a thousand times longer.
+  test::MakeKernelDir(root, "loop",
+                      {{"loop_1000.elf", {{"N", 1000}, {"B", 0}}, {}},
+                       {"loop_1000.elf", {{"N", 1000}, {"B", 1}}, {}},
+                       {"loop_1000000.elf", {{"N", 1000000}, {"B", 2}}, {}}},
+                      RiscvElves());
+  auto run =
+      test::RunKhost({"run", "loop", "--root", root, "--agent", board.address(), "--reps", "auto",
+                      "--max-reps", "8", "--warmup", "1", "--events", "instructions:u"},
+                     tmp.path(), board.env());
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  const std::string results = test::OnlyResults(root + "/loop/run");
+  std::map<uint32_t, uint32_t> rows_of;
+  for (const RepetitionRow& row : test::RowsOf(results)) {
+    ++rows_of[row.variant_index];
+    CHECK(row.valid);
+    const double n = row.variant_index == 2 ? 1000000 : 1000;
+    const MeasuredValue* v = row.Find("instructions:u");
+    REQUIRE(v != nullptr);
+    CHECK(v->status == ValueStatus::kOk);
+    CHECK(v->value == 2 * n + 5);  // as in the first test: exact in every round
+  }
+  // Racing: the long loop is dropped after the 6 rounds every variant gets; the equal two
+  // overlap each other and go on, at most to the cap.
+  CHECK(rows_of[2] == 6);
+  for (uint32_t v : {0u, 1u}) {
+    CHECK(rows_of[v] >= 6);
+    CHECK(rows_of[v] <= 8);
+  }
+  auto meta = ReadRunMeta(RunMetaPath(results));
+  REQUIRE(meta.ok());
+  CHECK(meta->order == "interleaved");
+  REQUIRE(meta->adaptive.has_value());
+  CHECK(meta->complete);
+  CHECK(Contains(run.out, "1 dropped as slower after 6 rounds"));
 }
 
 TEST_CASE("virtual board: cycles:u samples land in the hot function") {
