@@ -13,8 +13,10 @@
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <filesystem>
 #include <iterator>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -30,8 +32,7 @@ namespace {
 // In the child, between fork and exec: every fd above stderr becomes close-on-exec, so that a tool
 // left running (the ssh master, which outlives khost) holds none of khost's fds, such as another
 // tool's output pipe opened by a thread meanwhile. Instead of Boost 1.74's bp::limit_handles, one
-// global object with a mutable list, which threads spawning at once corrupt, and whose child
-// failed now and then with EBADF closing an fd it had listed.
+// global object with a mutable list, which threads spawning at once corrupt.
 struct KeepNoHandles : bp::extend::handler {
   template <typename Executor>
   void on_exec_setup(Executor&) const {
@@ -45,22 +46,22 @@ struct KeepNoHandles : bp::extend::handler {
   }
 };
 
-// Starts `exe` with its output where `options` say (captured in `out` when not to a file).
+// Starts `exe` with its output where `options` say (captured in `out` when not to a file) and
+// `in` as its stdin.
 bp::child StartTool(const std::string& exe, const std::vector<std::string>& args,
-                    const ToolOptions& options, bp::ipstream& out, std::error_code& ec) {
+                    const ToolOptions& options, FILE* in, bp::ipstream& out, std::error_code& ec) {
   const std::string cwd = options.cwd.empty() ? "." : options.cwd;
-  const std::string in_path = options.stdin_path.empty() ? "/dev/null" : options.stdin_path;
   if (options.stdout_path.empty()) {
     return bp::child(exe, bp::args(args), bp::start_dir(cwd), (bp::std_out & bp::std_err) > out,
-                     bp::std_in < in_path, ec);
+                     bp::std_in < in, ec);
   }
   if (options.stderr_too) {
     return bp::child(exe, bp::args(args), bp::start_dir(cwd),
-                     (bp::std_out & bp::std_err) > options.stdout_path, bp::std_in < in_path,
+                     (bp::std_out & bp::std_err) > options.stdout_path, bp::std_in < in,
                      KeepNoHandles(), ec);
   }
   return bp::child(exe, bp::args(args), bp::start_dir(cwd), bp::std_out > options.stdout_path,
-                   bp::std_err > out, bp::std_in < in_path, ec);
+                   bp::std_err > out, bp::std_in < in, ec);
 }
 
 // SIGKILLs a child that outlives its timeout (Boost 1.74's wait_for spins and is not
@@ -117,9 +118,15 @@ Result<ToolRun> RunTool(const std::vector<std::string>& argv, const ToolOptions&
   // Boost.Process opens redirection files without O_TRUNC: a shorter new output would leave the
   // old one's tail behind.
   if (!options.stdout_path.empty()) std::filesystem::remove(options.stdout_path, ec);
+  // Opened here, read-only: Boost 1.74's `std_in < path` opens the path read-write (and creates
+  // it), which fails for a file being executed (ETXTBSY: khost agent deploy sending the agentd a
+  // local agent runs) or not writable, and its child then fails with EBADF.
+  const std::string in_path = options.stdin_path.empty() ? "/dev/null" : options.stdin_path;
+  const std::unique_ptr<FILE, int (*)(FILE*)> in(std::fopen(in_path.c_str(), "rbe"), &std::fclose);
+  if (!in) return ErrnoError("cannot read " + in_path + " for " + argv[0], errno);
   bp::ipstream out;
-  bp::child child =
-      StartTool(exe, std::vector<std::string>(argv.begin() + 1, argv.end()), options, out, ec);
+  bp::child child = StartTool(exe, std::vector<std::string>(argv.begin() + 1, argv.end()), options,
+                              in.get(), out, ec);
   if (ec) return IoError("cannot start " + exe + ": " + ec.message());
   Watchdog watchdog(child.id(), options.timeout_seconds);
   if (!options.stderr_too) {
