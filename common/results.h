@@ -48,6 +48,14 @@ Result<ValueStatus> ParseValueStatus(std::string_view s);
 inline constexpr const char* kWallTime = "wall-time";      // ns, CLOCK_MONOTONIC, exec to exit
 inline constexpr const char* kKernelTime = "kernel-time";  // s, printed by the kernel itself
 inline constexpr const char* kTaskClock = "task-clock";    // ns, perf's software counter
+// The machine's state as a repetition starts (read once per round, where the machine has it):
+// the measured CPU's current frequency and the hottest thermal zone. They describe the machine,
+// not the kernel: reports keep them out of the value columns (host/report/machine_state.h).
+inline constexpr const char* kCpuFrequency = "cpu-frequency";  // MHz, cpufreq's scaling_cur_freq
+inline constexpr const char* kTemperature = "temperature";     // degrees C, the hottest zone
+inline bool IsMachineState(std::string_view name) {
+  return name == kCpuFrequency || name == kTemperature;
+}
 
 struct MeasuredValue {
   std::string name;

@@ -37,6 +37,13 @@ struct SystemCheck {
   std::optional<uint32_t> other_runnable;
 };
 
+// What can change while a run measures, read before each round: the measured CPU's current
+// frequency and the hottest thermal zone (agent/server/system_check.h's ReadMachineState).
+struct MachineState {
+  std::optional<uint64_t> cur_freq_khz;
+  std::optional<int64_t> hottest_mc;
+};
+
 // The hottest thermal zone's temperature; nullopt when no zone has one.
 std::optional<int64_t> HottestZoneMc(const SystemCheck& check);
 

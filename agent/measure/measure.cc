@@ -176,6 +176,9 @@ struct Measuring {
   Journal& journal;
   const Canceller& canceller;
   bool first = true;  // no repetition measured yet (the cool-down comes before the others)
+  // The machine's state, read for the round of repetition `state_repetition`.
+  std::optional<uint32_t> state_repetition;
+  MachineState state;
 };
 
 // Idles `cooldown_ns` (not before the first repetition), then waits for the thermal zones to
@@ -184,19 +187,34 @@ void CoolDown(Measuring& m) {
   const MeasurePlan& plan = m.plan;
   if (!m.first && plan.cooldown_ns > 0 && m.canceller.WaitFor(plan.cooldown_ns)) return;
   m.first = false;
-  if (plan.max_temp_mc <= 0 || !plan.hottest_mc) return;
+  if (plan.max_temp_mc <= 0 || !plan.machine_state) return;
   constexpr uint64_t kPollNs = 500'000'000;
   for (uint64_t waited_ns = 0; waited_ns < kMaxCoolWaitNs; waited_ns += kPollNs) {
-    const std::optional<int64_t> hottest = plan.hottest_mc();
+    const std::optional<int64_t> hottest = plan.machine_state().hottest_mc;
     if (!hottest || *hottest < plan.max_temp_mc || m.canceller.WaitFor(kPollNs)) return;
   }
 }
 
+// The machine's state as values of a row (those the machine has).
+void AddMachineState(const MachineState& state, RepetitionRow& row) {
+  if (state.cur_freq_khz) {
+    row.values.push_back({kCpuFrequency, static_cast<double>(*state.cur_freq_khz) / 1e3, "MHz"});
+  }
+  if (state.hottest_mc) {
+    row.values.push_back({kTemperature, static_cast<double>(*state.hottest_mc) / 1e3, "C"});
+  }
+}
+
 // One slot of the schedule: its warm-up runs when it is its variant's pass's first, then the
-// repetition (sampled when it is the sampling pass), into the journal and the race, if any.
+// repetition (sampled when it is the sampling pass), into the journal and the race, if any. The
+// machine's state is read when the slot starts a round (a new repetition index).
 Status MeasureSlot(Measuring& m, const Slot& slot, Race* race) {
   if (slot.warm_up) WarmUp(m.plan, slot.variant, m.canceller);
   CoolDown(m);
+  if (m.plan.machine_state && m.state_repetition != slot.repetition) {
+    m.state = m.plan.machine_state();
+    m.state_repetition = slot.repetition;
+  }
   std::string excerpt;
   std::optional<Profile> profile;
   if (slot.sampling) profile.emplace();
@@ -204,6 +222,7 @@ Status MeasureSlot(Measuring& m, const Slot& slot, Race* race) {
       m.plan, slot.sampling ? CountedEvents({}) : m.counted[slot.pass], slot.variant, slot.pass,
       slot.sampling ? 0 : slot.repetition, m.canceller, &excerpt, profile ? &*profile : nullptr);
   if (!row) return Unavailable("agent is shutting down");
+  AddMachineState(m.state, *row);
   if (race) race->Add(*row);
   m.journal.Append(std::move(*row), std::move(excerpt), std::move(profile));
   KT_RETURN_IF_ERROR(m.journal.status());
@@ -252,7 +271,7 @@ ScheduleSpec ScheduleOf(const MeasurePlan& plan) {
 }
 
 Status MeasurePlanRows(const MeasurePlan& plan, Journal& journal, const Canceller& canceller) {
-  Measuring m{plan, {}, journal, canceller};
+  Measuring m{plan, {}, journal, canceller, true, std::nullopt, {}};
   for (const auto& pass : plan.passes) m.counted.push_back(CountedEvents(pass));
   if (plan.racing) return MeasureRace(m);
   for (const Slot& slot : Schedule(ScheduleOf(plan))) {

@@ -24,6 +24,7 @@
 #include "common/racing.h"
 #include "common/results.h"
 #include "common/status.h"
+#include "common/system_check.h"
 
 namespace ktune::agent {
 
@@ -60,11 +61,14 @@ struct MeasurePlan {
   std::optional<RacingOptions> racing;
   uint64_t max_time_ns = 0;
   uint64_t cooldown_ns = 0;  // idle before each repetition but the first (khost run --cooldown)
-  // khost run --max-temp: before each repetition, wait until `hottest_mc` (the hottest thermal
-  // zone, set by the server) reads below max_temp_mc, checking every 0.5 s, at most kMaxCoolWaitNs;
-  // a zone that cannot be read does not wait. 0: not watched.
+  // The measured CPU's frequency and the hottest thermal zone (set by the server): read before
+  // each round (each repetition in sequential order), their values join the round's rows
+  // (common/results.h, kCpuFrequency and kTemperature) where the machine has them.
+  std::function<MachineState()> machine_state;
+  // khost run --max-temp: before each repetition, wait until the hottest thermal zone reads below
+  // max_temp_mc, checking every 0.5 s, at most kMaxCoolWaitNs; a zone that cannot be read does
+  // not wait. 0: not watched.
   int64_t max_temp_mc = 0;
-  std::function<std::optional<int64_t>()> hottest_mc;
   uint64_t timeout_ns = 0;
   int cpu = -1;
   std::vector<std::string> exec_wrapper;  // runs each ELF: wrapper... ELF ARGS (agent's option)

@@ -188,11 +188,9 @@ void RunHandler::Launch(Measurer::Job job, size_t sent) {
   context_.store.Touch(job.bundle_id);
   const RunFiles files = context_.store.RunFilesOf(run_id);
   job.on_planned = TellPlanned(context_.io, state, files, job.plan.cpu, context_.system_root);
-  if (job.plan.max_temp_mc > 0) {
-    job.plan.hottest_mc = [root = context_.system_root] {
-      return HottestZoneMc(ReadSystemCheck(root, -1));
-    };
-  }
+  job.plan.machine_state = [root = context_.system_root, cpu = job.plan.cpu] {
+    return ReadMachineState(root, cpu);
+  };
   job.on_row = TellRow(context_.io, state);
   job.on_done = TellDone(context_, state, files, job.bundle_id);
   const size_t ahead = context_.measurer->Enqueue(std::move(job));

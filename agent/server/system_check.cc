@@ -108,4 +108,14 @@ SystemCheck ReadSystemCheck(const std::string& root, int cpu) {
   return c;
 }
 
+MachineState ReadMachineState(const std::string& root, int cpu) {
+  MachineState s;
+  s.cur_freq_khz = ReadUint(root + "/sys/devices/system/cpu/cpu" +
+                            std::to_string(std::max(cpu, 0)) + "/cpufreq/scaling_cur_freq");
+  SystemCheck zones;
+  zones.thermal_zones = ReadThermalZones(root + "/sys/class/thermal");
+  s.hottest_mc = HottestZoneMc(zones);
+  return s;
+}
+
 }  // namespace ktune::agent

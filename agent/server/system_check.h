@@ -21,4 +21,8 @@ namespace ktune::agent {
 // unreadable leaves its field unknown.
 SystemCheck ReadSystemCheck(const std::string& root, int cpu);
 
+// Only what can change during a run, from the same files: the CPU's scaling_cur_freq and the
+// hottest thermal zone.
+MachineState ReadMachineState(const std::string& root, int cpu);
+
 }  // namespace ktune::agent

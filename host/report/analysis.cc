@@ -238,11 +238,13 @@ void WeighDrift(const Drift& d, const RunReport& report, const AnalyzeOptions& o
   if (d.test.p_value >= kDriftAlpha) return;
   Verdict& v = *a->verdict;
   const double difference = v.ratio - 1;
-  const std::string drifted =
-      "the times drifted by " + std::string(d.change >= 0 ? "+" : "") +
-      FormatPercent(d.change * 100) + " from the first half of each variant's repetitions to the " +
-      "second (Mann-Whitney " + FormatPClause(d.test.p_value) + " over " + std::to_string(d.early) +
-      " and " + std::to_string(d.late) + " times)";
+  const std::string change = MachineStateChange(report.machine);
+  const std::string drifted = "the times drifted by " + std::string(d.change >= 0 ? "+" : "") +
+                              FormatPercent(d.change * 100) +
+                              " from the first half of each variant's repetitions to the " +
+                              "second (Mann-Whitney " + FormatPClause(d.test.p_value) + " over " +
+                              std::to_string(d.early) + " and " + std::to_string(d.late) +
+                              " times" + (change.empty() ? ")" : "; meanwhile " + change + ")");
   if (std::fabs(d.change) < difference) {
     a->notes.push_back(drifted + ", less than the " + FormatPercent(difference * 100) +
                        " between the winner and the runner-up");

@@ -97,6 +97,7 @@ std::map<std::string, std::string> CollectRows(const std::vector<RepetitionRow>&
     (*by_variant)[row.variant_index].push_back(&row);
     for (const auto& [k, v] : row.params) AddName(&report->param_names, k);
     for (const MeasuredValue& v : row.values) {
+      if (IsMachineState(v.name)) continue;  // the machine's, not the kernel's: report->machine
       if (AddName(&report->value_names, v.name)) units[v.name] = v.unit;
     }
   }
@@ -341,6 +342,10 @@ RunReport BuildReport(const std::vector<RepetitionRow>& rows,
   }
   ChooseBest(&report);
   AddNotes(&report);
+  report.machine = MachineStateOf(rows);
+  if (const std::string change = MachineStateChange(report.machine); !change.empty()) {
+    report.notes.push_back("machine: " + change);
+  }
   return report;
 }
 

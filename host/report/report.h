@@ -26,6 +26,7 @@
 #include "common/results.h"
 #include "common/system_check.h"
 #include "host/events/event_groups.h"
+#include "host/report/machine_state.h"
 #include "host/report/stats.h"
 #include "host/report/table.h"
 #include "host/results/results_dir.h"
@@ -92,6 +93,8 @@ struct RunReport {
   std::vector<std::string> notes;
   // khost run --reps auto: how many rounds the variants got and why they stopped (also a note).
   std::string race;
+  // The CPU's frequency and the hottest zone over the run (a note when they changed).
+  MachineStateOverRun machine;
 };
 
 RunReport BuildReport(const std::vector<RepetitionRow>& rows,

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -169,6 +170,51 @@ TEST_CASE("khost agent tune-system: performance and boost off, --reset undoes it
   CHECK(refused.ErrLines() ==
         std::vector<std::string>{"khost agent: tune-system needs agentd running as root"});
   CHECK(f.Values() == "powersave\npowersave\n1\n");
+}
+
+TEST_CASE(
+    "each round's rows carry the CPU's frequency and the hottest zone; reports say the change") {
+  Fixture f;
+  test::AgentProcess agent(f.tmp.path() + "/store", {"--fake-system-root", f.sys});
+  // Rounds 0.3 s apart: the frequency falls to 800 MHz and the zone heats up after round 0.
+  auto khost =
+      test::StartKhost({"run", "k", "--root", f.root, "--agent", agent.address().ToString(),
+                        "--cpu", "1", "--warmup", "0", "--reps", "4", "--cooldown", "300"},
+                       f.tmp.path(), f.tmp.path() + "/khost");
+  REQUIRE(test::WaitFor([&] { return fs::exists(f.root + "/k/run/results"); }));
+  const std::string results = test::OnlyResults(f.root + "/k/run");
+  REQUIRE(test::WaitFor([&] { return test::RowsOf(results).size() >= 2; }));
+  f.Put(kCpu + "cpu1/cpufreq/scaling_cur_freq", "800000\n");
+  f.Put("/sys/class/thermal/thermal_zone0/temp", "71000\n");
+  auto done = khost->Wait();
+  REQUIRE_MESSAGE(done.exit_code == 0, done.err);
+  std::vector<RepetitionRow> rows = test::RowsOf(results);
+  REQUIRE(rows.size() == 8);
+  std::sort(rows.begin(), rows.end(), [](const RepetitionRow& a, const RepetitionRow& b) {
+    return a.repetition < b.repetition;
+  });
+  for (const RepetitionRow& row : rows) {
+    const MeasuredValue* mhz = row.Find(kCpuFrequency);
+    const MeasuredValue* celsius = row.Find(kTemperature);
+    REQUIRE(mhz != nullptr);
+    REQUIRE(celsius != nullptr);
+    CHECK(mhz->unit == "MHz");
+    CHECK(celsius->unit == "C");
+    if (row.repetition == 0) {  // read before the change
+      CHECK(mhz->value == 1200);
+      CHECK(celsius->value == 45);
+    }
+    if (row.repetition == 3) {  // read after it
+      CHECK(mhz->value == 800);
+      CHECK(celsius->value == 71);
+    }
+  }
+  auto report = f.Khost({"report", "k", "--root", f.root});
+  REQUIRE_MESSAGE(report.exit_code == 0, report.err);
+  CHECK(report.out.find("note: machine: the CPU's frequency ranged from 800 to 1200 MHz (1200 at "
+                        "the start, 800 at the end); the hottest thermal zone went from 45 C to "
+                        "71 C (71 C at most)") != std::string::npos);
+  CHECK(report.out.find(kCpuFrequency) == std::string::npos);  // not a column
 }
 
 TEST_CASE("khost run --max-temp waits for the thermal zone to cool before measuring") {

@@ -151,6 +151,31 @@ TEST_CASE("analysis: a drift as large as the top two's difference makes the verd
   CHECK(steady->verdict->distinguishable);
 }
 
+TEST_CASE("analysis: an unstable verdict says how the machine's frequency and heat changed") {
+  // The same drift, the rows carrying the CPU's frequency (1600 MHz, then 1200 from repetition 5
+  // on) and the hottest zone (50 C, then 80 C), as agentd reads them each round. They are the
+  // machine's, not the kernel's: no value of the report, a note under it, and the drift's reason.
+  std::vector<RepetitionRow> rows = Drifting(1.03, 2.0);
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const bool late = rows[k].repetition >= 5;
+    rows[k].timestamp_ns = static_cast<int64_t>(k);
+    rows[k].values.push_back({kCpuFrequency, late ? 1200.0 : 1600.0, "MHz"});
+    rows[k].values.push_back({kTemperature, late ? 80.0 : 50.0, "C"});
+  }
+  const RunReport report = BuildReport(rows);
+  CHECK(report.value_names == std::vector<std::string>{kWallTime});
+  const std::string change =
+      "the CPU's frequency ranged from 1200 to 1600 MHz (1600 at the start, 1200 at the end); "
+      "the hottest thermal zone went from 50 C to 80 C (80 C at most)";
+  CHECK(std::find(report.notes.begin(), report.notes.end(), "machine: " + change) !=
+        report.notes.end());
+  auto a = Analyze(report);
+  REQUIRE(a.ok());
+  CHECK(a->verdict->unstable);
+  CHECK(a->verdict->text.find("times; meanwhile " + change + "), as much as the 3.0%") !=
+        std::string::npos);
+}
+
 TEST_CASE("analysis of bad runs: one variant, none valid, and never a NaN printed") {
   std::vector<RepetitionRow> one;
   for (const RepetitionRow& r : Fixture()) {
