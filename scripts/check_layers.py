@@ -17,6 +17,7 @@ ALLOWED = {
     "host/remote": {"host/results", "host/events", "host/util"},
     "host/tune": {"host/results", "host/events", "host/util"},
     "host/corpus": {"host/util"},
+    "host/strategy": set(),
     "host/cli": {"host/tune", "host/remote", "host/report", "host/corpus", "host/results",
                  "host/events", "host/util"},
     # agentd: main.cc and options.{h,cc} -> server -> measure | store. Only measure/ calls

@@ -28,6 +28,7 @@ packages=(
   libboost-dev libboost-filesystem-dev
   protobuf-compiler libprotobuf-dev libzstd-dev libsodium-dev
   libcxxopts-dev nlohmann-json3-dev doctest-dev
+  libeigen3-dev  # khost's Bayesian optimization (host/strategy/gaussian_process.h)
   linux-perf clang-format
   hyperfine  # bench/variability.sh measures against it
 

@@ -1,0 +1,140 @@
+#include "host/strategy/strategy.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "common/random.h"
+#include "host/strategy/strategies.h"
+
+namespace ktune::host {
+namespace {
+
+// grid: the space's own order.
+class GridStrategy : public StrategyBase {
+ public:
+  using StrategyBase::StrategyBase;
+  std::vector<size_t> Ask(size_t max) override {
+    std::vector<size_t> out;
+    for (; next_ < space_.size() && out.size() < max; ++next_) {
+      if (MarkAsked(next_)) out.push_back(next_);
+    }
+    return out;
+  }
+
+ private:
+  size_t next_ = 0;
+};
+
+// random: a uniform draw without replacement, one point at a time.
+class RandomStrategy : public StrategyBase {
+ public:
+  using StrategyBase::StrategyBase;
+  std::vector<size_t> Ask(size_t max) override {
+    std::vector<size_t> out;
+    while (out.size() < max) {
+      const size_t p = RandomUnasked();
+      if (p == space_.size()) break;
+      MarkAsked(p);
+      out.push_back(p);
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+const char* StrategyName(StrategyKind kind) {
+  switch (kind) {
+    case StrategyKind::kGrid:
+      return "grid";
+    case StrategyKind::kRandom:
+      return "random";
+    case StrategyKind::kAnneal:
+      return "anneal";
+    case StrategyKind::kGenetic:
+      return "genetic";
+    case StrategyKind::kBayes:
+      return "bayes";
+  }
+  return "?";
+}
+
+Result<StrategyKind> ParseStrategy(std::string_view name) {
+  for (StrategyKind k : {StrategyKind::kGrid, StrategyKind::kRandom, StrategyKind::kAnneal,
+                         StrategyKind::kGenetic, StrategyKind::kBayes}) {
+    if (name == StrategyName(k)) return k;
+  }
+  return InvalidArgument("unknown strategy '" + std::string(name) +
+                         "' (grid, random, anneal, genetic, bayes)");
+}
+
+std::unique_ptr<Strategy> MakeStrategy(StrategyKind kind, const SearchSpace& space,
+                                       const StrategyOptions& options) {
+  switch (kind) {
+    case StrategyKind::kGrid:
+      return std::make_unique<GridStrategy>(space, options);
+    case StrategyKind::kRandom:
+      return std::make_unique<RandomStrategy>(space, options);
+    case StrategyKind::kAnneal:
+      return MakeAnneal(space, options);
+    case StrategyKind::kGenetic:
+      return MakeGenetic(space, options);
+    case StrategyKind::kBayes:
+      return MakeBayes(space, options);
+  }
+  return nullptr;
+}
+
+StrategyBase::StrategyBase(const SearchSpace& space, const StrategyOptions& options)
+    : space_(space),
+      options_(options),
+      rng_(options.seed),
+      asked_(space.size(), false),
+      cost_(space.size(), std::numeric_limits<double>::quiet_NaN()) {}
+
+void StrategyBase::Tell(size_t point, std::optional<double> time) {
+  if (point >= space_.size() || !asked_[point] || !std::isnan(cost_[point])) return;
+  const bool feasible = time && std::isfinite(*time);
+  cost_[point] = feasible ? *time : std::numeric_limits<double>::infinity();
+  ++told_;
+  Told(point, feasible ? time : std::nullopt);
+}
+
+bool StrategyBase::MarkAsked(size_t point) {
+  if (asked_[point]) return false;
+  asked_[point] = true;
+  ++asked_count_;
+  return true;
+}
+
+size_t StrategyBase::budget() const {
+  return options_.budget ? options_.budget : space_.size();
+}
+
+size_t StrategyBase::Below(size_t n) {
+  return static_cast<size_t>(UniformBelow(rng_, n));
+}
+
+double StrategyBase::Uniform() {
+  return static_cast<double>(rng_() >> 11) * 0x1.0p-53;
+}
+
+size_t StrategyBase::RandomUnasked() {
+  const size_t left = space_.size() - asked_count_;
+  if (left == 0) return space_.size();
+  // Draws until an unasked point comes up while most are unasked; else picks among the rest.
+  if (2 * left >= space_.size()) {
+    while (true) {
+      const size_t p = Below(space_.size());
+      if (!asked_[p]) return p;
+    }
+  }
+  size_t k = Below(left);
+  for (size_t p = 0; p < space_.size(); ++p) {
+    if (!asked_[p] && k-- == 0) return p;
+  }
+  return space_.size();
+}
+
+}  // namespace ktune::host

@@ -1,0 +1,90 @@
+// Search strategies: which configurations of a space (host/strategy/space.h) to measure next,
+// from what the measured ones gave, so that a search finds the fastest configuration measuring a
+// fraction of the space. Ask/tell: the driver (khost tune --strategy, the replay benchmark) asks
+// for a batch, evaluates it, tells every result, then asks again; a strategy never asks for a
+// configuration twice, and an empty batch means it has nothing more to try. A result is the
+// configuration's time (lower is better) or infeasible (it did not build, printed NOT OK, crashed
+// or timed out): strategies never move to an infeasible configuration and the models leave it out.
+//
+//   grid     every configuration, in the space's order (today's full sweep)
+//   random   every configuration, in a seeded random order (today's --sample, drawn lazily)
+//   anneal   simulated annealing, Kernel Tuner's (host/strategy/anneal.cc)
+//   genetic  a genetic algorithm, Kernel Tuner's (host/strategy/genetic.cc)
+//   bayes    Bayesian optimization: a Gaussian process, expected improvement over the feasible
+//            configurations not yet measured (host/strategy/bayes.cc)
+//
+// Pure and deterministic: the same space, options and results give the same asks, on every
+// machine (draws through common/random.h).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "host/strategy/space.h"
+
+namespace ktune::host {
+
+enum class StrategyKind { kGrid, kRandom, kAnneal, kGenetic, kBayes };
+// "grid", "random", "anneal", "genetic", "bayes"
+const char* StrategyName(StrategyKind kind);
+Result<StrategyKind> ParseStrategy(std::string_view name);
+
+struct StrategyOptions {
+  uint64_t seed = 0;
+  // The evaluations the search may spend (0: the whole space): anneal fits its cooling schedule
+  // to it, bayes its first random samples.
+  size_t budget = 0;
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  // Up to `max` (>= 1) points to evaluate next, none asked before; empty when done.
+  virtual std::vector<size_t> Ask(size_t max) = 0;
+  // The result of an asked point: its time, or nullopt when it is infeasible.
+  virtual void Tell(size_t point, std::optional<double> time) = 0;
+};
+
+std::unique_ptr<Strategy> MakeStrategy(StrategyKind kind, const SearchSpace& space,
+                                       const StrategyOptions& options);
+
+// What the strategies share: what was asked and told, and seeded draws.
+class StrategyBase : public Strategy {
+ public:
+  StrategyBase(const SearchSpace& space, const StrategyOptions& options);
+  void Tell(size_t point, std::optional<double> time) override;
+
+ protected:
+  // Called by Tell once the result is kept.
+  virtual void Told(size_t /*point*/, std::optional<double> /*time*/) {}
+  bool asked(size_t point) const { return asked_[point]; }
+  // Marks `point` asked; false when it was already.
+  bool MarkAsked(size_t point);
+  // The result told of `point`: +infinity for an infeasible one, NaN while not told.
+  double cost(size_t point) const { return cost_[point]; }
+  size_t told() const { return told_; }
+  size_t asked_count() const { return asked_count_; }
+  size_t budget() const;  // options.budget, or the space's size
+  // A uniform index below `n` (> 0), and a uniform double in [0, 1).
+  size_t Below(size_t n);
+  double Uniform();
+  // A point not asked yet, drawn uniformly; size() of the space when every point was asked.
+  size_t RandomUnasked();
+
+  const SearchSpace& space_;
+  StrategyOptions options_;
+
+ private:
+  std::mt19937_64 rng_;
+  std::vector<bool> asked_;
+  std::vector<double> cost_;
+  size_t told_ = 0, asked_count_ = 0;
+};
+
+}  // namespace ktune::host

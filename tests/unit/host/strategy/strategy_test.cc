@@ -1,0 +1,137 @@
+#include "host/strategy/strategy.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "host/strategy/replay.h"
+
+namespace ktune::host {
+namespace {
+
+const StrategyKind kAll[] = {StrategyKind::kGrid, StrategyKind::kRandom, StrategyKind::kAnneal,
+                             StrategyKind::kGenetic, StrategyKind::kBayes};
+
+// A 10 x 10 x 10 grid (values 0..9) less the points with a + b + c > 24 (the constraint), timed by
+// a bowl with its one minimum at (3, 6, 2): 1 + distance^2 / 20. With `failing`, one point in
+// five (by a fixed pattern) is infeasible, the minimum and its neighbours excepted.
+Landscape Bowl(bool failing = false) {
+  std::vector<int64_t> v = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  std::vector<std::vector<int64_t>> configs;
+  for (int64_t a : v) {
+    for (int64_t b : v) {
+      for (int64_t c : v) {
+        if (a + b + c <= 24) configs.push_back({a, b, c});
+      }
+    }
+  }
+  Landscape l{SearchSpace::Make({"A", "B", "C"}, {v, v, v}, configs).value(), {}};
+  for (size_t i = 0; i < l.space.size(); ++i) {
+    const auto c = l.space.config(i);
+    const double d2 = std::pow(c[0] - 3.0, 2) + std::pow(c[1] - 6.0, 2) + std::pow(c[2] - 2.0, 2);
+    const bool fails = failing && d2 > 3 && (c[0] * 7 + c[1] * 3 + c[2]) % 5 == 0;
+    l.time.push_back(fails ? std::nullopt : std::optional<double>(1 + d2 / 20));
+  }
+  return l;
+}
+
+TEST_CASE("strategies: names parse; an unknown one is refused") {
+  for (StrategyKind k : kAll) CHECK(ParseStrategy(StrategyName(k)).value() == k);
+  auto bad = ParseStrategy("hill");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message() ==
+        "unknown strategy 'hill' (grid, random, anneal, genetic, bayes)");
+}
+
+TEST_CASE("every strategy asks feasible points, never one twice, and stops when out of points") {
+  const Landscape l = Bowl(true);
+  for (StrategyKind k : kAll) {
+    CAPTURE(StrategyName(k));
+    const Trace t = Replay(k, l, {.seed = 7, .budget = 0}, 4, 100000);
+    std::set<size_t> seen(t.evaluated.begin(), t.evaluated.end());
+    CHECK(seen.size() == t.evaluated.size());
+    CHECK(*seen.rbegin() < l.space.size());
+    if (k == StrategyKind::kGrid || k == StrategyKind::kRandom || k == StrategyKind::kBayes) {
+      CHECK(t.evaluated.size() == l.space.size());  // these go on until every point is measured
+    }
+    // The optimum (1.0) is feasible; whoever measured it knows it.
+    const bool found = seen.count(l.space.Find(Point{3, 6, 2})) > 0;
+    CHECK((t.best_so_far.back() == 1.0) == found);
+  }
+}
+
+TEST_CASE("grid asks in the space's order; random is a seeded permutation") {
+  const Landscape l = Bowl();
+  const Trace grid = Replay(StrategyKind::kGrid, l, {}, 7, 50);
+  for (size_t i = 0; i < grid.evaluated.size(); ++i) CHECK(grid.evaluated[i] == i);
+  const Trace a = Replay(StrategyKind::kRandom, l, {.seed = 1}, 5, 1000);
+  const Trace b = Replay(StrategyKind::kRandom, l, {.seed = 2}, 5, 1000);
+  CHECK(a.evaluated != b.evaluated);
+  std::vector<size_t> sorted = a.evaluated;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i) CHECK(sorted[i] == i);
+}
+
+TEST_CASE("every strategy is deterministic for a seed, whatever the batch size is told") {
+  const Landscape l = Bowl(true);
+  for (StrategyKind k : kAll) {
+    CAPTURE(StrategyName(k));
+    const StrategyOptions o{.seed = 42, .budget = 200};
+    CHECK(Replay(k, l, o, 3, 200).evaluated == Replay(k, l, o, 3, 200).evaluated);
+  }
+}
+
+// The median, over 11 seeds, of the evaluations to reach the optimum.
+size_t MedianToOptimum(StrategyKind k, const Landscape& l, size_t budget, size_t batch) {
+  std::vector<size_t> n;
+  for (uint64_t seed = 1; seed <= 11; ++seed) {
+    const Trace t = Replay(k, l, {.seed = seed, .budget = budget}, batch, budget);
+    n.push_back(EvaluationsToReach(t, *l.optimum(), 0).value_or(budget + 1));
+  }
+  std::sort(n.begin(), n.end());
+  return n[n.size() / 2];
+}
+
+TEST_CASE("on an easy landscape the strategies that learn find the optimum in a fraction of it") {
+  // 1,000 points less the constraint's 10: 990. Random search needs about half of them.
+  const Landscape l = Bowl(true);
+  REQUIRE(l.space.size() == 990);
+  const size_t random = MedianToOptimum(StrategyKind::kRandom, l, 990, 1);
+  CHECK(random > 200);
+  CHECK(MedianToOptimum(StrategyKind::kBayes, l, 200, 1) <= 60);
+  CHECK(MedianToOptimum(StrategyKind::kAnneal, l, 400, 1) <= 250);
+  CHECK(MedianToOptimum(StrategyKind::kGenetic, l, 600, 20) <= 400);
+  // Batches of 4 cost Bayesian optimization little here.
+  CHECK(MedianToOptimum(StrategyKind::kBayes, l, 200, 4) <= 80);
+}
+
+TEST_CASE("strategies on a space of one point, and on a space where everything fails") {
+  Landscape one{SearchSpace::Make({"A"}, {{1}}, {{1}}).value(), {2.0}};
+  Landscape none{SearchSpace::Make({"A"}, {{1, 2, 3}}, {{1}, {2}, {3}}).value(),
+                 {std::nullopt, std::nullopt, std::nullopt}};
+  for (StrategyKind k : kAll) {
+    CAPTURE(StrategyName(k));
+    const Trace t = Replay(k, one, {.seed = 3}, 2, 10);
+    REQUIRE(t.evaluated.size() == 1);
+    CHECK(t.best_so_far[0] == 2.0);
+    const Trace f = Replay(k, none, {.seed = 3}, 2, 10);
+    CHECK(f.evaluated.size() <= 3);
+    for (double b : f.best_so_far) CHECK(std::isinf(b));
+    CHECK_FALSE(none.optimum().has_value());
+  }
+}
+
+TEST_CASE("evaluations to reach: the first evaluation within the margin, 1-based") {
+  Trace t;
+  t.best_so_far = {INFINITY, 1.5, 1.05, 1.05, 1.0};
+  CHECK(EvaluationsToReach(t, 1.0, 0.05) == 3);
+  CHECK(EvaluationsToReach(t, 1.0, 0.0) == 5);
+  CHECK(EvaluationsToReach(t, 1.0, 1.0) == 2);
+  CHECK_FALSE(EvaluationsToReach(t, 0.5, 0.02).has_value());
+  CHECK_FALSE(EvaluationsToReach(Trace{}, 1.0, 0.5).has_value());
+}
+
+}  // namespace
+}  // namespace ktune::host
