@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -178,16 +179,26 @@ std::string_view Trim(std::string_view s) {
   return s.substr(b, e - b + 1);
 }
 
-std::string UtcNowText(const char* format) {
+std::string UtcText(int64_t unix_ms, bool compact) {
+  using namespace std::chrono;
+  const sys_time<milliseconds> t{milliseconds(unix_ms)};
+  const sys_days day = floor<days>(t);
+  const year_month_day ymd{day};
+  const hh_mm_ss<milliseconds> hms{t - day};
+  char text[48];
+  std::snprintf(text, sizeof text,
+                compact ? "%04d%02u%02uT%02d%02d%02d.%03dZ" : "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ",
+                static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                static_cast<unsigned>(ymd.day()), static_cast<int>(hms.hours().count()),
+                static_cast<int>(hms.minutes().count()), static_cast<int>(hms.seconds().count()),
+                static_cast<int>(hms.subseconds().count()));
+  return text;
+}
+
+std::string UtcNowText(bool compact) {
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
-  tm utc;
-  gmtime_r(&ts.tv_sec, &utc);
-  char when[64];
-  const size_t n = strftime(when, sizeof when, format, &utc);
-  char ms[24];
-  std::snprintf(ms, sizeof ms, ".%03ldZ", ts.tv_nsec / 1000000);
-  return std::string(when, n) + ms;
+  return UtcText(int64_t{ts.tv_sec} * 1000 + ts.tv_nsec / 1000000, compact);
 }
 
 std::string FormatMiB(uint64_t bytes) {

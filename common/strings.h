@@ -26,9 +26,13 @@ std::optional<double> ParseDoublePrefix(std::string_view s, size_t* consumed);
 
 // The shortest text that reads back as exactly `v` ("0.012", "5e-05", "123").
 std::string FormatDouble(double v);
-// Now in UTC as strftime's `format` gives it, then milliseconds and "Z":
-// UtcNowText("%Y%m%dT%H%M%S") is "20261125T071502.123Z".
-std::string UtcNowText(const char* format);
+// A time in UTC to the millisecond, ISO 8601: `unix_ms` (milliseconds since 1970-01-01T00:00:00Z,
+// negative before it) is "2026-11-25T07:15:02.123Z", or in the basic format without separators
+// "20261125T071502.123Z" (`compact`). Pure: the proleptic Gregorian calendar in arithmetic,
+// no time zone database (glibc's gmtime costs a static agentd its TZ reader and sscanf).
+std::string UtcText(int64_t unix_ms, bool compact);
+// UtcText of the system's clock now.
+std::string UtcNowText(bool compact);
 // A size in MiB for people, to two decimals ("1.50 MiB").
 std::string FormatMiB(uint64_t bytes);
 

@@ -29,7 +29,7 @@ void SetLogLevel(LogLevel level) {
 
 void Log(LogLevel level, const std::string& message) {
   if (static_cast<int>(level) > g_level) return;
-  std::fprintf(stderr, "%s agentd %s: %s\n", UtcNowText("%Y-%m-%dT%H:%M:%S").c_str(),
+  std::fprintf(stderr, "%s agentd %s: %s\n", UtcNowText(/*compact=*/false).c_str(),
                kNames[static_cast<int>(level)], message.c_str());
 }
 

@@ -16,7 +16,7 @@ namespace ktune::host {
 namespace fs = std::filesystem;
 
 std::string NewRunId() {
-  const std::string when = UtcNowText("%Y%m%dT%H%M%S");
+  const std::string when = UtcNowText(/*compact=*/true);
   if (sodium_init() < 0) return when;
   char rnd[8];
   std::snprintf(rnd, sizeof rnd, "%06x", randombytes_uniform(1u << 24));

@@ -99,8 +99,21 @@ TEST_CASE("doubles read as std::from_chars reads them, through strtod") {
   CHECK_FALSE(ParseDoublePrefix("ms", &consumed).has_value());
 }
 
-TEST_CASE("UtcNowText: strftime's fields, then milliseconds and Z") {
-  const std::string t = UtcNowText("%Y%m%dT%H%M%S");  // 20261125T071502.123Z
+TEST_CASE("UtcText: ISO 8601 in UTC to the millisecond, extended and basic") {
+  CHECK(UtcText(0, false) == "1970-01-01T00:00:00.000Z");
+  CHECK(UtcText(0, true) == "19700101T000000.000Z");
+  // date -u -d @1795590902 +%FT%T: 2026-11-25T07:15:02 (the hour this was written).
+  CHECK(UtcText(1795590902123, false) == "2026-11-25T07:15:02.123Z");
+  CHECK(UtcText(1795590902123, true) == "20261125T071502.123Z");
+  // A leap day, the last millisecond of a leap year, and before 1970.
+  CHECK(UtcText(951782400000, false) == "2000-02-29T00:00:00.000Z");
+  CHECK(UtcText(1735689599999, false) == "2024-12-31T23:59:59.999Z");
+  CHECK(UtcText(-1, false) == "1969-12-31T23:59:59.999Z");
+  CHECK(UtcText(-86400000LL * 365, false) == "1969-01-01T00:00:00.000Z");
+}
+
+TEST_CASE("UtcNowText: now, in the one layout") {
+  const std::string t = UtcNowText(true);  // 20261125T071502.123Z
   REQUIRE(t.size() == 20);
   CHECK(t[8] == 'T');
   CHECK(t[15] == '.');
@@ -108,7 +121,7 @@ TEST_CASE("UtcNowText: strftime's fields, then milliseconds and Z") {
   for (size_t i : {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 16, 17, 18}) {
     CHECK(std::isdigit(static_cast<unsigned char>(t[i])));
   }
-  CHECK(UtcNowText("%Y-%m-%d").size() == 15);  // 2026-11-25.123Z
+  CHECK(UtcNowText(false).size() == 24);  // 2026-11-25T07:15:02.123Z
 }
 
 TEST_CASE("FormatMiB: two decimals of 2^20 bytes") {
