@@ -15,10 +15,9 @@
 #include "common/events.h"
 #include "common/fs.h"
 #include "common/strings.h"
-#include "common/system_check.h"
 #include "host/cli/cli.h"
 #include "host/cli/command.h"
-#include "host/events/event_groups.h"
+#include "host/cli/measure_options.h"
 #include "host/remote/agent_locator.h"
 #include "host/remote/run_receiver.h"
 #include "host/remote/sweep.h"
@@ -26,7 +25,6 @@
 #include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"
 #include "host/results/samples.h"
-#include "host/util/elf_symbols.h"
 #include "protocol/convert.h"
 
 namespace ktune::host {
@@ -34,49 +32,9 @@ namespace {
 
 cxxopts::Options RunCliOptions() {
   cxxopts::Options o("khost run", "Measure every variant of a kernel on an agent.");
-  o.add_options()("kernel", "kernel name", cxxopts::value<std::string>())(
-      "events", "comma-separated groups and events (perf's syntax; default: the default group)",
-      cxxopts::value<std::string>()->default_value(""))(
-      "reps",
-      "measured repetitions per variant, or auto: rounds until each variant is settled or "
-      "clearly slower than the best",
-      cxxopts::value<std::string>()->default_value("5"))(
-      "min-reps", "with --reps auto: rounds before a variant may stop (at least 6)",
-      cxxopts::value<int64_t>()->default_value("6"))(
-      "max-reps", "with --reps auto: rounds at most",
-      cxxopts::value<int64_t>()->default_value("30"))(
-      "target-ci",
-      "with --reps auto: the best variant is settled when the 95% interval of its median is "
-      "within PCT percent of it",
-      cxxopts::value<double>()->default_value("2"))(
-      "max-time", "with --reps auto: no new round after this many seconds of measuring",
-      cxxopts::value<double>())("cooldown",
-                                "idle this many milliseconds before each repetition but the first",
-                                cxxopts::value<double>()->default_value("0"))(
-      "max-temp",
-      "before each repetition, wait (up to 5 minutes) until the agent's hottest thermal zone is "
-      "below this many degrees Celsius",
-      cxxopts::value<double>())("warmup", "unmeasured runs before them",
-                                cxxopts::value<int64_t>()->default_value("1"))(
-      "order",
-      "interleaved: rounds, each running every variant once in a shuffled order; sequential: "
-      "every repetition of one variant, then the next",
-      cxxopts::value<std::string>()->default_value("interleaved"))(
-      "seed", "shuffles the interleaved rounds (default: drawn at random, kept in the run)",
-      cxxopts::value<std::string>())("timeout", "seconds before a run is killed",
-                                     cxxopts::value<double>()->default_value("60"))(
-      "cpu", "pin runs to this CPU (-1: no pinning)", cxxopts::value<int>()->default_value("-1"))(
-      "cpu-model", "event table to use instead of the agent's detected one (e.g. spacemit/x60)",
-      cxxopts::value<std::string>()->default_value(""))(
-      "multiplex",
-      "count all events at once and scale them as perf does, instead of running "
-      "each variant once per pass of events that fit the counters")(
-      "record", "sample these events in one more run per variant (perf record's -e)",
-      cxxopts::value<std::string>()->default_value(""))(
-      "period", "a sample every N events", cxxopts::value<uint64_t>()->default_value("0"))(
-      "freq", "about N samples per second (default 4001)",
-      cxxopts::value<uint32_t>()->default_value("0"))("callchain",
-                                                      "record user callchains with the samples")(
+  o.add_options()("kernel", "kernel name", cxxopts::value<std::string>());
+  AddMeasureOptions(o, /*order_seed=*/true);
+  o.add_options()(
       "resume",
       "fetch a run stopped early (khost killed, link lost, agent restarted) and measure only "
       "what it lacks, as it was asked; the newest run unless --run names one")(
@@ -90,138 +48,6 @@ cxxopts::Options RunCliOptions() {
   AddAgentOption(o);
   o.positional_help("<kernel>");
   return o;
-}
-
-// --events (default: the default group; each once), --cpu-model, --multiplex.
-Status ParseEventOptions(const cxxopts::ParseResult& r, RunOptions* opts) {
-  const std::string events = r["events"].as<std::string>();
-  if (events.empty()) {
-    opts->events = {"default"};
-  } else {
-    KT_ASSIGN_OR_RETURN(opts->events, SplitEventList(events));
-  }
-  std::set<std::string> seen;
-  for (const std::string& e : opts->events) {
-    if (!seen.insert(e).second) return InvalidArgument("event " + e + " is listed twice");
-  }
-  opts->cpu_model = r["cpu-model"].as<std::string>();
-  opts->multiplex = r.count("multiplex") > 0;
-  return Status::Ok();
-}
-
-// --record EVENTS with --period or --freq, and --callchain.
-Status ParseSamplingOptions(const cxxopts::ParseResult& r, RunOptions* opts) {
-  if (const std::string record = r["record"].as<std::string>(); !record.empty()) {
-    KT_ASSIGN_OR_RETURN(opts->record, SplitEventList(record));
-  }
-  opts->sample_period = r["period"].as<uint64_t>();
-  opts->sample_freq = r["freq"].as<uint32_t>();
-  opts->callchain = r.count("callchain") > 0;
-  if (opts->sample_period && opts->sample_freq) {
-    return InvalidArgument("--period and --freq are alternatives; give one");
-  }
-  if (opts->record.empty() && (opts->sample_period || opts->sample_freq || opts->callchain)) {
-    return InvalidArgument("--period, --freq and --callchain go with --record");
-  }
-  return Status::Ok();
-}
-
-// --reps auto's --min-reps, --max-reps, --target-ci and --max-time.
-Status ParseAdaptiveOptions(const cxxopts::ParseResult& r, RunOptions* opts) {
-  const int64_t min_reps = r["min-reps"].as<int64_t>(), max_reps = r["max-reps"].as<int64_t>();
-  const double target_pct = r["target-ci"].as<double>();
-  if (min_reps < 6) {
-    return InvalidArgument(
-        "--min-reps must be at least 6: a 95% interval of a median needs 6 values");
-  }
-  if (max_reps < min_reps || max_reps > 100000) {
-    return InvalidArgument("--max-reps must be between --min-reps (" + std::to_string(min_reps) +
-                           ") and 100000");
-  }
-  if (!(target_pct > 0 && target_pct < 100)) {
-    return InvalidArgument("--target-ci must be a percentage above 0 and below 100");
-  }
-  opts->adaptive = RacingOptions{static_cast<uint32_t>(min_reps), static_cast<uint32_t>(max_reps),
-                                 target_pct / 100};
-  opts->repetitions = static_cast<uint32_t>(max_reps);
-  if (r.count("max-time")) {
-    const double seconds = r["max-time"].as<double>();
-    if (!(seconds > 0) || seconds > 30 * 24 * 3600) {
-      return InvalidArgument("--max-time must be a positive number of seconds");
-    }
-    opts->max_time_ms = static_cast<uint64_t>(std::ceil(seconds * 1000));
-  }
-  return Status::Ok();
-}
-
-// --reps (a number, or auto with its options) and --warmup.
-Status ParseRepsOption(const cxxopts::ParseResult& r, RunOptions* opts) {
-  const std::string reps = r["reps"].as<std::string>();
-  if (reps == "auto") {
-    KT_RETURN_IF_ERROR(ParseAdaptiveOptions(r, opts));
-  } else {
-    for (const char* o : {"min-reps", "max-reps", "target-ci", "max-time"}) {
-      if (r.count(o)) return InvalidArgument(std::string("--") + o + " goes with --reps auto");
-    }
-    auto n = ParseInt64(reps);
-    if (!n.ok() || *n < 1 || *n > 100000) {
-      return InvalidArgument("--reps must be auto or between 1 and 100000, not '" + reps + "'");
-    }
-    opts->repetitions = static_cast<uint32_t>(*n);
-  }
-  const int64_t warmup = r["warmup"].as<int64_t>();
-  if (warmup < 0 || warmup > 100000) {
-    return InvalidArgument("--warmup must be between 0 and 100000");
-  }
-  opts->warmup = static_cast<uint32_t>(warmup);
-  return Status::Ok();
-}
-
-// --reps and --warmup, --order and --seed, --cooldown, --timeout (seconds, kept in ms) and --cpu.
-Status ParseRepetitionOptions(const cxxopts::ParseResult& r, RunOptions* opts) {
-  KT_RETURN_IF_ERROR(ParseRepsOption(r, opts));
-  const std::string order = r["order"].as<std::string>();
-  if (order == "interleaved") {
-    opts->order = wire::RUN_ORDER_INTERLEAVED;
-  } else if (order == "sequential") {
-    opts->order = wire::RUN_ORDER_SEQUENTIAL;
-  } else {
-    return InvalidArgument("--order must be interleaved or sequential, not '" + order + "'");
-  }
-  if (opts->adaptive && opts->order == wire::RUN_ORDER_SEQUENTIAL) {
-    return InvalidArgument(
-        "--reps auto measures in interleaved rounds; it cannot go with --order "
-        "sequential");
-  }
-  if (r.count("seed")) {
-    const std::string text = r["seed"].as<std::string>();
-    auto seed = ParseUint64(text);
-    if (!seed.ok()) {
-      return InvalidArgument("--seed must be a whole number from 0 to 18446744073709551615, not '" +
-                             text + "'");
-    }
-    opts->seed = *seed;
-  }
-  const double cooldown = r["cooldown"].as<double>();
-  if (!(cooldown >= 0) || cooldown > 3600 * 1000) {
-    return InvalidArgument("--cooldown must be a number of milliseconds, 0 or more");
-  }
-  opts->cooldown_ms = static_cast<uint64_t>(std::ceil(cooldown));
-  if (r.count("max-temp")) {
-    const double celsius = r["max-temp"].as<double>();
-    if (!(celsius > 0 && celsius < 200)) {
-      return InvalidArgument("--max-temp must be a temperature in degrees Celsius, above 0");
-    }
-    opts->max_temp_mc = static_cast<int64_t>(std::lround(celsius * 1000));
-  }
-  const double timeout = r["timeout"].as<double>();
-  if (!(timeout > 0) || timeout > 7 * 24 * 3600) {
-    return InvalidArgument("--timeout must be a positive number of seconds");
-  }
-  opts->timeout_ms = static_cast<uint64_t>(std::ceil(timeout * 1000));
-  opts->cpu = r["cpu"].as<int>();
-  if (opts->cpu < -1) return InvalidArgument("--cpu must be a CPU number, or -1");
-  return Status::Ok();
 }
 
 }  // namespace
@@ -245,21 +71,18 @@ Result<RunOptions> ParseRunArgs(const Args& args) {
     return InvalidArgument("--allow-mixed goes with --agents of two or more agents");
   }
   if (opts.resume) {
-    for (const char* o :
-         {"events",    "reps",   "min-reps", "max-reps", "target-ci", "max-time", "warmup",
-          "order",     "seed",   "cooldown", "max-temp", "timeout",   "cpu",      "cpu-model",
-          "multiplex", "record", "period",   "freq",     "callchain", "agents",   "allow-mixed"}) {
+    std::vector<std::string> fixed = MeasureOptionNames(/*order_seed=*/true);
+    fixed.insert(fixed.end(), {"agents", "allow-mixed"});
+    for (const std::string& o : fixed) {
       if (r.count(o)) {
-        return InvalidArgument(std::string("--resume measures the run as it was asked; --") + o +
+        return InvalidArgument("--resume measures the run as it was asked; --" + o +
                                " cannot change it");
       }
     }
     return opts;
   }
   if (!opts.run_id.empty()) return InvalidArgument("--run goes with --resume");
-  KT_RETURN_IF_ERROR(ParseEventOptions(r, &opts));
-  KT_RETURN_IF_ERROR(ParseSamplingOptions(r, &opts));
-  KT_RETURN_IF_ERROR(ParseRepetitionOptions(r, &opts));
+  KT_RETURN_IF_ERROR(ParseMeasureOptions(r, &opts, /*order_seed=*/true));
   if (opts.adaptive && !opts.agents.empty()) {
     return InvalidArgument(
         "--reps auto races the variants of one agent; it cannot go with --agents");
@@ -267,64 +90,7 @@ Result<RunOptions> ParseRunArgs(const Args& args) {
   return opts;
 }
 
-wire::RunRequest MakeRunRequest(const RunOptions& options, const KernelDir& dir,
-                                const std::string& bundle_id, const std::string& run_id) {
-  wire::RunRequest req;
-  req.set_run_id(run_id);
-  req.set_bundle_id(bundle_id);
-  for (const KernelVariant& v : dir.variants) {
-    auto* w = req.add_variants();
-    w->set_name(v.name);
-    w->set_elf_path(v.elf_path);
-    for (const auto& a : v.args) w->add_args(a);
-    for (const auto& [k, val] : v.params) {
-      auto* p = w->add_params();
-      p->set_name(k);
-      p->set_value(val);
-    }
-  }
-  for (const auto& e : options.events) req.add_events(e);
-  req.set_repetitions(options.repetitions);
-  req.set_warmup(options.warmup);
-  req.set_order(options.order);
-  req.set_seed(options.seed.value_or(0));
-  if (options.adaptive) {
-    req.mutable_adaptive()->set_min_reps(options.adaptive->min_reps);
-    req.mutable_adaptive()->set_target_ci(options.adaptive->target_ci);
-    req.mutable_adaptive()->set_max_time_ms(options.max_time_ms);
-  }
-  req.set_cooldown_ms(options.cooldown_ms);
-  req.set_max_temp_mc(options.max_temp_mc);
-  req.set_timeout_ms(options.timeout_ms);
-  req.set_cpu(options.cpu);
-  req.set_cpu_model(options.cpu_model);
-  req.set_multiplex(options.multiplex);
-  for (const auto& e : options.record) req.add_record(e);
-  req.set_sample_period(options.sample_period);
-  req.set_sample_freq(options.sample_freq);
-  req.set_callchain(options.callchain);
-  return req;
-}
-
 namespace {
-
-// Every variant's ELF must be of the agent's architecture, unless the agent runs them under a
-// wrapper (agentd --exec-wrapper qemu-riscv64): else each would fail to exec, one by one.
-Status CheckArchitecture(const KernelDir& dir, const wire::Capabilities& caps,
-                         const std::string& agent) {
-  const std::string& arch = caps.cpu().arch();
-  if (caps.exec_wrapper_size() > 0 || arch.empty()) return Status::Ok();
-  for (const KernelVariant& v : dir.variants) {
-    KT_ASSIGN_OR_RETURN(const std::string head, ReadFilePrefix(dir.root + "/" + v.elf_path, 64));
-    const std::string elf = ElfArch(head);
-    if (!elf.empty() && elf != arch) {
-      return InvalidArgument("variant " + v.name + " is built for " + elf + " but agent " + agent +
-                             " is " + arch + " (khost tune with a toolchain for " + arch +
-                             ", or a " + elf + " agent)");
-    }
-  }
-  return Status::Ok();
-}
 
 // How khost run ends, for a new run and a resumed one: the seed's perf_stats.csv (configs.json's
 // perf_files.stat) and the table, from the run's file.
@@ -348,48 +114,6 @@ Status Conclude(const KernelDir& dir, const std::string& kernel, const std::stri
               << " (khost report --samples, --annotate VARIANT)\n";
   }
   return Status::Ok();
-}
-
-// What one agent makes of the run: its checks passed, and the events as its CPU names them.
-struct AgentPlan {
-  CpuId cpu;
-  std::string core;  // the event table
-  Selection selection;
-};
-
-Result<AgentPlan> PrepareAgent(const RunOptions& opts, const KernelDir& dir,
-                               const AgentSession& session) {
-  const wire::Capabilities& caps = session.conn->hello().capabilities();
-  const uint32_t cpus = caps.cpu_count();
-  if (opts.cpu >= 0 && static_cast<uint32_t>(opts.cpu) >= cpus) {
-    return InvalidArgument("--cpu " + std::to_string(opts.cpu) + ": agent " + session.name +
-                           " has " + std::to_string(cpus) + " CPUs (0-" + std::to_string(cpus - 1) +
-                           ")");
-  }
-  // As perf stat, an agent that may not count the kernel counts user space only.
-  if (!caps.running_as_root() && caps.has_perf_event_paranoid() &&
-      caps.perf_event_paranoid() >= 2) {
-    std::cerr << "khost run: agent " << session.name << " is not root and perf_event_paranoid is "
-              << caps.perf_event_paranoid()
-              << ": events count user space only, as perf stat falls back to (:u)\n";
-  }
-  // Groups and event names depend on the agent's CPU: resolve them before anything is sent.
-  AgentPlan plan;
-  plan.cpu = CpuFromWire(caps.cpu());
-  KT_ASSIGN_OR_RETURN(const EventCatalog catalog, EventCatalog::ForCpu(plan.cpu, opts.cpu_model));
-  plan.core = catalog.core();
-  KT_ASSIGN_OR_RETURN(const std::vector<EventGroup> groups, GroupsFor(catalog));
-  KT_ASSIGN_OR_RETURN(plan.selection, SelectEvents(opts.events, groups, catalog));
-  for (const std::string& e : opts.record) {
-    auto spec = catalog.Parse(e);
-    if (!spec.ok()) return spec.status().WithContext("--record");
-  }
-  if (opts.max_temp_mc > 0 && !HottestZoneMc(SystemCheckFromWire(caps.system()))) {
-    return InvalidArgument("--max-temp: agent " + session.name +
-                           " reports no thermal zone with a temperature (/sys/class/thermal)");
-  }
-  KT_RETURN_IF_ERROR(CheckArchitecture(dir, caps, session.name));
-  return plan;
 }
 
 // The sessions of the agents named (one, for --agent or none), in order.

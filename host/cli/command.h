@@ -13,6 +13,7 @@
 #include "host/corpus/corpus.h"
 #include "host/remote/agent_registry.h"
 #include "host/remote/deploy.h"
+#include "host/remote/run_request.h"
 #include "host/report/table.h"
 #include "host/tune/tune_run.h"
 #include "protocol/ktune.pb.h"
@@ -56,42 +57,18 @@ Result<PushRequest> ParsePushArgs(const Args& args);
 int PushMain(const Args& args);
 
 // --- khost run <kernel> ---
-struct RunOptions {
+struct RunOptions : MeasureOptions {
   std::string kernel;
   std::string root = ".";
   std::string agent;
   std::vector<std::string> agents;  // --agents: a sweep spread over them (host/remote/sweep.h)
   bool allow_mixed = false;         // agents of several CPU fingerprints in one sweep
   std::string token_file;
-  std::vector<std::string> events;
-  uint32_t repetitions = 5;  // with adaptive: the cap (--max-reps)
-  // --reps auto: rounds until each variant is settled or clearly slower (common/racing.h);
-  // --min-reps, --max-reps (repetitions), --target-ci (a fraction), --max-time.
-  std::optional<RacingOptions> adaptive;
-  uint64_t max_time_ms = 0;
-  uint64_t cooldown_ms = 0;  // --cooldown: idle before each repetition but the first
-  int64_t max_temp_mc = 0;   // --max-temp (C): wait for the thermal zones to drop below it
-  uint32_t warmup = 1;
-  // --order: interleaved rounds, shuffled by the seed (agentd's agent/measure/schedule.h), or
-  // variant after variant; --seed, else one drawn when the run starts (and kept in its meta).
-  wire::RunOrder order = wire::RUN_ORDER_INTERLEAVED;
-  std::optional<uint64_t> seed;
-  uint64_t timeout_ms = 60000;
-  int cpu = -1;
-  std::string cpu_model;            // event table to use instead of the agent's detected one
-  bool multiplex = false;           // all events at once, scaled as perf does, instead of passes
-  std::vector<std::string> record;  // events to sample, in one more pass per variant
-  uint64_t sample_period = 0;       // a sample every N events, or
-  uint32_t sample_freq = 0;         // N samples per second (default 4001, as the seed)
-  bool callchain = false;
   bool resume = false;  // fetch an earlier run and measure what it lacks, as it was asked
   std::string run_id;   // with resume: which run (empty: the newest)
 };
 // Pure: checks syntax; event names are resolved against the agent's catalog when it answers.
 Result<RunOptions> ParseRunArgs(const Args& args);
-// The request for the agent: every variant of `dir`, the options' measurement settings.
-wire::RunRequest MakeRunRequest(const RunOptions& options, const KernelDir& dir,
-                                const std::string& bundle_id, const std::string& run_id);
 int RunMain(const Args& args);
 
 // --- khost report <kernel> ---

@@ -27,8 +27,7 @@ constexpr int kStepsWithoutNew = 100;
 class Anneal : public StrategyBase {
  public:
   Anneal(const SearchSpace& space, const StrategyOptions& options)
-      : StrategyBase(space, options),
-        max_iter_(std::ceil(std::log(kTMin) / std::log(kAlpha))) {}
+      : StrategyBase(space, options), max_iter_(std::ceil(std::log(kTMin) / std::log(kAlpha))) {}
 
   std::vector<size_t> Ask(size_t /*max*/) override {
     if (current_ == kNone) return Jump();

@@ -32,8 +32,7 @@ constexpr size_t kRefitEvery = 5;
 class Bayes : public StrategyBase {
  public:
   Bayes(const SearchSpace& space, const StrategyOptions& options)
-      : StrategyBase(space, options),
-        initial_(std::clamp<size_t>(budget() / 10, 5, 20)) {}
+      : StrategyBase(space, options), initial_(std::clamp<size_t>(budget() / 10, 5, 20)) {}
 
   std::vector<size_t> Ask(size_t max) override {
     std::vector<size_t> out;

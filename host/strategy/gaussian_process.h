@@ -16,7 +16,8 @@
 
 namespace ktune::host {
 
-// The Matérn 5/2 kernel at distance r for length scale l: (1 + s + s^2 / 3) exp(-s), s = sqrt(5) r / l.
+// The Matérn 5/2 kernel at distance r for length scale l: (1 + s + s^2 / 3) exp(-s), s = sqrt(5) r
+// / l.
 double Matern52(double r, double length_scale);
 
 struct GpPrediction {

@@ -41,8 +41,7 @@ TEST_CASE("strategies: names parse; an unknown one is refused") {
   for (StrategyKind k : kAll) CHECK(ParseStrategy(StrategyName(k)).value() == k);
   auto bad = ParseStrategy("hill");
   REQUIRE_FALSE(bad.ok());
-  CHECK(bad.status().message() ==
-        "unknown strategy 'hill' (grid, random, anneal, genetic, bayes)");
+  CHECK(bad.status().message() == "unknown strategy 'hill' (grid, random, anneal, genetic, bayes)");
 }
 
 TEST_CASE("every strategy asks feasible points, never one twice, and stops when out of points") {

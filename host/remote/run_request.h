@@ -1,0 +1,61 @@
+// What a run measures and how, as khost run and khost tune --strategy ask an agent: the
+// measurement settings (MeasureOptions), an agent's plan for them (its CPU, event table and the
+// events --events selects there) and the RunRequest for a kernel directory's variants.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/events.h"
+#include "common/racing.h"
+#include "common/status.h"
+#include "host/events/event_groups.h"
+#include "host/remote/agent_locator.h"
+#include "host/results/kernel_dir.h"
+#include "protocol/ktune.pb.h"
+
+namespace ktune::host {
+
+struct MeasureOptions {
+  std::vector<std::string> events;
+  uint32_t repetitions = 5;  // with adaptive: the cap (--max-reps)
+  // --reps auto: rounds until each variant is settled or clearly slower (common/racing.h);
+  // --min-reps, --max-reps (repetitions), --target-ci (a fraction), --max-time.
+  std::optional<RacingOptions> adaptive;
+  uint64_t max_time_ms = 0;
+  uint64_t cooldown_ms = 0;  // --cooldown: idle before each repetition but the first
+  int64_t max_temp_mc = 0;   // --max-temp (C): wait for the thermal zones to drop below it
+  uint32_t warmup = 1;
+  // --order: interleaved rounds, shuffled by the seed (agentd's agent/measure/schedule.h), or
+  // variant after variant; --seed, else one drawn when the run starts (and kept in its meta).
+  wire::RunOrder order = wire::RUN_ORDER_INTERLEAVED;
+  std::optional<uint64_t> seed;
+  uint64_t timeout_ms = 60000;
+  int cpu = -1;
+  std::string cpu_model;            // event table to use instead of the agent's detected one
+  bool multiplex = false;           // all events at once, scaled as perf does, instead of passes
+  std::vector<std::string> record;  // events to sample, in one more pass per variant
+  uint64_t sample_period = 0;       // a sample every N events, or
+  uint32_t sample_freq = 0;         // N samples per second (default 4001, as the seed)
+  bool callchain = false;
+};
+
+// The request for the agent: every variant of `dir`, the options' measurement settings (pure).
+wire::RunRequest MakeRunRequest(const MeasureOptions& options, const KernelDir& dir,
+                                const std::string& bundle_id, const std::string& run_id);
+
+// What an agent makes of the options.
+struct AgentPlan {
+  CpuId cpu;
+  std::string core;  // the event table
+  Selection selection;
+};
+
+// Checks the options against the agent that answered (its CPUs, perf_event_paranoid (said on
+// stderr), event table, thermal zones) and the variants' architecture against the agent's.
+Result<AgentPlan> PrepareAgent(const MeasureOptions& options, const KernelDir& dir,
+                               const AgentSession& session);
+
+}  // namespace ktune::host

@@ -1,0 +1,132 @@
+#include "host/strategy/evaluations.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/strings.h"
+
+namespace ktune::host {
+namespace {
+
+constexpr std::string_view kFirstLine = "# ktune evaluations 1";
+constexpr const char* kTail[] = {"time_ns", "status", "run"};
+
+// Free text as one CSV field: commas and line breaks become "; " and " ".
+std::string Field(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == ',') {
+      out += ";";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+Status LineError(size_t line, const std::string& what) {
+  return InvalidArgument("evaluations line " + std::to_string(line) + ": " + what);
+}
+
+}  // namespace
+
+std::string FormatEvaluationsHeader(const std::vector<std::string>& comments,
+                                    const std::vector<std::string>& names) {
+  std::string out = std::string(kFirstLine) + "\n";
+  for (const std::string& c : comments) out += "# " + Field(c) + "\n";
+  std::vector<std::string> header = names;
+  header.insert(header.end(), std::begin(kTail), std::end(kTail));
+  return out + Join(header, ",") + "\n";
+}
+
+std::string FormatEvaluation(const Evaluation& e) {
+  std::vector<std::string> fields;
+  for (int64_t v : e.config) fields.push_back(std::to_string(v));
+  fields.push_back(e.time_ns ? FormatDouble(*e.time_ns) : "");
+  fields.push_back(Field(e.status));
+  fields.push_back(Field(e.run));
+  return Join(fields, ",") + "\n";
+}
+
+Result<Evaluations> ParseEvaluations(std::string_view text) {
+  Evaluations out;
+  std::vector<std::string_view> lines = Split(text, '\n');
+  // Split leaves "" after a final '\n'; anything else there is a torn line.
+  if (!lines.empty()) {
+    if (!lines.back().empty()) out.torn_lines = 1;
+    lines.pop_back();
+  }
+  if (lines.empty() || lines[0] != kFirstLine) {
+    return InvalidArgument("not a ktune evaluations file: the first line must be '" +
+                           std::string(kFirstLine) + "'");
+  }
+  size_t i = 1;
+  for (; i < lines.size() && lines[i].substr(0, 2) == "# "; ++i) {
+    out.comments.emplace_back(lines[i].substr(2));
+  }
+  if (i == lines.size()) return InvalidArgument("evaluations file has no header line");
+  const std::vector<std::string_view> header = Split(lines[i], ',');
+  const size_t params = header.size() < 3 ? 0 : header.size() - 3;
+  if (params == 0 || header[params] != kTail[0] || header[params + 1] != kTail[1] ||
+      header[params + 2] != kTail[2]) {
+    return LineError(i + 1, "the header must be the parameters, then time_ns,status,run");
+  }
+  for (size_t p = 0; p < params; ++p) {
+    if (header[p].empty()) return LineError(i + 1, "a parameter without a name");
+    if (std::count(header.begin(), header.begin() + p, header[p]) > 0) {
+      return LineError(i + 1, "parameter " + std::string(header[p]) + " is named twice");
+    }
+    out.names.emplace_back(header[p]);
+  }
+  for (++i; i < lines.size(); ++i) {
+    const std::vector<std::string_view> f = Split(lines[i], ',');
+    if (f.size() != params + 3) {
+      return LineError(i + 1,
+                       std::to_string(f.size()) + " fields, not " + std::to_string(params + 3));
+    }
+    Evaluation e;
+    for (size_t p = 0; p < params; ++p) {
+      auto v = ParseInt64(f[p]);
+      if (!v.ok()) return LineError(i + 1, out.names[p] + " is not an integer");
+      e.config.push_back(*v);
+    }
+    e.status = std::string(f[params + 1]);
+    e.run = std::string(f[params + 2]);
+    if (e.status.empty()) return LineError(i + 1, "no status");
+    if (e.status == "ok") {
+      auto t = ParseDouble(f[params]);
+      if (!t.ok() || !std::isfinite(*t) || *t <= 0) {
+        return LineError(i + 1, "an ok configuration needs a positive time_ns");
+      }
+      e.time_ns = *t;
+    } else if (!f[params].empty()) {
+      return LineError(i + 1, "a configuration that is not ok has no time");
+    }
+    out.rows.push_back(std::move(e));
+  }
+  return out;
+}
+
+Result<Landscape> LandscapeOf(const Evaluations& evaluations) {
+  std::vector<std::vector<int64_t>> values(evaluations.names.size()), configs;
+  for (const Evaluation& e : evaluations.rows) {
+    for (size_t p = 0; p < e.config.size(); ++p) values[p].push_back(e.config[p]);
+    configs.push_back(e.config);
+  }
+  for (std::vector<int64_t>& v : values) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  }
+  KT_ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Make(evaluations.names, values, configs));
+  Landscape l{std::move(space), {}};
+  l.time.resize(l.space.size());
+  for (size_t i = 0; i < evaluations.rows.size(); ++i) {
+    // Make keeps the configurations in the order given.
+    l.time[i] = evaluations.rows[i].time_ns;
+  }
+  return l;
+}
+
+}  // namespace ktune::host

@@ -1,0 +1,56 @@
+// The evaluations of a search, one CSV line each: what khost tune --strategy journals as it
+// measures (<kernel>/run/searches/<search_id>.csv) and what the search benchmark replays (a grid
+// search's file, every configuration measured, is a landscape: test_data/landscapes/).
+//
+//   # ktune evaluations 1
+//   # <free text: the kernel, the agent, how it was measured>
+//   BLOCK_SIZE_M,BLOCK_SIZE_N,time_ns,status,run
+//   4,16,1234567.5,ok,20261125T071502.123Z-3fa2c1
+//   8,16,,build failed,
+//
+// One column per parameter, then the configuration's time in ns (its median; empty when it is
+// infeasible), its status ("ok", or why it is infeasible: "build failed", "NOT OK", "exit:1",
+// "signal:SIGSEGV", "timeout", "not measured") and the run that measured it. Statuses are free
+// text without commas or line breaks (FormatEvaluation replaces them).
+//
+// Pure. Edge cases: a last line without its '\n' (a writer killed mid-line) is dropped and
+// counted; any other malformed line is an error naming it; an "ok" line needs a positive finite
+// time and any other status none.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "host/strategy/replay.h"
+
+namespace ktune::host {
+
+struct Evaluation {
+  std::vector<int64_t> config;    // the parameters' values, in the header's order
+  std::optional<double> time_ns;  // nullopt: infeasible
+  std::string status = "ok";
+  std::string run;  // the run id; "" when nothing ran (a build failure)
+};
+
+struct Evaluations {
+  std::vector<std::string> comments;  // the "# " lines after the first, without "# "
+  std::vector<std::string> names;     // the parameters
+  std::vector<Evaluation> rows;
+  size_t torn_lines = 0;
+};
+
+// The first line, the comments and the header line, each ending in '\n'.
+std::string FormatEvaluationsHeader(const std::vector<std::string>& comments,
+                                    const std::vector<std::string>& names);
+std::string FormatEvaluation(const Evaluation& e);
+Result<Evaluations> ParseEvaluations(std::string_view text);
+
+// The landscape of a file's evaluations: each parameter's values are those its lines hold,
+// ascending; the configurations are the lines. A configuration given twice is an error.
+Result<Landscape> LandscapeOf(const Evaluations& evaluations);
+
+}  // namespace ktune::host

@@ -1,0 +1,80 @@
+#include "host/strategy/evaluations.h"
+
+#include <doctest/doctest.h>
+
+namespace ktune::host {
+namespace {
+
+TEST_CASE("evaluations: written, read back, and made a landscape") {
+  std::string text = FormatEvaluationsHeader({"kernel matmul, agent local", "a, b"}, {"M", "N"});
+  CHECK(text ==
+        "# ktune evaluations 1\n# kernel matmul; agent local\n# a; b\nM,N,time_ns,status,run\n");
+  text += FormatEvaluation({{4, 16}, 1234567.5, "ok", "r1"});
+  text += FormatEvaluation({{8, 16}, std::nullopt, "build failed", ""});
+  text += FormatEvaluation({{4, 32}, std::nullopt, "signal:SIGSEGV, core\ndumped", "r1"});
+  text += FormatEvaluation({{8, 32}, 1000.0, "ok", "r2"});
+  auto e = ParseEvaluations(text);
+  REQUIRE(e.ok());
+  CHECK(e->torn_lines == 0);
+  CHECK(e->comments == std::vector<std::string>{"kernel matmul; agent local", "a; b"});
+  CHECK(e->names == std::vector<std::string>{"M", "N"});
+  REQUIRE(e->rows.size() == 4);
+  CHECK(e->rows[0].config == std::vector<int64_t>{4, 16});
+  CHECK(e->rows[0].time_ns == 1234567.5);
+  CHECK(e->rows[0].run == "r1");
+  CHECK(e->rows[1].status == "build failed");
+  CHECK(e->rows[2].status == "signal:SIGSEGV; core dumped");
+  CHECK_FALSE(e->rows[2].time_ns.has_value());
+
+  auto l = LandscapeOf(*e);
+  REQUIRE(l.ok());
+  CHECK(l->space.values() == std::vector<std::vector<int64_t>>{{4, 8}, {16, 32}});
+  REQUIRE(l->space.size() == 4);
+  CHECK(l->space.config(3) == std::vector<int64_t>{8, 32});
+  CHECK(l->time[3] == 1000.0);
+  CHECK_FALSE(l->time[1].has_value());
+  CHECK(l->optimum() == 1000.0);
+
+  // A writer killed mid-line: the torn line is dropped and counted.
+  auto torn = ParseEvaluations(text + "8,64,12");
+  REQUIRE(torn.ok());
+  CHECK(torn->torn_lines == 1);
+  CHECK(torn->rows.size() == 4);
+}
+
+TEST_CASE("evaluations: malformed files are refused with the line") {
+  const std::string head = "# ktune evaluations 1\nM,time_ns,status,run\n";
+  auto error = [](const std::string& text) {
+    auto e = ParseEvaluations(text);
+    REQUIRE_FALSE(e.ok());
+    return e.status().message();
+  };
+  CHECK(error("") ==
+        "not a ktune evaluations file: the first line must be "
+        "'# ktune evaluations 1'");
+  CHECK(error("# ktune evaluations 1\n# only comments\n") == "evaluations file has no header line");
+  CHECK(error("# ktune evaluations 1\ntime_ns,status,run\n") ==
+        "evaluations line 2: the header must be the parameters, then time_ns,status,run");
+  CHECK(error("# ktune evaluations 1\nM,M,time_ns,status,run\n") ==
+        "evaluations line 2: parameter M is named twice");
+  CHECK(error(head + "4,1,ok\n") == "evaluations line 3: 3 fields, not 4");
+  CHECK(error(head + "x,1,ok,r\n") == "evaluations line 3: M is not an integer");
+  CHECK(error(head + "4,,ok,r\n") ==
+        "evaluations line 3: an ok configuration needs a positive "
+        "time_ns");
+  CHECK(error(head + "4,-1,ok,r\n") ==
+        "evaluations line 3: an ok configuration needs a positive "
+        "time_ns");
+  CHECK(error(head + "4,5,timeout,r\n") ==
+        "evaluations line 3: a configuration that is not ok has no time");
+  CHECK(error(head + "4,,,r\n") == "evaluations line 3: no status");
+  auto twice = ParseEvaluations(head + "4,5,ok,r\n4,6,ok,r\n");
+  REQUIRE(twice.ok());
+  CHECK(LandscapeOf(*twice).status().message() == "a configuration is given twice");
+  auto none = ParseEvaluations(head);
+  REQUIRE(none.ok());
+  CHECK_FALSE(LandscapeOf(*none).ok());
+}
+
+}  // namespace
+}  // namespace ktune::host
