@@ -18,8 +18,10 @@ ALLOWED = {
     "host/tune": {"host/results", "host/events", "host/util"},
     "host/corpus": {"host/util"},
     "host/strategy": set(),
-    "host/cli": {"host/tune", "host/remote", "host/report", "host/corpus", "host/results",
-                 "host/events", "host/util"},
+    "host/search": {"host/tune", "host/remote", "host/strategy", "host/results", "host/events",
+                    "host/util"},
+    "host/cli": {"host/search", "host/strategy", "host/tune", "host/remote", "host/report",
+                 "host/corpus", "host/results", "host/events", "host/util"},
     # agentd: main.cc and options.{h,cc} -> server -> measure | store. Only measure/ calls
     # perf_event_open; store/ knows the store's files and nothing of measuring or serving.
     "agent/measure": set(),

@@ -1,18 +1,24 @@
 // khost tune <kernel>: builds one static ELF per configuration of a kernel spec with a toolchain
 // profile, in parallel and cached, with assembly dumps, test data, golden outputs and the seed's
 // configs.json; --check runs every variant (under the profile's emulator) and checks its output;
-// --apply-best writes a run's winner back into the spec and launcher constants. The build is
-// host/tune/tune_run.h's, the edit host/tune/apply_best.h's; the winner comes from the analysis.
+// --apply-best writes a run's winner back into the spec and launcher constants; --strategy searches
+// the space on an agent instead, building and measuring only what the strategy asks for. The
+// build is host/tune/tune_run.h's, the search host/search/search.h's, the edit
+// host/tune/apply_best.h's; the winner comes from the analysis.
 
+#include <filesystem>
 #include <iostream>
 
 #include "host/cli/cli.h"
 #include "host/cli/command.h"
+#include "host/cli/measure_options.h"
 #include "host/report/analysis.h"
 #include "host/report/format.h"
 #include "host/report/report.h"
 #include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"
+#include "host/search/search.h"
+#include "host/search/search_files.h"
 #include "host/tune/apply_best.h"
 #include "host/tune/tune_run.h"
 
@@ -28,7 +34,7 @@ cxxopts::Options TuneCliOptions() {
       cxxopts::value<std::string>()->default_value("rvv-clang19"))(
       "j,jobs", "parallel builds (0: one per core)", cxxopts::value<size_t>()->default_value("0"))(
       "sample", "build N configurations drawn at random from the space", cxxopts::value<size_t>())(
-      "seed", "seed of --sample", cxxopts::value<uint64_t>()->default_value("0"))(
+      "seed", "seed of --sample and --strategy", cxxopts::value<uint64_t>()->default_value("0"))(
       "shape", "override a shape value, NAME=VALUE (repeatable)",
       cxxopts::value<std::vector<std::string>>())(
       "triton", "build the Triton-CPU configuration directories under DIR instead of the grid",
@@ -44,10 +50,96 @@ cxxopts::Options TuneCliOptions() {
       "build nothing: write the winner of a run (--run, default the newest) into the kernel's "
       "spec (a best: line) and launcher constants (best_constants.c, best_blk_constants.json)")(
       "run", "the run --apply-best takes the winner of",
-      cxxopts::value<std::string>()->default_value(""));
+      cxxopts::value<std::string>()->default_value(""))(
+      "strategy",
+      "search the space on an agent: grid, random, anneal, genetic or bayes propose "
+      "configurations, which are built and measured in batches until the budget",
+      cxxopts::value<std::string>())(
+      "budget", "with --strategy: evaluations at most (failed configurations count)",
+      cxxopts::value<size_t>())(
+      "budget-time", "with --strategy: no new batch after this many seconds of searching",
+      cxxopts::value<double>())("batch",
+                                "with --strategy: configurations built and measured together",
+                                cxxopts::value<size_t>()->default_value("8"))(
+      "resume",
+      "continue a stopped search as it was asked, measuring only what its journal lacks; the "
+      "newest unless --search names one")("search", "with --resume: the search id",
+                                          cxxopts::value<std::string>()->default_value(""));
+  AddMeasureOptions(o, /*order_seed=*/false);
   AddRootOption(o);
+  AddAgentOption(o);
   o.positional_help("<kernel>");
   return o;
+}
+
+}  // namespace
+
+namespace {
+
+// --strategy and what goes with it; --resume alone.
+Status ParseSearchArgs(const cxxopts::ParseResult& r, const Args& args, TuneRequest* req) {
+  const std::vector<std::string> search_only = [] {
+    std::vector<std::string> o = {"budget", "budget-time", "batch", "agent", "token-file"};
+    const std::vector<std::string>& m = MeasureOptionNames(/*order_seed=*/false);
+    o.insert(o.end(), m.begin(), m.end());
+    return o;
+  }();
+  const std::string search_id = r["search"].as<std::string>();
+  if (r.count("resume")) {
+    for (const char* o : {"toolchain", "jobs", "sample", "seed", "shape", "triton", "check",
+                          "check-timeout", "apply-best", "run", "strategy"}) {
+      if (r.count(o)) {
+        return InvalidArgument(std::string("--resume continues the search as it was asked; --") +
+                               o + " cannot change it");
+      }
+    }
+    for (const std::string& o : search_only) {
+      if (r.count(o)) {
+        return InvalidArgument("--resume continues the search as it was asked; --" + o +
+                               " cannot change it");
+      }
+    }
+    req->search = SearchOptions{};
+    req->search->resume = true;
+    req->search->search_id = search_id;
+    return Status::Ok();
+  }
+  if (!search_id.empty()) return InvalidArgument("--search goes with --resume");
+  if (!r.count("strategy")) {
+    for (const std::string& o : search_only) {
+      if (r.count(o)) return InvalidArgument("--" + o + " goes with --strategy");
+    }
+    return Status::Ok();
+  }
+  for (const char* o : {"sample", "triton", "check", "apply-best"}) {
+    if (r.count(o)) return InvalidArgument(std::string("--strategy cannot go with --") + o);
+  }
+  SearchOptions s;
+  KT_ASSIGN_OR_RETURN(s.strategy, ParseStrategy(r["strategy"].as<std::string>()));
+  if (r.count("budget")) {
+    s.budget = r["budget"].as<size_t>();
+    if (*s.budget == 0) return InvalidArgument("--budget must be at least 1 evaluation");
+  }
+  if (r.count("budget-time")) {
+    s.budget_seconds = r["budget-time"].as<double>();
+    if (!(*s.budget_seconds > 0) || *s.budget_seconds > 365 * 24 * 3600.0) {
+      return InvalidArgument("--budget-time must be a positive number of seconds");
+    }
+  }
+  if (s.strategy != StrategyKind::kGrid && !s.budget && !s.budget_seconds) {
+    return InvalidArgument(std::string("--strategy ") + StrategyName(s.strategy) +
+                           " needs --budget N or --budget-time SECONDS");
+  }
+  s.batch = r["batch"].as<size_t>();
+  if (s.batch == 0 || s.batch > 10000) {
+    return InvalidArgument("--batch must be between 1 and 10000");
+  }
+  KT_RETURN_IF_ERROR(ParseMeasureOptions(r, &s.measure, /*order_seed=*/false));
+  s.agent = r["agent"].as<std::string>();
+  s.token_file = r["token-file"].as<std::string>();
+  s.argv = args;
+  req->search = std::move(s);
+  return Status::Ok();
 }
 
 }  // namespace
@@ -81,6 +173,7 @@ Result<TuneRequest> ParseTuneArgs(const Args& args) {
   req.run_id = r["run"].as<std::string>();
   if (!req.run_id.empty() && !req.apply_best)
     return InvalidArgument("--run goes with --apply-best");
+  KT_RETURN_IF_ERROR(ParseSearchArgs(r, args, &req));
   return req;
 }
 
@@ -112,7 +205,26 @@ Status ApplyBestOfRun(const TuneRequest& req) {
   return Status::Ok();
 }
 
+// khost tune --resume: the stopped search's own arguments, parsed again, under this --root.
+Status ResumeSearch(const TuneRequest& req) {
+  KT_ASSIGN_OR_RETURN(const KernelSpec spec, LoadKernelSpec(req.kernel, req.kernels_dir));
+  const std::string run_dir = KernelRunDir(req.root, spec.name);
+  KT_ASSIGN_OR_RETURN(const std::string path, FindSearchFile(run_dir, req.search->search_id));
+  KT_ASSIGN_OR_RETURN(const SearchMeta meta, ReadSearchMeta(path));
+  auto asked = ParseTuneArgs(meta.argv);
+  if (!asked.ok() || !asked->search) {
+    return InvalidArgument(path + ": the search's arguments no longer parse" +
+                           (asked.ok() ? "" : " (" + asked.status().message() + ")"));
+  }
+  TuneRequest again = std::move(asked).value();
+  again.root = req.root;
+  again.search->resume = true;
+  again.search->search_id = std::filesystem::path(path).stem().string();
+  return RunSearch(again, *again.search);
+}
+
 Status ExecuteTune(const TuneRequest& req) {
+  if (req.search) return req.search->resume ? ResumeSearch(req) : RunSearch(req, *req.search);
   return req.apply_best ? ApplyBestOfRun(req) : RunTune(req);
 }
 

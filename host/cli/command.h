@@ -15,6 +15,7 @@
 #include "host/remote/deploy.h"
 #include "host/remote/run_request.h"
 #include "host/report/table.h"
+#include "host/search/search.h"
 #include "host/tune/tune_run.h"
 #include "protocol/ktune.pb.h"
 
@@ -42,6 +43,8 @@ struct TuneRequest : TuneOptions {
   // the kernel's spec and launcher constants (host/tune/apply_best.h).
   bool apply_best = false;
   std::string run_id;
+  // --strategy (or --resume): search the space on an agent (host/search/search.h) instead.
+  std::optional<SearchOptions> search;
 };
 Result<TuneRequest> ParseTuneArgs(const Args& args);
 int TuneMain(const Args& args);

@@ -151,7 +151,7 @@ Status RunSink::Accepted(const wire::RunAccepted& a, const std::string& run_id,
 
 void RunSink::NoteSystem(const SystemCheck& check, bool starting) {
   if (!setup_.meta.system) setup_.meta.system = check;
-  if (!starting) return;
+  if (!starting || !setup_.say_system_warnings) return;
   for (const std::string& w : SystemWarnings(check)) {
     if (noted_system_.insert(w).second) progress_.Note(setup_.command + ": warning: " + w);
   }

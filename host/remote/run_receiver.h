@@ -31,6 +31,8 @@ struct ReceiveSetup {
   // The request, with every variant of the run; a fetch learns it from the agent.
   std::optional<wire::RunRequest> request;
   bool show_progress = false;  // the redrawn progress line (a terminal)
+  // Say the system check's warnings as the run starts (a search says them for its first batch).
+  bool say_system_warnings = true;
 };
 
 struct ReceivedRun {

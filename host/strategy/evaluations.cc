@@ -35,7 +35,12 @@ Status LineError(size_t line, const std::string& what) {
 std::string FormatEvaluationsHeader(const std::vector<std::string>& comments,
                                     const std::vector<std::string>& names) {
   std::string out = std::string(kFirstLine) + "\n";
-  for (const std::string& c : comments) out += "# " + Field(c) + "\n";
+  for (const std::string& c : comments) {
+    std::string line = c;
+    std::replace(line.begin(), line.end(), '\n', ' ');
+    std::replace(line.begin(), line.end(), '\r', ' ');
+    out += "# " + line + "\n";
+  }
   std::vector<std::string> header = names;
   header.insert(header.end(), std::begin(kTail), std::end(kTail));
   return out + Join(header, ",") + "\n";

@@ -43,7 +43,8 @@ struct Evaluations {
   size_t torn_lines = 0;
 };
 
-// The first line, the comments and the header line, each ending in '\n'.
+// The first line, the comments (line breaks become spaces) and the header line, each ending in
+// '\n'.
 std::string FormatEvaluationsHeader(const std::vector<std::string>& comments,
                                     const std::vector<std::string>& names);
 std::string FormatEvaluation(const Evaluation& e);

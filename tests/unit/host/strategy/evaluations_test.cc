@@ -6,9 +6,9 @@ namespace ktune::host {
 namespace {
 
 TEST_CASE("evaluations: written, read back, and made a landscape") {
-  std::string text = FormatEvaluationsHeader({"kernel matmul, agent local", "a, b"}, {"M", "N"});
+  std::string text = FormatEvaluationsHeader({"kernel matmul, agent local", "a\nb"}, {"M", "N"});
   CHECK(text ==
-        "# ktune evaluations 1\n# kernel matmul; agent local\n# a; b\nM,N,time_ns,status,run\n");
+        "# ktune evaluations 1\n# kernel matmul, agent local\n# a b\nM,N,time_ns,status,run\n");
   text += FormatEvaluation({{4, 16}, 1234567.5, "ok", "r1"});
   text += FormatEvaluation({{8, 16}, std::nullopt, "build failed", ""});
   text += FormatEvaluation({{4, 32}, std::nullopt, "signal:SIGSEGV, core\ndumped", "r1"});
@@ -16,7 +16,7 @@ TEST_CASE("evaluations: written, read back, and made a landscape") {
   auto e = ParseEvaluations(text);
   REQUIRE(e.ok());
   CHECK(e->torn_lines == 0);
-  CHECK(e->comments == std::vector<std::string>{"kernel matmul; agent local", "a; b"});
+  CHECK(e->comments == std::vector<std::string>{"kernel matmul, agent local", "a b"});
   CHECK(e->names == std::vector<std::string>{"M", "N"});
   REQUIRE(e->rows.size() == 4);
   CHECK(e->rows[0].config == std::vector<int64_t>{4, 16});

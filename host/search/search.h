@@ -1,0 +1,51 @@
+// khost tune --strategy: the online search. A strategy (host/strategy/) proposes configurations of
+// the kernel's feasible space in batches; khost builds them (cached, in parallel, as khost tune
+// does), pushes what the agent lacks, measures the batch as one run (interleaved rounds, the run
+// options of khost run), and tells the strategy each configuration's time, until the budget
+// (evaluations, or seconds), or the strategy has nothing more to try.
+//
+// Every evaluation is journaled as it is known (host/search/search_files.h): --resume replays the
+// strategy over the journal (strategies are deterministic for a seed) and measures only what it
+// lacks. A configuration that fails to build, prints NOT OK, crashes or times out is an
+// evaluation too, recorded with its reason and infeasible to the strategy; it never stops the
+// search.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/results.h"
+#include "common/status.h"
+#include "host/remote/run_request.h"
+#include "host/strategy/evaluations.h"
+#include "host/strategy/strategy.h"
+#include "host/tune/tune_run.h"
+
+namespace ktune::host {
+
+struct SearchOptions {
+  StrategyKind strategy = StrategyKind::kGrid;
+  std::optional<size_t> budget;          // evaluations (--budget)
+  std::optional<double> budget_seconds;  // of the search, building included (--budget-time)
+  size_t batch = 8;                      // configurations built and measured together
+  MeasureOptions measure;
+  std::string agent, token_file;
+  bool resume = false;
+  std::string search_id;          // with resume: which search ("": the newest)
+  std::vector<std::string> argv;  // khost tune's arguments, kept for --resume
+};
+
+// A variant's evaluation from its rows in a run (pure): infeasible with the first failing
+// repetition's reason ("NOT OK" for exit 0 with NOT OK printed, else the outcome: "exit:1",
+// "signal:SIGSEGV", "timeout", "launch-failed"), or "not measured" without rows; else the
+// median of its kernel-time (the kernel's own timing, as khost report ranks by) when every
+// repetition printed one, else of its wall-time, in ns. Sampling rows are not counted.
+Evaluation VariantEvaluation(const std::vector<RepetitionRow>& rows, uint32_t variant_index);
+
+// The search, as above. `tune`: the kernel, root, toolchain, shape and build parallelism (the
+// space is its whole feasible grid; the seed is the strategy's).
+Status RunSearch(const TuneOptions& tune, const SearchOptions& search);
+
+}  // namespace ktune::host

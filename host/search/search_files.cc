@@ -1,0 +1,99 @@
+#include "host/search/search_files.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+namespace ktune::host {
+
+namespace fs = std::filesystem;
+
+std::string SearchesDir(const std::string& kernel_run_dir) {
+  return kernel_run_dir + "/searches";
+}
+
+std::string SearchPath(const std::string& kernel_run_dir, const std::string& search_id) {
+  return SearchesDir(kernel_run_dir) + "/" + search_id + ".csv";
+}
+
+namespace {
+
+std::string MetaPath(const std::string& search_path) {
+  return search_path.substr(0, search_path.size() - 4) + ".json";
+}
+
+}  // namespace
+
+Status WriteSearchMeta(const std::string& search_path, const SearchMeta& meta) {
+  nlohmann::ordered_json j = {{"argv", meta.argv}, {"elapsed_s", meta.elapsed_s}};
+  return WriteFileAtomic(MetaPath(search_path), j.dump(2) + "\n");
+}
+
+Result<SearchMeta> ReadSearchMeta(const std::string& search_path) {
+  const std::string path = MetaPath(search_path);
+  KT_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  SearchMeta meta;
+  if (!j.is_object() || !j.contains("argv") || !j["argv"].is_array() || !j.contains("elapsed_s") ||
+      !j["elapsed_s"].is_number()) {
+    return InvalidArgument(path +
+                           ": not a search's metadata ({\"argv\": [...], \"elapsed_s\": S})");
+  }
+  for (const nlohmann::json& a : j["argv"]) {
+    if (!a.is_string()) return InvalidArgument(path + ": argv holds a non-string");
+    meta.argv.push_back(a.get<std::string>());
+  }
+  meta.elapsed_s = j["elapsed_s"].get<double>();
+  return meta;
+}
+
+Result<std::string> FindSearchFile(const std::string& kernel_run_dir,
+                                   const std::string& search_id) {
+  const std::string dir = SearchesDir(kernel_run_dir);
+  if (!search_id.empty()) {
+    const std::string path = SearchPath(kernel_run_dir, search_id);
+    if (!fs::exists(path)) return NotFound("no search " + search_id + " in " + dir);
+    return path;
+  }
+  std::string newest;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() == ".csv" && e.path().filename().string() > newest) {
+      newest = e.path().filename().string();
+    }
+  }
+  if (newest.empty()) return NotFound("no search in " + dir + " (khost tune --strategy first)");
+  return dir + "/" + newest;
+}
+
+Result<SearchJournal> SearchJournal::Create(const std::string& path,
+                                            const std::vector<std::string>& comments,
+                                            const std::vector<std::string>& names) {
+  KT_RETURN_IF_ERROR(MakeDirs(fs::path(path).parent_path().string()));
+  KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND));
+  const std::string header = FormatEvaluationsHeader(comments, names);
+  KT_RETURN_IF_ERROR(WriteAll(fd.get(), header, path));
+  if (::fsync(fd.get()) != 0) return IoError("fsync " + path + ": " + std::strerror(errno));
+  KT_ASSIGN_OR_RETURN(Evaluations e, ParseEvaluations(header));
+  return SearchJournal(path, std::move(fd), std::move(e));
+}
+
+Result<SearchJournal> SearchJournal::Open(const std::string& path) {
+  KT_ASSIGN_OR_RETURN(LinesAppend file, OpenLinesForAppend(path));
+  auto e = ParseEvaluations(file.text);
+  if (!e.ok()) return e.status().WithContext(path);
+  return SearchJournal(path, std::move(file.fd), std::move(e).value());
+}
+
+Status SearchJournal::Append(const Evaluation& e) {
+  KT_RETURN_IF_ERROR(WriteAll(fd_.get(), FormatEvaluation(e), path_));
+  if (::fsync(fd_.get()) != 0) return IoError("fsync " + path_ + ": " + std::strerror(errno));
+  evaluations_.rows.push_back(e);
+  return Status::Ok();
+}
+
+}  // namespace ktune::host

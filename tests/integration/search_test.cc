@@ -1,0 +1,190 @@
+// khost tune --strategy for real: a small spec whose configurations take known times (a busy loop
+// of (A-3)^2 + (B-2)^2 + 1 milliseconds), one that does not compile, one that prints NOT OK and
+// one that crashes; built with the native gcc, measured by a real agentd. The search's journal,
+// the failures recorded with their reasons, khost killed mid-search and --resume, and the bad
+// inputs refused before anything is built.
+#include <doctest/doctest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "common/fs.h"
+#include "host/strategy/evaluations.h"
+#include "tests/integration/harness.h"
+
+namespace ktune::host {
+namespace {
+namespace fs = std::filesystem;
+
+constexpr const char* kSpec =
+    "kernel: valley\nmain: main.c\n"
+    "param: A = 1 2 3 4 5 6\nparam: B = 1 2 3 4\n"
+    "constraint: A + B != 10\n"  // (6, 4) is left out: 23 feasible configurations
+    "shape: N=1\nargs: {N}\n";
+
+// (2, 2) does not compile, (5, 1) prints NOT OK, (1, 4) crashes; the rest spin for their time.
+constexpr const char* kMain = R"(#include <signal.h>
+#include <stdio.h>
+#include <time.h>
+#if A == 2 && B == 2
+#error two two does not compile
+#endif
+int main(void) {
+  if (A == 1 && B == 4) raise(SIGSEGV);
+  const double ms = (A - 3) * (A - 3) + (B - 2) * (B - 2) + 1;
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do clock_gettime(CLOCK_MONOTONIC, &t);
+  while ((t.tv_sec - t0.tv_sec) * 1e3 + (t.tv_nsec - t0.tv_nsec) / 1e6 < ms);
+  puts(A == 5 && B == 1 ? "out NOT OK" : "out OK");
+  return 0;
+}
+)";
+
+struct Search {
+  test::TempDir tmp;
+  std::string root = tmp.path() + "/work";
+  std::string spec = tmp.path() + "/kernels/valley/valley.kspec";
+  std::unique_ptr<test::AgentProcess> agent =
+      std::make_unique<test::AgentProcess>(tmp.path() + "/store");
+  Search() {
+    fs::create_directories(fs::path(spec).parent_path());
+    std::ofstream(spec) << kSpec;
+    std::ofstream(fs::path(spec).parent_path() / "main.c") << kMain;
+  }
+  std::vector<std::string> Args(std::vector<std::string> extra) const {
+    std::vector<std::string> a = {
+        "tune",   spec,     "--root", root,      "--toolchain",
+        "native", "--reps", "3",      "--agent", agent->address().ToString()};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
+  test::CommandResult Khost(std::vector<std::string> extra) const {
+    return test::RunKhost(Args(std::move(extra)), tmp.path());
+  }
+  std::string Journal() const {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(root + "/valley/run/searches", ec)) {
+      if (e.path().extension() == ".csv") return e.path().string();
+    }
+    return "";
+  }
+  Evaluations Read() const {
+    auto text = ReadFile(Journal());
+    auto e = ParseEvaluations(text.ok() ? *text : "");
+    return e.ok() ? *e : Evaluations{};
+  }
+};
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+TEST_CASE("search grid: every feasible configuration once, failures kept with their reasons") {
+  Search s;
+  auto r = s.Khost({"--strategy", "grid", "--batch", "6"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const Evaluations e = s.Read();
+  CHECK(e.names == std::vector<std::string>{"A", "B"});
+  REQUIRE(e.rows.size() == 23);
+  std::map<std::vector<int64_t>, Evaluation> by;
+  for (const Evaluation& x : e.rows) CHECK(by.emplace(x.config, x).second);
+  CHECK(by.count({6, 4}) == 0);  // the constraint's
+  CHECK(by.at({2, 2}).status == "build failed");
+  CHECK(by.at({5, 1}).status == "NOT OK");
+  CHECK(by.at({1, 4}).status == "signal:SIGSEGV");
+  size_t ok = 0;
+  for (const auto& [config, x] : by) {
+    if (!x.time_ns) continue;
+    ++ok;
+    // The busy loop's milliseconds, within what launching adds.
+    const double ms = (config[0] - 3) * (config[0] - 3) + (config[1] - 2) * (config[1] - 2) + 1;
+    CHECK(*x.time_ns >= ms * 1e6);
+    CHECK_FALSE(x.run.empty());
+  }
+  CHECK(ok == 20);
+  CHECK(Contains(r.out, "best: A=3 B=2"));
+  CHECK(Contains(r.err, "valley_2_2_g_static_O2.elf failed to build"));
+  CHECK(Contains(e.comments[1], "strategy grid"));
+  // configs.json lists the configurations measured ok, so that khost report sees them.
+  auto report = test::RunKhost({"report", "valley", "--root", s.root}, s.tmp.path());
+  CHECK(report.exit_code == 0);
+}
+
+TEST_CASE("search killed mid-way: --resume measures only what the journal lacks") {
+  Search s;
+  const std::vector<std::string> args =
+      s.Args({"--strategy", "random", "--budget", "12", "--batch", "2", "--seed", "5"});
+  auto khost = test::StartKhost(args, s.tmp.path(), s.tmp.path() + "/first");
+  REQUIRE(test::WaitFor([&] { return s.Read().rows.size() >= 4; }));
+  khost->Kill(SIGKILL);
+  khost->Wait();
+  const Evaluations before = s.Read();
+  REQUIRE(before.rows.size() < 12);
+
+  auto resumed = test::RunKhost({"tune", s.spec, "--root", s.root, "--resume"}, s.tmp.path());
+  REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.err);
+  CHECK(Contains(resumed.out, "evaluations kept"));
+  const Evaluations after = s.Read();
+  REQUIRE(after.rows.size() == 12);
+  std::set<std::vector<int64_t>> configs;
+  for (const Evaluation& x : after.rows) CHECK(configs.insert(x.config).second);
+  for (size_t i = 0; i < before.rows.size(); ++i) {
+    CHECK(after.rows[i].config == before.rows[i].config);
+    CHECK(after.rows[i].run == before.rows[i].run);
+  }
+  CHECK(Contains(resumed.out, std::to_string(12 - before.rows.size()) + " measured now"));
+
+  // The same search from the start, uninterrupted, asks the same configurations.
+  Search fresh;
+  auto whole =
+      fresh.Khost({"--strategy", "random", "--budget", "12", "--batch", "2", "--seed", "5"});
+  REQUIRE_MESSAGE(whole.exit_code == 0, whole.err);
+  std::set<std::vector<int64_t>> fresh_configs;
+  for (const Evaluation& x : fresh.Read().rows) fresh_configs.insert(x.config);
+  CHECK(fresh_configs == configs);
+
+  auto done = test::RunKhost({"tune", s.spec, "--root", s.root, "--resume"}, s.tmp.path());
+  CHECK(done.exit_code == 0);
+  CHECK(Contains(done.out, "0 measured now"));
+}
+
+TEST_CASE("search: bad input is one error line before anything is built") {
+  Search s;
+  auto error = [&](std::vector<std::string> extra) {
+    auto r = s.Khost(std::move(extra));
+    CHECK(r.exit_code != 0);
+    CHECK(r.ErrLines().size() == 1);
+    CHECK_FALSE(fs::exists(s.root + "/valley/run/bin"));
+    return r.err;
+  };
+  CHECK(Contains(error({"--strategy", "hill"}),
+                 "unknown strategy 'hill' (grid, random, anneal, genetic, bayes)"));
+  CHECK(Contains(error({"--strategy", "bayes", "--budget", "0"}),
+                 "--budget must be at least 1 evaluation"));
+  CHECK(Contains(error({"--strategy", "anneal"}),
+                 "--strategy anneal needs --budget N or --budget-time SECONDS"));
+  CHECK(Contains(error({"--budget", "5"}), "--budget goes with --strategy"));
+  CHECK(Contains(error({"--strategy", "grid", "--sample", "3"}),
+                 "--strategy cannot go with --sample"));
+  CHECK(Contains(error({"--strategy", "grid", "--shape", "N=1", "--resume"}),
+                 "--resume continues the search as it was asked"));
+  // A space the constraints leave empty.
+  std::ofstream(s.spec, std::ios::app) << "constraint: A > 100\n";
+  CHECK(Contains(error({"--strategy", "grid"}), "constraint"));
+
+  // A budget beyond the space: said, and the grid measured.
+  Search big;
+  auto r = big.Khost({"--strategy", "bayes", "--budget", "100"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(Contains(r.out,
+                 "the budget of 100 evaluations is more than the 23 feasible "
+                 "configurations: measuring every one (grid)"));
+  CHECK(big.Read().rows.size() == 23);
+}
+
+}  // namespace
+}  // namespace ktune::host
