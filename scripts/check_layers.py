@@ -13,7 +13,7 @@ ALLOWED = {
     "host/util": set(),
     "host/events": {"host/util"},
     "host/results": {"host/events", "host/util"},
-    "host/report": {"host/results", "host/events", "host/util"},
+    "host/report": {"host/results", "host/strategy", "host/events", "host/util"},
     "host/remote": {"host/results", "host/events", "host/util"},
     "host/tune": {"host/results", "host/events", "host/util"},
     "host/corpus": {"host/util"},

@@ -2,7 +2,10 @@
 // wins and whether the win is real, which counters explain it, and what each parameter does
 // (host/report/analysis.h). Prints the tables (table, markdown, csv or json) and writes, into the
 // analysis directory, the seed's high_correlations.csv, the tables as JSON, the plots (PNG and
-// SVG, through gnuplot) and one self-contained report.html.
+// SVG, through gnuplot) and one self-contained report.html. With --search, the searches of khost
+// tune --strategy instead: how each went, their convergence plot and what they evaluated
+// (search.html).
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -15,8 +18,10 @@
 #include "host/report/html_report.h"
 #include "host/report/plots.h"
 #include "host/report/report.h"
+#include "host/report/search_report.h"
 #include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"
+#include "host/search/search_files.h"
 
 namespace ktune::host {
 namespace fs = std::filesystem;
@@ -37,7 +42,11 @@ cxxopts::Options AnalyzeCliOptions() {
       "counters", "scatter plots of this many of the most correlated counters",
       cxxopts::value<size_t>()->default_value("3"))("no-plots", "draw no plots")(
       "out", "where to write (default: <root>/<kernel>/run/analysis/<run id>)",
-      cxxopts::value<std::string>()->default_value(""));
+      cxxopts::value<std::string>()->default_value(""))(
+      "search",
+      "show searches (khost tune --strategy) instead of a run: their ids, comma-separated, or "
+      "all (written to <root>/<kernel>/run/analysis/searches)",
+      cxxopts::value<std::string>());
   AddRootOption(o);
   o.positional_help("<kernel>");
   return o;
@@ -71,6 +80,16 @@ Result<AnalyzeRequest> ParseAnalyzeArgs(const Args& args) {
   req.counters = r["counters"].as<size_t>();
   req.plots = r.count("no-plots") == 0;
   req.out_dir = r["out"].as<std::string>();
+  if (r.count("search")) {
+    for (const char* o : {"run", "threshold", "heatmap", "counters"}) {
+      if (r.count(o))
+        return InvalidArgument(std::string("--") + o + " goes with a run, not --search");
+    }
+    for (std::string_view id : Split(r["search"].as<std::string>(), ',')) {
+      if (id.empty()) return InvalidArgument("--search takes search ids, comma-separated, or all");
+      req.searches.emplace_back(id);
+    }
+  }
   return req;
 }
 
@@ -105,7 +124,67 @@ Result<size_t> DrawInto(const AnalyzeRequest& req, const std::vector<Plot>& plot
   return plots.size();
 }
 
+// The searches --search names, each journal read.
+Result<std::vector<SearchSeries>> LoadSearches(const std::string& run_dir,
+                                               const std::vector<std::string>& ids) {
+  std::vector<std::string> paths;
+  if (ids == std::vector<std::string>{"all"}) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(SearchesDir(run_dir), ec)) {
+      if (e.path().extension() == ".csv") paths.push_back(e.path().string());
+    }
+    std::sort(paths.begin(), paths.end());
+    if (paths.empty()) {
+      return NotFound("no search in " + SearchesDir(run_dir) + " (khost tune --strategy first)");
+    }
+  } else {
+    for (const std::string& id : ids) {
+      KT_ASSIGN_OR_RETURN(std::string path, FindSearchFile(run_dir, id));
+      paths.push_back(std::move(path));
+    }
+  }
+  std::vector<SearchSeries> out;
+  for (const std::string& path : paths) {
+    KT_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+    auto e = ParseEvaluations(text);
+    if (!e.ok()) return e.status().WithContext(path);
+    const std::string id = fs::path(path).stem().string();
+    out.push_back({id, SearchLabel(id, *e), std::move(e).value()});
+  }
+  return out;
+}
+
+Status ExecuteSearchAnalysis(const AnalyzeRequest& req) {
+  const std::string run_dir = KernelRunDir(req.root, req.kernel);
+  KT_ASSIGN_OR_RETURN(const std::vector<SearchSeries> searches,
+                      LoadSearches(run_dir, req.searches));
+  std::vector<Table> tables = {SearchSummaryTable(searches)};
+  for (const SearchSeries& s : searches) tables.push_back(EvaluationsTable(s));
+  std::cout << RenderAll(tables, req.format,
+                         req.format == TableFormat::kConsole && StdoutWantsColour());
+  const std::string out = req.out_dir.empty() ? run_dir + "/analysis/searches" : req.out_dir;
+  KT_RETURN_IF_ERROR(MakeDirs(out));
+  const Plot plot = ConvergencePlot(searches);
+  std::string svg, note;
+  if (!req.plots) {
+    note = "No plots (--no-plots).";
+  } else if (plot.data.empty()) {
+    note = "No plot: no search measured a configuration.";
+  } else if (const Status drew = DrawPlots({plot}, out); !drew.ok()) {
+    note = "No plots: " + drew.message();
+    std::cerr << "khost analyze: " << drew.message() << "\n";
+  } else {
+    KT_ASSIGN_OR_RETURN(svg, ReadFile(out + "/" + plot.name + ".svg"));
+  }
+  KT_RETURN_IF_ERROR(
+      WriteFileAtomic(out + "/search.html", RenderSearchHtml(req.kernel, searches, svg, note)));
+  std::cerr << "khost analyze: wrote " << out << " (search.html"
+            << (svg.empty() ? "" : ", convergence.png and .svg") << ")\n";
+  return Status::Ok();
+}
+
 Status ExecuteAnalyze(const AnalyzeRequest& req) {
+  if (!req.searches.empty()) return ExecuteSearchAnalysis(req);
   const std::string run_dir = KernelRunDir(req.root, req.kernel);
   KT_ASSIGN_OR_RETURN(LoadedRun run, LoadRun(run_dir, req.run_id));
   RunReport report = BuildReport(run.rows, run.metrics);

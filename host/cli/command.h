@@ -106,6 +106,8 @@ struct AnalyzeRequest {
   size_t counters = 3;         // scatter plots of the most correlated counters
   bool plots = true;
   std::string out_dir;  // empty: <root>/<kernel>/run/analysis/<run_id>
+  // --search: the searches (khost tune --strategy) to show instead of a run: ids, or {"all"}.
+  std::vector<std::string> searches;
 };
 Result<AnalyzeRequest> ParseAnalyzeArgs(const Args& args);
 int AnalyzeMain(const Args& args);

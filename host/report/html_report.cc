@@ -122,4 +122,25 @@ std::string RenderHtmlReport(const Analysis& a, const RunReport& report, const H
   return out;
 }
 
+std::string RenderSearchHtml(const std::string& kernel, const std::vector<SearchSeries>& searches,
+                             const std::string& convergence_svg, const std::string& plots_note) {
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += "<title>" + HtmlEscape("ktune " + kernel + ": searches") + "</title>\n";
+  out += "<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n";
+  out += "<h1>" + HtmlEscape(kernel + ": searches") + "</h1>\n";
+  out += RenderHtmlTable(SearchSummaryTable(searches));
+  out += "<h2>Convergence</h2>\n";
+  if (!convergence_svg.empty()) out += "<figure>" + InlineSvg(convergence_svg) + "</figure>\n";
+  if (!plots_note.empty()) out += "<p class=\"about\">" + HtmlEscape(plots_note) + "</p>\n";
+  for (const SearchSeries& s : searches) {
+    out += "<h2>" + HtmlEscape("Search " + s.id) + "</h2>\n";
+    for (const std::string& c : s.evaluations.comments) {
+      out += "<p class=\"about\">" + HtmlEscape(c) + "</p>\n";
+    }
+    out += RenderHtmlTable(EvaluationsTable(s));
+  }
+  out += "</body>\n</html>\n";
+  return out;
+}
+
 }  // namespace ktune::host

@@ -9,6 +9,7 @@
 
 #include "host/report/analysis.h"
 #include "host/report/report.h"
+#include "host/report/search_report.h"
 #include "host/report/table.h"
 
 namespace ktune::host {
@@ -29,6 +30,12 @@ struct HtmlInputs {
 std::string RenderHtmlTable(const Table& table);
 
 std::string RenderHtmlReport(const Analysis& a, const RunReport& report, const HtmlInputs& in);
+
+// One self-contained page of searches (khost analyze --search): the summary, the convergence
+// plot (`convergence_svg`, "" with `plots_note` saying why there is none), and every search's
+// evaluations.
+std::string RenderSearchHtml(const std::string& kernel, const std::vector<SearchSeries>& searches,
+                             const std::string& convergence_svg, const std::string& plots_note);
 
 // Text made safe inside HTML elements and attributes.
 std::string HtmlEscape(const std::string& text);

@@ -157,6 +157,31 @@ Plot HeatMap(const Analysis& a, const RunReport& report, const std::string& px,
 
 }  // namespace
 
+Plot ConvergencePlot(const std::vector<SearchSeries>& searches) {
+  Plot p;
+  p.name = "convergence";
+  p.title = "best time so far against evaluations";
+  std::vector<std::string> lines;
+  size_t block = 0;
+  for (const SearchSeries& s : searches) {
+    const std::vector<double> best = BestSoFar(s.evaluations);
+    std::string data;
+    for (size_t i = 0; i < best.size(); ++i) {
+      if (std::isfinite(best[i])) data += std::to_string(i + 1) + "\t" + Num(best[i] / 1e6) + "\n";
+    }
+    if (data.empty()) continue;
+    // Blocks of gnuplot data are separated by two blank lines and picked with `index`.
+    p.data += (block ? "\n\n" : "") + data;
+    lines.push_back(std::string(lines.empty() ? "plot " : "     ") + "'convergence.dat' index " +
+                    std::to_string(block++) + " using 1:2 with steps lw 2 title " +
+                    Quoted(s.label + " (" + s.id + ")"));
+  }
+  p.script = std::string(kCommon) + "set title " + Quoted(p.title) + " noenhanced\n" +
+             "set xlabel 'evaluations'\nset ylabel 'best time so far (ms)'\n" +
+             "set key top right noenhanced\n" + Join(lines, ", \\\n") + "\n";
+  return p;
+}
+
 Result<std::vector<Plot>> PlanPlots(const Analysis& a, const RunReport& report,
                                     const PlotOptions& options) {
   std::vector<Plot> plots;

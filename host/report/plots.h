@@ -10,6 +10,7 @@
 #include "common/status.h"
 #include "host/report/analysis.h"
 #include "host/report/report.h"
+#include "host/report/search_report.h"
 
 namespace ktune::host {
 
@@ -29,6 +30,11 @@ struct Plot {
 // Fails when a --heatmap parameter is not one of the run's.
 Result<std::vector<Plot>> PlanPlots(const Analysis& a, const RunReport& report,
                                     const PlotOptions& options = {});
+
+// The convergence of searches: the best time so far (ms) against the evaluations, one step line
+// per search, labelled by its strategy and seed ("convergence"). Searches with no feasible
+// evaluation are left out; none left is an empty data (DrawPlots is not to be asked for it).
+Plot ConvergencePlot(const std::vector<SearchSeries>& searches);
 
 // Writes <dir>/<name>.dat and .gp for every plot and runs gnuplot for <name>.png and .svg.
 // Fails, naming the Debian package, when gnuplot is not installed; with gnuplot's own message

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Records the landscapes the search benchmark replays (bench/search_replay.cc): a grid search
+# (khost tune --strategy grid) of each kernel, every feasible configuration measured, its journal
+# copied to test_data/landscapes/<kernel>-<where>.csv. The journal's comments say how it was
+# measured (toolchain, shape, agent, CPU, repetitions, khost's command line).
+#
+#   bench/record_landscapes.sh local [KERNEL...]   native gcc, a local agentd, pinned to CPU 1
+#   bench/record_landscapes.sh vboard [KERNEL...]  rvv-clang19 on the virtual board
+#                                                   (scripts/vboard.sh; icount: exact, so one
+#                                                   repetition)
+#
+# Default kernels: matmul softmax layernorm matmul_vec. Nothing else may run meanwhile (the
+# local times are wall-clock).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+khost=${KHOST:-$repo/build/bin/khost}
+where=${1:-}
+shift || true
+kernels=("$@")
+[ ${#kernels[@]} -gt 0 ] || kernels=(matmul softmax layernorm matmul_vec)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+case "$where" in
+  local)
+    args=(--toolchain native --reps 5 --cpu 1)
+    ;;
+  vboard)
+    "$repo/scripts/vboard.sh" start "$work/board" > "$work/board.log"
+    trap '"$repo/scripts/vboard.sh" stop "$work/board" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+    addr=$(sed -n 's/.*agentd at \([^ ]*\) token.*/\1/p' "$work/board.log")
+    args=(--toolchain rvv-clang19 --reps 1 --warmup 0 --agent "$addr"
+          --token-file "$work/board/token" --timeout 600)
+    ;;
+  *) echo "usage: bench/record_landscapes.sh local|vboard [KERNEL...]" >&2; exit 2 ;;
+esac
+mkdir -p "$repo/test_data/landscapes"
+for k in "${kernels[@]}"; do
+  start=$SECONDS
+  "$khost" tune "$k" --root "$work/root" --strategy grid --batch 66 --seed 1 "${args[@]}" \
+    > "$work/$k.log" 2>&1 || { tail -20 "$work/$k.log" >&2; exit 1; }
+  journal=$(ls "$work/root/$k/run/searches/"*.csv | tail -1)
+  cp "$journal" "$repo/test_data/landscapes/$k-$where.csv"
+  echo "$k on $where: $(($(wc -l < "$journal") - 7)) configurations in $((SECONDS - start)) s" \
+       "-> test_data/landscapes/$k-$where.csv"
+done

@@ -1,0 +1,149 @@
+// The search benchmark (issue 22): each strategy replayed over recorded landscapes -- full-grid
+// measurements saved as evaluations files (test_data/landscapes/, host/strategy/evaluations.h) --
+// for many seeds, against random search in the same table.
+//
+//   search_replay [--seeds N] [--batch B] [--budget PCT] FILE...
+//
+// For each file and strategy: the evaluations until the best found is within 5% and within 2% of
+// the grid's optimum (median and 90th percentile over the seeds; ">" when a seed did not get
+// there within the budget, PCT percent of the grid, default 50), and how far the best found is
+// from the optimum after 10%, 20% and 50% of the grid's evaluations (median over the seeds).
+// Grid search is one ordering (the spec's), so its row is one "seed". Markdown on stdout.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "common/fs.h"
+#include "common/strings.h"
+#include "host/strategy/evaluations.h"
+#include "host/strategy/replay.h"
+
+namespace ktune::host {
+namespace {
+
+// The q-quantile (nearest rank) of sorted values.
+size_t Quantile(const std::vector<size_t>& sorted, double q) {
+  const size_t rank = static_cast<size_t>(std::ceil(q * sorted.size()));
+  return sorted[std::max<size_t>(rank, 1) - 1];
+}
+
+std::string Count(size_t n, size_t budget, size_t grid) {
+  char text[64];
+  if (n > budget) {
+    std::snprintf(text, sizeof text, ">%zu (>%.0f%%)", budget, 100.0 * budget / grid);
+  } else {
+    std::snprintf(text, sizeof text, "%zu (%.1f%%)", n, 100.0 * n / grid);
+  }
+  return text;
+}
+
+std::string Gap(double best, double optimum) {
+  if (!std::isfinite(best)) return "none";
+  char text[32];
+  std::snprintf(text, sizeof text, "+%.1f%%", 100 * (best / optimum - 1));
+  return text;
+}
+
+int Main(int argc, char** argv) {
+  size_t seeds = 100, batch = 8;
+  double budget_pct = 50;
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if ((a == "--seeds" || a == "--batch" || a == "--budget") && i + 1 < argc) {
+      const double v = std::atof(argv[++i]);
+      if (!(v >= 1)) {
+        std::cerr << "search_replay: " << a << " must be at least 1\n";
+        return 2;
+      }
+      if (a == "--seeds") seeds = static_cast<size_t>(v);
+      if (a == "--batch") batch = static_cast<size_t>(v);
+      if (a == "--budget") budget_pct = std::min(v, 100.0);
+    } else if (a.starts_with("--")) {
+      std::cerr << "usage: search_replay [--seeds N] [--batch B] [--budget PCT] FILE...\n";
+      return 2;
+    } else {
+      files.push_back(a);
+    }
+  }
+  if (files.empty()) {
+    std::cerr << "usage: search_replay [--seeds N] [--batch B] [--budget PCT] FILE...\n";
+    return 2;
+  }
+  for (const std::string& file : files) {
+    auto text = ReadFile(file);
+    if (!text.ok()) {
+      std::cerr << "search_replay: " << text.status().message() << "\n";
+      return 1;
+    }
+    auto evaluations = ParseEvaluations(*text);
+    if (!evaluations.ok()) {
+      std::cerr << "search_replay: " << file << ": " << evaluations.status().message() << "\n";
+      return 1;
+    }
+    auto landscape = LandscapeOf(*evaluations);
+    if (!landscape.ok() || !landscape->optimum()) {
+      std::cerr << "search_replay: " << file << ": no landscape with a feasible configuration\n";
+      return 1;
+    }
+    const Landscape& l = *landscape;
+    const double optimum = *l.optimum();
+    const size_t grid = l.space.size();
+    size_t feasible = 0, within5 = 0, within2 = 0;
+    for (const auto& t : l.time) {
+      feasible += t.has_value();
+      within5 += t && *t <= optimum * 1.05;
+      within2 += t && *t <= optimum * 1.02;
+    }
+    const size_t budget = std::max<size_t>(1, static_cast<size_t>(grid * budget_pct / 100));
+    std::cout << "### " << file << "\n\n"
+              << grid << " configurations (" << feasible << " ran, optimum "
+              << FormatDouble(optimum / 1e6) << " ms; " << within5 << " within 5%, " << within2
+              << " within 2%); " << seeds << " seeds, batches of " << batch << ", budget " << budget
+              << " evaluations (" << FormatDouble(budget_pct) << "% of the grid)\n\n"
+              << "| strategy | to 5%: median | p90 | to 2%: median | p90 | best after 10% | "
+                 "20% | 50% |\n|---|---|---|---|---|---|---|---|\n";
+    for (StrategyKind kind : {StrategyKind::kGrid, StrategyKind::kRandom, StrategyKind::kAnneal,
+                              StrategyKind::kGenetic, StrategyKind::kBayes}) {
+      const size_t runs = kind == StrategyKind::kGrid ? 1 : seeds;
+      std::vector<size_t> to5, to2;
+      std::vector<double> after[3];
+      const double fractions[3] = {0.1, 0.2, 0.5};
+      for (uint64_t seed = 1; seed <= runs; ++seed) {
+        const Trace t = Replay(kind, l, {.seed = seed, .budget = budget}, batch, budget);
+        to5.push_back(EvaluationsToReach(t, optimum, 0.05).value_or(budget + 1));
+        to2.push_back(EvaluationsToReach(t, optimum, 0.02).value_or(budget + 1));
+        for (int f = 0; f < 3; ++f) {
+          const size_t n = std::max<size_t>(1, static_cast<size_t>(grid * fractions[f]));
+          after[f].push_back(t.best_so_far.empty()
+                                 ? INFINITY
+                                 : t.best_so_far[std::min(n, t.best_so_far.size()) - 1]);
+        }
+      }
+      std::sort(to5.begin(), to5.end());
+      std::sort(to2.begin(), to2.end());
+      std::cout << "| " << StrategyName(kind) << " | " << Count(Quantile(to5, 0.5), budget, grid)
+                << " | " << Count(Quantile(to5, 0.9), budget, grid) << " | "
+                << Count(Quantile(to2, 0.5), budget, grid) << " | "
+                << Count(Quantile(to2, 0.9), budget, grid);
+      for (auto& a : after) {
+        std::sort(a.begin(), a.end());
+        std::cout << " | " << Gap(a[a.size() / 2], optimum);
+      }
+      std::cout << " |\n";
+    }
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace ktune::host
+
+int main(int argc, char** argv) {
+  return ktune::host::Main(argc, argv);
+}
