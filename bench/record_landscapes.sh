@@ -9,8 +9,9 @@
 #                                                   (scripts/vboard.sh; icount: exact, so one
 #                                                   repetition)
 #
-# Default kernels: matmul softmax layernorm matmul_vec. Nothing else may run meanwhile (the
-# local times are wall-clock).
+# Default kernels: matmul softmax layernorm matmul_vec. SHAPE="M=128 N=128 K=128" overrides the
+# specs' shapes (khost tune --shape). Nothing else may run meanwhile (the local times are
+# wall-clock).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 khost=${KHOST:-$repo/build/bin/khost}
@@ -25,7 +26,8 @@ case "$where" in
     args=(--toolchain native --reps 5 --cpu 1)
     ;;
   vboard)
-    "$repo/scripts/vboard.sh" start "$work/board" > "$work/board.log"
+    # The board keeps every pushed ELF in its RAM-backed store: 1,584 static variants need GBs.
+    "$repo/scripts/vboard.sh" start "$work/board" --memory 6144 > "$work/board.log"
     trap '"$repo/scripts/vboard.sh" stop "$work/board" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
     addr=$(sed -n 's/.*agentd at \([^ ]*\) token.*/\1/p' "$work/board.log")
     args=(--toolchain rvv-clang19 --reps 1 --warmup 0 --agent "$addr"
@@ -33,6 +35,7 @@ case "$where" in
     ;;
   *) echo "usage: bench/record_landscapes.sh local|vboard [KERNEL...]" >&2; exit 2 ;;
 esac
+for s in ${SHAPE:-}; do args+=(--shape "$s"); done
 mkdir -p "$repo/test_data/landscapes"
 for k in "${kernels[@]}"; do
   start=$SECONDS

@@ -329,6 +329,7 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
   std::cout << "search done: " << evaluated << " evaluations (" << measured_now << " measured now, "
             << infeasible << " infeasible) of " << space.size() << " feasible configurations in "
             << FormatDouble(std::round(elapsed() * 10) / 10) << " s; " << stopped << "\n";
+  if (evaluated == 0) return Unavailable("nothing was evaluated: " + stopped);
   if (!best) return Unavailable("no configuration could be measured (see " + path + ")");
   std::cout << "best: " << DescribeConfig(space.names(), best->config) << ", "
             << Milliseconds(*best->time_ns) << ", found at evaluation " << best_at << " (run "

@@ -1,8 +1,8 @@
 // khost tune --strategy for real: a small spec whose configurations take known times (a busy loop
-// of (A-3)^2 + (B-2)^2 + 1 milliseconds), one that does not compile, one that prints NOT OK and
-// one that crashes; built with the native gcc, measured by a real agentd. The search's journal,
-// the failures recorded with their reasons, khost killed mid-search and --resume, and the bad
-// inputs refused before anything is built.
+// of 5 ((A-3)^2 + (B-2)^2 + 1) milliseconds: the best twice as fast as the next), one that does not
+// compile, one that prints NOT OK and one that crashes; built with the native gcc, measured by a
+// real agentd. The search's journal, the failures recorded with their reasons, khost killed
+// mid-search and --resume, and the bad inputs refused before anything is built.
 #include <doctest/doctest.h>
 #include <signal.h>
 
@@ -34,7 +34,7 @@ constexpr const char* kMain = R"(#include <signal.h>
 #endif
 int main(void) {
   if (A == 1 && B == 4) raise(SIGSEGV);
-  const double ms = (A - 3) * (A - 3) + (B - 2) * (B - 2) + 1;
+  const double ms = 5 * ((A - 3) * (A - 3) + (B - 2) * (B - 2) + 1);
   struct timespec t0, t;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   do clock_gettime(CLOCK_MONOTONIC, &t);
@@ -101,7 +101,8 @@ TEST_CASE("search grid: every feasible configuration once, failures kept with th
     if (!x.time_ns) continue;
     ++ok;
     // The busy loop's milliseconds, within what launching adds.
-    const double ms = (config[0] - 3) * (config[0] - 3) + (config[1] - 2) * (config[1] - 2) + 1;
+    const double ms =
+        5 * ((config[0] - 3) * (config[0] - 3) + (config[1] - 2) * (config[1] - 2) + 1);
     CHECK(*x.time_ns >= ms * 1e6);
     CHECK_FALSE(x.run.empty());
   }
@@ -112,6 +113,16 @@ TEST_CASE("search grid: every feasible configuration once, failures kept with th
   // configs.json lists the configurations measured ok, so that khost report sees them.
   auto report = test::RunKhost({"report", "valley", "--root", s.root}, s.tmp.path());
   CHECK(report.exit_code == 0);
+  // khost analyze --search: the summary, every evaluation, the convergence plot in search.html.
+  auto analyzed =
+      test::RunKhost({"analyze", "valley", "--root", s.root, "--search", "all"}, s.tmp.path());
+  REQUIRE_MESSAGE(analyzed.exit_code == 0, analyzed.err);
+  CHECK(Contains(analyzed.out, "grid, seed 0"));
+  CHECK(Contains(analyzed.out, "signal:SIGSEGV"));
+  const std::string html = ReadFile(s.root + "/valley/run/analysis/searches/search.html").value();
+  CHECK(Contains(html, "<svg"));
+  CHECK(Contains(html, "build failed"));
+  CHECK(fs::exists(s.root + "/valley/run/analysis/searches/convergence.png"));
 }
 
 TEST_CASE("search killed mid-way: --resume measures only what the journal lacks") {

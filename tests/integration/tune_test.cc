@@ -58,7 +58,7 @@ uint16_t ElfMachine(const std::string& path) {
 
 TEST_CASE("tune builds the shipped kernels natively; every variant checks out OK") {
   Tune t;
-  for (const std::string kernel : {"matmul", "softmax", "layernorm"}) {
+  for (const std::string kernel : {"matmul", "softmax", "layernorm", "matmul_vec"}) {
     CAPTURE(kernel);
     auto r = t.Khost({"tune", kernel, "--root", t.root, "--toolchain", "native", "--sample", "3",
                       "--seed", "5", "--check"});
