@@ -11,18 +11,19 @@ namespace {
 constexpr std::string_view kFirstLine = "# ktune evaluations 1";
 constexpr const char* kTail[] = {"time_ns", "status", "run"};
 
-// Free text as one CSV field: commas and line breaks become "; " and " ".
-std::string Field(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == ',') {
-      out += ";";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
+// Free text on one line: control characters (line breaks, tabs) become spaces.
+std::string OneLine(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
   }
+  return out;
+}
+
+// Free text as one CSV field: one line, commas become ';'.
+std::string Field(std::string_view text) {
+  std::string out = OneLine(text);
+  std::replace(out.begin(), out.end(), ',', ';');
   return out;
 }
 
@@ -35,12 +36,7 @@ Status LineError(size_t line, const std::string& what) {
 std::string FormatEvaluationsHeader(const std::vector<std::string>& comments,
                                     const std::vector<std::string>& names) {
   std::string out = std::string(kFirstLine) + "\n";
-  for (const std::string& c : comments) {
-    std::string line = c;
-    std::replace(line.begin(), line.end(), '\n', ' ');
-    std::replace(line.begin(), line.end(), '\r', ' ');
-    out += "# " + line + "\n";
-  }
+  for (const std::string& c : comments) out += "# " + OneLine(c) + "\n";
   std::vector<std::string> header = names;
   header.insert(header.end(), std::begin(kTail), std::end(kTail));
   return out + Join(header, ",") + "\n";
@@ -66,6 +62,13 @@ Result<Evaluations> ParseEvaluations(std::string_view text) {
   if (lines.empty() || lines[0] != kFirstLine) {
     return InvalidArgument("not a ktune evaluations file: the first line must be '" +
                            std::string(kFirstLine) + "'");
+  }
+  for (size_t n = 1; n < lines.size(); ++n) {
+    if (lines[n].ends_with('\r')) lines[n].remove_suffix(1);  // CRLF, as an editor may save it
+    if (std::any_of(lines[n].begin(), lines[n].end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
+      return LineError(n + 1, "a control character");
+    }
   }
   size_t i = 1;
   for (; i < lines.size() && lines[i].substr(0, 2) == "# "; ++i) {

@@ -11,11 +11,11 @@
 // One column per parameter, then the configuration's time in ns (its median; empty when it is
 // infeasible), its status ("ok", or why it is infeasible: "build failed", "NOT OK", "exit:1",
 // "signal:SIGSEGV", "timeout", "not measured") and the run that measured it. Statuses are free
-// text without commas or line breaks (FormatEvaluation replaces them).
+// text without commas or control characters (FormatEvaluation replaces them).
 //
 // Pure. Edge cases: a last line without its '\n' (a writer killed mid-line) is dropped and
-// counted; any other malformed line is an error naming it; an "ok" line needs a positive finite
-// time and any other status none.
+// counted; a line may end in "\r\n"; any other malformed line (a control character in it, too)
+// is an error naming it; an "ok" line needs a positive finite time and any other status none.
 #pragma once
 
 #include <cstdint>
@@ -43,8 +43,8 @@ struct Evaluations {
   size_t torn_lines = 0;
 };
 
-// The first line, the comments (line breaks become spaces) and the header line, each ending in
-// '\n'.
+// The first line, the comments (control characters, line breaks among them, become spaces) and
+// the header line, each ending in '\n'.
 std::string FormatEvaluationsHeader(const std::vector<std::string>& comments,
                                     const std::vector<std::string>& names);
 std::string FormatEvaluation(const Evaluation& e);

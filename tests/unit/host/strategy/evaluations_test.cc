@@ -6,9 +6,9 @@ namespace ktune::host {
 namespace {
 
 TEST_CASE("evaluations: written, read back, and made a landscape") {
-  std::string text = FormatEvaluationsHeader({"kernel matmul, agent local", "a\nb"}, {"M", "N"});
+  std::string text = FormatEvaluationsHeader({"kernel matmul, agent local", "a\nb\t"}, {"M", "N"});
   CHECK(text ==
-        "# ktune evaluations 1\n# kernel matmul, agent local\n# a b\nM,N,time_ns,status,run\n");
+        "# ktune evaluations 1\n# kernel matmul, agent local\n# a b \nM,N,time_ns,status,run\n");
   text += FormatEvaluation({{4, 16}, 1234567.5, "ok", "r1"});
   text += FormatEvaluation({{8, 16}, std::nullopt, "build failed", ""});
   text += FormatEvaluation({{4, 32}, std::nullopt, "signal:SIGSEGV, core\ndumped", "r1"});
@@ -16,7 +16,7 @@ TEST_CASE("evaluations: written, read back, and made a landscape") {
   auto e = ParseEvaluations(text);
   REQUIRE(e.ok());
   CHECK(e->torn_lines == 0);
-  CHECK(e->comments == std::vector<std::string>{"kernel matmul, agent local", "a b"});
+  CHECK(e->comments == std::vector<std::string>{"kernel matmul, agent local", "a b "});
   CHECK(e->names == std::vector<std::string>{"M", "N"});
   REQUIRE(e->rows.size() == 4);
   CHECK(e->rows[0].config == std::vector<int64_t>{4, 16});
@@ -68,6 +68,12 @@ TEST_CASE("evaluations: malformed files are refused with the line") {
   CHECK(error(head + "4,5,timeout,r\n") ==
         "evaluations line 3: a configuration that is not ok has no time");
   CHECK(error(head + "4,,,r\n") == "evaluations line 3: no status");
+  CHECK(error(head + "4,,timeout,r\rx\n") == "evaluations line 3: a control character");
+  CHECK(error("# ktune evaluations 1\n# a\tb\n" + head.substr(22)) ==
+        "evaluations line 2: a control character");
+  auto crlf = ParseEvaluations(head + "4,5,ok,r\r\n");
+  REQUIRE(crlf.ok());
+  CHECK(crlf->rows[0].run == "r");
   auto twice = ParseEvaluations(head + "4,5,ok,r\n4,6,ok,r\n");
   REQUIRE(twice.ok());
   CHECK(LandscapeOf(*twice).status().message() == "a configuration is given twice");
