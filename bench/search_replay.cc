@@ -2,17 +2,25 @@
 // measurements saved as evaluations files (test_data/landscapes/, host/strategy/evaluations.h) --
 // for many seeds, against random search in the same table.
 //
-//   search_replay [--seeds N] [--batch B] [--budget PCT] FILE...
+//   search_replay [--seeds N] [--batch B] [--budget PCT] [--only NAME] FILE...
 //
 // For each file and strategy: the evaluations until the best found is within 5% and within 2% of
 // the grid's optimum (median and 90th percentile over the seeds; ">" when a seed did not get
 // there within the budget, PCT percent of the grid, default 50), and how far the best found is
 // from the optimum after 10%, 20% and 50% of the grid's evaluations (median over the seeds).
 // Grid search is one ordering (the spec's), so its row is one "seed". Markdown on stdout.
+//
+// Built with dlib (libdlib-dev, found by bench/CMakeLists.txt), a last row replays dlib's global
+// optimizer (global_function_search: LIPO upper bounds and a trust region, the method of
+// find_min_global) over the parameters' value indices as integer variables, one point at a time:
+// the candidate to compare ktune's bayes against (issue 22 item 3). A point the constraints
+// remove costs no evaluation and reads as 10 times the slowest time, as does an infeasible one
+// (which costs one); a point asked again costs nothing.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -21,6 +29,10 @@
 #include "common/strings.h"
 #include "host/strategy/evaluations.h"
 #include "host/strategy/replay.h"
+
+#ifdef KTUNE_HAVE_DLIB
+#include <dlib/global_optimization.h>
+#endif
 
 namespace ktune::host {
 namespace {
@@ -48,13 +60,56 @@ std::string Gap(double best, double optimum) {
   return text;
 }
 
+#ifdef KTUNE_HAVE_DLIB
+// dlib's global optimizer over the landscape, to `budget` evaluations (see the top).
+Trace ReplayDlib(const Landscape& l, uint64_t seed, size_t budget) {
+  const size_t dims = l.space.dimensions();
+  dlib::matrix<double, 0, 1> lower(dims), upper(dims);
+  std::vector<bool> integer(dims, true);
+  for (size_t d = 0; d < dims; ++d) {
+    lower(d) = 0;
+    upper(d) = static_cast<double>(l.space.values()[d].size() - 1);
+  }
+  dlib::global_function_search opt(dlib::function_spec(lower, upper, integer));
+  opt.set_seed(seed);
+  double worst = 0;
+  for (const auto& t : l.time) {
+    if (t) worst = std::max(worst, *t);
+  }
+  const double penalty = -std::log(worst * 10);
+  std::vector<bool> seen(l.space.size(), false);
+  Trace trace;
+  double best = INFINITY;
+  for (size_t asks = 0; trace.evaluated.size() < budget && asks < 50 * budget; ++asks) {
+    dlib::function_evaluation_request next = opt.get_next_x();
+    Point p(dims);
+    for (size_t d = 0; d < dims; ++d) p[d] = static_cast<uint32_t>(std::lround(next.x()(d)));
+    const size_t i = l.space.Find(p);
+    if (i == l.space.size()) {
+      next.set(penalty);
+      continue;
+    }
+    next.set(l.time[i] ? -std::log(*l.time[i]) : penalty);
+    if (seen[i]) continue;
+    seen[i] = true;
+    if (l.time[i]) best = std::min(best, *l.time[i]);
+    trace.evaluated.push_back(i);
+    trace.best_so_far.push_back(best);
+  }
+  return trace;
+}
+#endif
+
 int Main(int argc, char** argv) {
   size_t seeds = 100, batch = 8;
   double budget_pct = 50;
+  std::string only;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if ((a == "--seeds" || a == "--batch" || a == "--budget") && i + 1 < argc) {
+    if (a == "--only" && i + 1 < argc) {
+      only = argv[++i];
+    } else if ((a == "--seeds" || a == "--batch" || a == "--budget") && i + 1 < argc) {
       const double v = std::atof(argv[++i]);
       if (!(v >= 1)) {
         std::cerr << "search_replay: " << a << " must be at least 1\n";
@@ -64,14 +119,16 @@ int Main(int argc, char** argv) {
       if (a == "--batch") batch = static_cast<size_t>(v);
       if (a == "--budget") budget_pct = std::min(v, 100.0);
     } else if (a.starts_with("--")) {
-      std::cerr << "usage: search_replay [--seeds N] [--batch B] [--budget PCT] FILE...\n";
+      std::cerr
+          << "usage: search_replay [--seeds N] [--batch B] [--budget PCT] [--only NAME] FILE...\n";
       return 2;
     } else {
       files.push_back(a);
     }
   }
   if (files.empty()) {
-    std::cerr << "usage: search_replay [--seeds N] [--batch B] [--budget PCT] FILE...\n";
+    std::cerr
+        << "usage: search_replay [--seeds N] [--batch B] [--budget PCT] [--only NAME] FILE...\n";
     return 2;
   }
   for (const std::string& file : files) {
@@ -107,14 +164,24 @@ int Main(int argc, char** argv) {
               << " evaluations (" << FormatDouble(budget_pct) << "% of the grid)\n\n"
               << "| strategy | to 5%: median | p90 | to 2%: median | p90 | best after 10% | "
                  "20% | 50% |\n|---|---|---|---|---|---|---|---|\n";
+    std::vector<std::pair<std::string, std::function<Trace(uint64_t)>>> rows;
     for (StrategyKind kind : {StrategyKind::kGrid, StrategyKind::kRandom, StrategyKind::kAnneal,
                               StrategyKind::kGenetic, StrategyKind::kBayes}) {
-      const size_t runs = kind == StrategyKind::kGrid ? 1 : seeds;
+      rows.emplace_back(StrategyName(kind), [&, kind](uint64_t seed) {
+        return Replay(kind, l, {.seed = seed, .budget = budget}, batch, budget);
+      });
+    }
+#ifdef KTUNE_HAVE_DLIB
+    rows.emplace_back("dlib", [&](uint64_t seed) { return ReplayDlib(l, seed, budget); });
+#endif
+    for (const auto& [name, replay] : rows) {
+      if (!only.empty() && name != only) continue;
+      const size_t runs = name == "grid" ? 1 : seeds;
       std::vector<size_t> to5, to2;
       std::vector<double> after[3];
       const double fractions[3] = {0.1, 0.2, 0.5};
       for (uint64_t seed = 1; seed <= runs; ++seed) {
-        const Trace t = Replay(kind, l, {.seed = seed, .budget = budget}, batch, budget);
+        const Trace t = replay(seed);
         to5.push_back(EvaluationsToReach(t, optimum, 0.05).value_or(budget + 1));
         to2.push_back(EvaluationsToReach(t, optimum, 0.02).value_or(budget + 1));
         for (int f = 0; f < 3; ++f) {
@@ -126,8 +193,8 @@ int Main(int argc, char** argv) {
       }
       std::sort(to5.begin(), to5.end());
       std::sort(to2.begin(), to2.end());
-      std::cout << "| " << StrategyName(kind) << " | " << Count(Quantile(to5, 0.5), budget, grid)
-                << " | " << Count(Quantile(to5, 0.9), budget, grid) << " | "
+      std::cout << "| " << name << " | " << Count(Quantile(to5, 0.5), budget, grid) << " | "
+                << Count(Quantile(to5, 0.9), budget, grid) << " | "
                 << Count(Quantile(to2, 0.5), budget, grid) << " | "
                 << Count(Quantile(to2, 0.9), budget, grid);
       for (auto& a : after) {

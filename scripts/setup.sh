@@ -29,6 +29,7 @@ packages=(
   protobuf-compiler libprotobuf-dev libzstd-dev libsodium-dev
   libcxxopts-dev nlohmann-json3-dev doctest-dev
   libeigen3-dev  # khost's Bayesian optimization (host/strategy/gaussian_process.h)
+  libdlib-dev  # bench/search_replay's dlib row: its global optimizer against khost's bayes
   linux-perf clang-format
   hyperfine  # bench/variability.sh measures against it
 
