@@ -5,7 +5,6 @@
 // SVG, through gnuplot) and one self-contained report.html. With --search, the searches of khost
 // tune --strategy instead: how each went, their convergence plot and what they evaluated
 // (search.html).
-#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -129,11 +128,7 @@ Result<std::vector<SearchSeries>> LoadSearches(const std::string& run_dir,
                                                const std::vector<std::string>& ids) {
   std::vector<std::string> paths;
   if (ids == std::vector<std::string>{"all"}) {
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(SearchesDir(run_dir), ec)) {
-      if (e.path().extension() == ".csv") paths.push_back(e.path().string());
-    }
-    std::sort(paths.begin(), paths.end());
+    paths = IdFilesIn(SearchesDir(run_dir));
     if (paths.empty()) {
       return NotFound("no search in " + SearchesDir(run_dir) + " (khost tune --strategy first)");
     }

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -203,6 +204,17 @@ Result<RunMeta> ReadRunMeta(const std::string& path) {
   }
 }
 
+std::vector<std::string> IdFilesIn(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() == ".csv") names.push_back(e.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  for (std::string& n : names) n = dir + "/" + n;
+  return names;
+}
+
 Result<std::string> FindRunFile(const std::string& kernel_run_dir, const std::string& run_id) {
   const std::string dir = ResultsDir(kernel_run_dir);
   if (!run_id.empty()) {
@@ -210,15 +222,9 @@ Result<std::string> FindRunFile(const std::string& kernel_run_dir, const std::st
     if (!fs::exists(path)) return NotFound("no run " + run_id + " in " + dir);
     return path;
   }
-  std::string newest;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.path().extension() == ".csv" && e.path().filename().string() > newest) {
-      newest = e.path().filename().string();
-    }
-  }
-  if (newest.empty()) return NotFound("no results in " + dir + " (run `khost run` first)");
-  return dir + "/" + newest;
+  const std::vector<std::string> files = IdFilesIn(dir);
+  if (files.empty()) return NotFound("no results in " + dir + " (run `khost run` first)");
+  return files.back();
 }
 
 Result<LoadedRun> LoadRun(const std::string& kernel_run_dir, const std::string& run) {

@@ -57,6 +57,10 @@ class ResultsWriter {
   uint64_t dropped_bytes_ = 0;
 };
 
+// The files <dir>/<id>.csv named by ids NewRunId made (runs' results, searches), oldest first:
+// such names sort by time. None when the directory is missing.
+std::vector<std::string> IdFilesIn(const std::string& dir);
+
 // The file of run `run_id`, or of the newest run when run_id is empty.
 Result<std::string> FindRunFile(const std::string& kernel_run_dir, const std::string& run_id);
 

@@ -4,9 +4,10 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+
+#include "host/results/results_dir.h"
 
 namespace ktune::host {
 
@@ -59,15 +60,9 @@ Result<std::string> FindSearchFile(const std::string& kernel_run_dir,
     if (!fs::exists(path)) return NotFound("no search " + search_id + " in " + dir);
     return path;
   }
-  std::string newest;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.path().extension() == ".csv" && e.path().filename().string() > newest) {
-      newest = e.path().filename().string();
-    }
-  }
-  if (newest.empty()) return NotFound("no search in " + dir + " (khost tune --strategy first)");
-  return dir + "/" + newest;
+  const std::vector<std::string> files = IdFilesIn(dir);
+  if (files.empty()) return NotFound("no search in " + dir + " (khost tune --strategy first)");
+  return files.back();
 }
 
 Result<SearchJournal> SearchJournal::Create(const std::string& path,
@@ -77,7 +72,7 @@ Result<SearchJournal> SearchJournal::Create(const std::string& path,
   KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND));
   const std::string header = FormatEvaluationsHeader(comments, names);
   KT_RETURN_IF_ERROR(WriteAll(fd.get(), header, path));
-  if (::fsync(fd.get()) != 0) return IoError("fsync " + path + ": " + std::strerror(errno));
+  if (::fsync(fd.get()) != 0) return ErrnoError("fsync " + path, errno);
   KT_ASSIGN_OR_RETURN(Evaluations e, ParseEvaluations(header));
   return SearchJournal(path, std::move(fd), std::move(e));
 }
@@ -91,7 +86,7 @@ Result<SearchJournal> SearchJournal::Open(const std::string& path) {
 
 Status SearchJournal::Append(const Evaluation& e) {
   KT_RETURN_IF_ERROR(WriteAll(fd_.get(), FormatEvaluation(e), path_));
-  if (::fsync(fd_.get()) != 0) return IoError("fsync " + path_ + ": " + std::strerror(errno));
+  if (::fsync(fd_.get()) != 0) return ErrnoError("fsync " + path_, errno);
   evaluations_.rows.push_back(e);
   return Status::Ok();
 }
