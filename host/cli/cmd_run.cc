@@ -229,20 +229,8 @@ Status ExecuteRun(const RunOptions& opts) {
   ReceiveSetup setup;
   setup.command = "khost run";
   setup.results_path = ResultsPath(dir.run_dir, run_id);
-  setup.meta.run_id = run_id;
-  setup.meta.kernel = opts.kernel;
+  setup.meta = NewRunMeta(run_id, opts.kernel, opts, *measured.seed, plans[0]);
   DescribeAgents(agents, plans, setup.meta);
-  setup.meta.core = plans[0].core;
-  setup.meta.requested = opts.events;
-  setup.meta.order = opts.order == wire::RUN_ORDER_SEQUENTIAL ? "sequential" : "interleaved";
-  setup.meta.seed = *measured.seed;
-  setup.meta.adaptive = opts.adaptive;
-  setup.meta.cooldown_ms = opts.cooldown_ms;
-  setup.meta.max_temp_mc = opts.max_temp_mc;
-  setup.meta.events = plans[0].selection.events;
-  for (const MetricDef& m : plans[0].selection.metrics) {
-    setup.meta.metrics.push_back({m.name, m.formula, m.group});
-  }
   setup.request = MakeRunRequest(measured, dir, BundleId(manifest), run_id);
   setup.show_progress = ::isatty(2);
   SweepSetup sweep_setup{*setup.request, sweep ? &manifest : nullptr, dir.root,

@@ -48,6 +48,25 @@ wire::RunRequest MakeRunRequest(const MeasureOptions& options, const KernelDir& 
   return req;
 }
 
+RunMeta NewRunMeta(const std::string& run_id, const std::string& kernel,
+                   const MeasureOptions& asked, uint64_t seed, const AgentPlan& plan) {
+  RunMeta meta;
+  meta.run_id = run_id;
+  meta.kernel = kernel;
+  meta.core = plan.core;
+  meta.requested = asked.events;
+  meta.events = plan.selection.events;
+  for (const MetricDef& m : plan.selection.metrics) {
+    meta.metrics.push_back({m.name, m.formula, m.group});
+  }
+  meta.order = asked.order == wire::RUN_ORDER_SEQUENTIAL ? "sequential" : "interleaved";
+  meta.seed = seed;
+  meta.adaptive = asked.adaptive;
+  meta.cooldown_ms = asked.cooldown_ms;
+  meta.max_temp_mc = asked.max_temp_mc;
+  return meta;
+}
+
 namespace {
 
 // A variant built for another architecture than the agent's is refused before anything runs

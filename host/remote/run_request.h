@@ -14,6 +14,7 @@
 #include "host/events/event_groups.h"
 #include "host/remote/agent_locator.h"
 #include "host/results/kernel_dir.h"
+#include "host/results/results_dir.h"
 #include "protocol/ktune.pb.h"
 
 namespace ktune::host {
@@ -52,6 +53,11 @@ struct AgentPlan {
   std::string core;  // the event table
   Selection selection;
 };
+
+// The metadata of a new run measured with `asked` (the events as given; `seed` the order's,
+// drawn when none was given) under the agent's plan. The agent and CPU are the caller's to say.
+RunMeta NewRunMeta(const std::string& run_id, const std::string& kernel,
+                   const MeasureOptions& asked, uint64_t seed, const AgentPlan& plan);
 
 // Checks the options against the agent that answered (its CPUs, perf_event_paranoid (said on
 // stderr), event table, thermal zones) and the variants' architecture against the agent's.

@@ -149,21 +149,9 @@ Result<std::vector<Evaluation>> Searcher::Evaluate(const std::vector<Config>& co
   ReceiveSetup setup;
   setup.command = "khost tune";
   setup.results_path = ResultsPath(run_dir, run_id);
-  setup.meta.run_id = run_id;
-  setup.meta.kernel = plan.spec.name;
+  setup.meta = NewRunMeta(run_id, plan.spec.name, search.measure, *measure.seed, *agent_plan);
   setup.meta.agent = session.conn->where();
   setup.meta.cpu = DescribeCpu(agent_plan->cpu);
-  setup.meta.core = agent_plan->core;
-  setup.meta.requested = search.measure.events;
-  setup.meta.events = agent_plan->selection.events;
-  for (const MetricDef& m : agent_plan->selection.metrics) {
-    setup.meta.metrics.push_back({m.name, m.formula, m.group});
-  }
-  setup.meta.order = measure.order == wire::RUN_ORDER_SEQUENTIAL ? "sequential" : "interleaved";
-  setup.meta.seed = *measure.seed;
-  setup.meta.adaptive = measure.adaptive;
-  setup.meta.cooldown_ms = measure.cooldown_ms;
-  setup.meta.max_temp_mc = measure.max_temp_mc;
   setup.say_system_warnings = batches == 1;
   setup.request = MakeRunRequest(measure, dir, BundleId(manifest), run_id);
   wire::Envelope ask;
