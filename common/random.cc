@@ -10,4 +10,8 @@ uint64_t UniformBelow(std::mt19937_64& rng, uint64_t bound) {
   return r % bound;
 }
 
+double UniformUnit(std::mt19937_64& rng) {
+  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
+}
+
 }  // namespace ktune

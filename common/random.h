@@ -13,4 +13,7 @@ namespace ktune {
 // nothing but the generator's outputs, so a seed gives the same draws on every machine.
 uint64_t UniformBelow(std::mt19937_64& rng, uint64_t bound);
 
+// A uniform double in [0, 1) from the top 53 bits of one output.
+double UniformUnit(std::mt19937_64& rng);
+
 }  // namespace ktune

@@ -13,14 +13,6 @@ std::string Ms(double ns) {
   return FormatWith("%.4g", ns / 1e6);
 }
 
-std::string Config(const Evaluations& e, const Evaluation& x) {
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < e.names.size() && i < x.config.size(); ++i) {
-    parts.push_back(e.names[i] + "=" + std::to_string(x.config[i]));
-  }
-  return Join(parts, " ");
-}
-
 // The index of the best evaluation, or the size when none is feasible.
 size_t BestIndex(const Evaluations& e) {
   size_t best = e.rows.size();
@@ -72,7 +64,7 @@ Table SearchSummaryTable(const std::vector<SearchSeries>& searches) {
     t.AddRow({s.id, s.label, std::to_string(s.evaluations.rows.size()), std::to_string(infeasible),
               any ? Ms(*s.evaluations.rows[best].time_ns) : "-",
               any ? std::to_string(best + 1) : "-",
-              any ? Config(s.evaluations, s.evaluations.rows[best]) : "none ran"});
+              any ? ConfigText(s.evaluations.names, s.evaluations.rows[best].config) : "none ran"});
   }
   return t;
 }

@@ -70,15 +70,6 @@ std::string Milliseconds(double ns) {
   return text;
 }
 
-std::string DescribeConfig(const std::vector<std::string>& names,
-                           const std::vector<int64_t>& config) {
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < names.size(); ++i) {
-    parts.push_back(names[i] + "=" + std::to_string(config[i]));
-  }
-  return Join(parts, " ");
-}
-
 // The kernel's feasible grid as a search space: each parameter's candidate values ascending (so
 // that adjacent values are neighbours).
 Result<SearchSpace> SpaceOf(const TunePlan& plan) {
@@ -296,7 +287,7 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
       std::cout << "evaluated " << evaluated << " of " << budget << " (" << infeasible
                 << " infeasible)"
                 << (best ? ", best " + Milliseconds(*best->time_ns) + " (" +
-                               DescribeConfig(space.names(), best->config) + ")"
+                               ConfigText(space.names(), best->config) + ")"
                          : std::string())
                 << std::endl;
     }
@@ -319,7 +310,7 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
             << FormatDouble(std::round(elapsed() * 10) / 10) << " s; " << stopped << "\n";
   if (evaluated == 0) return Unavailable("nothing was evaluated: " + stopped);
   if (!best) return Unavailable("no configuration could be measured (see " + path + ")");
-  std::cout << "best: " << DescribeConfig(space.names(), best->config) << ", "
+  std::cout << "best: " << ConfigText(space.names(), best->config) << ", "
             << Milliseconds(*best->time_ns) << ", found at evaluation " << best_at << " (run "
             << best->run << ")\n";
   return Status::Ok();

@@ -48,9 +48,8 @@ class Anneal : public StrategyBase {
 
   // A random point not asked yet becomes the walker's next position.
   std::vector<size_t> Jump() {
-    const size_t p = RandomUnasked();
+    const size_t p = AskRandom();
     if (p == space_.size()) return {};
-    MarkAsked(p);
     pending_ = p;
     jumped_ = true;
     return {p};

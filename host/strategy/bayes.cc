@@ -38,9 +38,8 @@ class Bayes : public StrategyBase {
     std::vector<size_t> out;
     // Random points until `initial_` feasible ones are known.
     while (feasible_.size() < initial_ && out.size() < std::min(max, initial_ - feasible_.size())) {
-      const size_t p = RandomUnasked();
+      const size_t p = AskRandom();
       if (p == space_.size()) break;
-      MarkAsked(p);
       out.push_back(p);
     }
     if (!out.empty()) return out;
@@ -60,11 +59,8 @@ class Bayes : public StrategyBase {
       }
     }
     if (out.empty()) {  // no model yet (nothing feasible): keep exploring at random
-      const size_t p = RandomUnasked();
-      if (p < space_.size()) {
-        MarkAsked(p);
-        out.push_back(p);
-      }
+      const size_t p = AskRandom();
+      if (p < space_.size()) out.push_back(p);
     }
     return out;
   }

@@ -117,6 +117,14 @@ Result<Evaluations> ParseEvaluations(std::string_view text) {
   return out;
 }
 
+std::string ConfigText(const std::vector<std::string>& names, const std::vector<int64_t>& config) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < names.size() && i < config.size(); ++i) {
+    parts.push_back(names[i] + "=" + std::to_string(config[i]));
+  }
+  return Join(parts, " ");
+}
+
 Result<Landscape> LandscapeOf(const Evaluations& evaluations) {
   std::vector<std::vector<int64_t>> values(evaluations.names.size()), configs;
   for (const Evaluation& e : evaluations.rows) {

@@ -50,6 +50,9 @@ std::string FormatEvaluationsHeader(const std::vector<std::string>& comments,
 std::string FormatEvaluation(const Evaluation& e);
 Result<Evaluations> ParseEvaluations(std::string_view text);
 
+// A configuration for people: "BLOCK_SIZE_M=4 BLOCK_SIZE_N=16", the parameters in order.
+std::string ConfigText(const std::vector<std::string>& names, const std::vector<int64_t>& config);
+
 // The landscape of a file's evaluations: each parameter's values are those its lines hold,
 // ascending; the configurations are the lines. A configuration given twice is an error.
 Result<Landscape> LandscapeOf(const Evaluations& evaluations);

@@ -34,9 +34,8 @@ class Genetic : public StrategyBase {
   std::vector<size_t> Ask(size_t max) override {
     if (population_.empty()) {
       while (population_.size() < popsize_) {
-        const size_t p = RandomUnasked();
+        const size_t p = AskRandom();
         if (p == space_.size()) break;
-        MarkAsked(p);
         population_.push_back(p);
         waiting_.push_back(p);
       }
@@ -85,10 +84,11 @@ class Genetic : public StrategyBase {
         if (next.size() < popsize_) add(space_.Find(*c));
       }
     }
-    while (next.size() < popsize_) {
-      const size_t p = RandomUnasked();
+    while (next.size() < popsize_) {  // topped up at random
+      const size_t p = AskRandom();
       if (p == space_.size()) break;
-      add(p);
+      next.push_back(p);
+      waiting_.push_back(p);
     }
     ++generation_;
     population_ = std::move(next);

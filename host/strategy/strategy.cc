@@ -33,9 +33,8 @@ class RandomStrategy : public StrategyBase {
   std::vector<size_t> Ask(size_t max) override {
     std::vector<size_t> out;
     while (out.size() < max) {
-      const size_t p = RandomUnasked();
+      const size_t p = AskRandom();
       if (p == space_.size()) break;
-      MarkAsked(p);
       out.push_back(p);
     }
     return out;
@@ -117,24 +116,24 @@ size_t StrategyBase::Below(size_t n) {
 }
 
 double StrategyBase::Uniform() {
-  return static_cast<double>(rng_() >> 11) * 0x1.0p-53;
+  return UniformUnit(rng_);
 }
 
-size_t StrategyBase::RandomUnasked() {
+size_t StrategyBase::AskRandom() {
   const size_t left = space_.size() - asked_count_;
   if (left == 0) return space_.size();
-  // Draws until an unasked point comes up while most are unasked; else picks among the rest.
+  size_t p = 0;
   if (2 * left >= space_.size()) {
-    while (true) {
-      const size_t p = Below(space_.size());
-      if (!asked_[p]) return p;
-    }
+    // Most points are unasked: draw until one of them comes up.
+    do p = Below(space_.size());
+    while (asked_[p]);
+  } else {
+    // Pick among the unasked ones.
+    size_t k = Below(left);
+    while (asked_[p] || k-- > 0) ++p;
   }
-  size_t k = Below(left);
-  for (size_t p = 0; p < space_.size(); ++p) {
-    if (!asked_[p] && k-- == 0) return p;
-  }
-  return space_.size();
+  MarkAsked(p);
+  return p;
 }
 
 }  // namespace ktune::host

@@ -74,8 +74,9 @@ class StrategyBase : public Strategy {
   // A uniform index below `n` (> 0), and a uniform double in [0, 1).
   size_t Below(size_t n);
   double Uniform();
-  // A point not asked yet, drawn uniformly; size() of the space when every point was asked.
-  size_t RandomUnasked();
+  // A point not asked yet, drawn uniformly and marked asked; size() of the space when every point
+  // was asked.
+  size_t AskRandom();
 
   const SearchSpace& space_;
   StrategyOptions options_;

@@ -7,6 +7,7 @@
 #include <numbers>
 #include <random>
 
+#include "common/random.h"
 #include "common/strings.h"
 #include "host/results/test_data_files.h"
 
@@ -15,11 +16,6 @@ namespace {
 
 constexpr char kMagic[8] = {'K', 'T', 'T', 'E', 'N', 'S', 'R', '1'};
 constexpr size_t kHeaderBytes = 32;
-
-// A double in [0, 1) from the top 53 bits.
-double Unit(std::mt19937_64& rng) {
-  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
-}
 
 std::pair<int64_t, int64_t> Flatten(const std::vector<int64_t>& dims) {
   int64_t rows = 1;
@@ -52,15 +48,15 @@ std::vector<double> GenerateValues(const TensorSpec& t, int64_t n) {
         if (t.dtype == DType::kInt32) {
           // The integers in [low, high], each equally likely.
           const double lo = std::ceil(d.a), hi = std::floor(d.b);
-          x = std::min(hi, lo + std::floor(Unit(rng) * (hi - lo + 1)));
+          x = std::min(hi, lo + std::floor(UniformUnit(rng) * (hi - lo + 1)));
         } else {
-          x = d.a + Unit(rng) * (d.b - d.a);
+          x = d.a + UniformUnit(rng) * (d.b - d.a);
         }
         break;
       case Distribution::kNormal: {
-        // Box-Muller; 1 - Unit() is in (0, 1], so the log is finite.
-        const double r = std::sqrt(-2 * std::log(1 - Unit(rng)));
-        x = d.a + d.b * r * std::cos(2 * std::numbers::pi * Unit(rng));
+        // Box-Muller; 1 - UniformUnit() is in (0, 1], so the log is finite.
+        const double r = std::sqrt(-2 * std::log(1 - UniformUnit(rng)));
+        x = d.a + d.b * r * std::cos(2 * std::numbers::pi * UniformUnit(rng));
         break;
       }
     }

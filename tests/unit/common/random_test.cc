@@ -23,5 +23,15 @@ TEST_CASE(
   for (int i = 0; i < 100; ++i) CHECK(UniformBelow(again, big) < big);
 }
 
+TEST_CASE("uniform doubles in [0, 1): an output's top 53 bits") {
+  std::mt19937_64 rng(7), raw(7);
+  for (int i = 0; i < 100; ++i) {
+    const double u = UniformUnit(rng);
+    CHECK(u == static_cast<double>(raw() >> 11) / 9007199254740992.0);  // 2^53
+    CHECK(u >= 0);
+    CHECK(u < 1);
+  }
+}
+
 }  // namespace
 }  // namespace ktune

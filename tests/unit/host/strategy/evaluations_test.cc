@@ -42,6 +42,11 @@ TEST_CASE("evaluations: written, read back, and made a landscape") {
   CHECK(torn->rows.size() == 4);
 }
 
+TEST_CASE("a configuration for people: the parameters in order") {
+  CHECK(ConfigText({"M", "N"}, {4, 16}) == "M=4 N=16");
+  CHECK(ConfigText({}, {}).empty());
+}
+
 TEST_CASE("evaluations: malformed files are refused with the line") {
   const std::string head = "# ktune evaluations 1\nM,time_ns,status,run\n";
   auto error = [](const std::string& text) {
