@@ -115,10 +115,12 @@ Status RunHandler::OnFetch(const wire::FetchRun& fetch) {
   KT_RETURN_IF_ERROR(ValidateRunId(fetch.run_id()));
   const RunFiles files = context_.store.RunFilesOf(fetch.run_id());
   KT_ASSIGN_OR_RETURN(wire::RunRequest req, files.ReadRequest());
+  // Done is read before the rows: a run is marked done only after its last row is durable, so a
+  // run that ends between the two reads is still measuring here and its last rows follow.
+  const bool done = files.Done();
   StoredRun run;
   run.journal = JournalFilesOf(files.layout());
   KT_ASSIGN_OR_RETURN(run.rows, Journal::ReadRows(run.journal));  // a torn line is left out
-  const bool done = files.Done();
   if (auto accepted = files.ReadAccepted(); accepted.ok()) run.accepted = std::move(*accepted);
   fetched_request_ = req;
   auto active = context_.runs.find(fetch.run_id());
