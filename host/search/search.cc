@@ -94,10 +94,35 @@ struct Searcher {
   AgentSession session;
   std::optional<AgentPlan> agent_plan;
   size_t batches = 0;
+  std::string path;  // the journal's
+  SearchMeta meta;   // its metadata, written at each change
 
-  // Builds, pushes and measures `configs`; their evaluations in the same order.
+  // Builds, pushes and measures `configs`; their evaluations in the same order. The batch is
+  // meta.pending from before its run is asked; when it already was (a search cut short during
+  // that batch, resumed), its run is continued on the agent rather than measured again.
   Result<std::vector<Evaluation>> Evaluate(const std::vector<Config>& configs);
+
+ private:
+  // The rows of the pending batch's run `run_id` that `dir` and `manifest` were made for: those
+  // in its results file, and what it lacks, measured by the agent. NotFound when it never was
+  // asked of this agent.
+  Result<ReceivedRun> Continue(const std::string& run_id);
 };
+
+Result<ReceivedRun> Searcher::Continue(const std::string& run_id) {
+  ReceiveSetup setup;
+  setup.command = "khost tune";
+  setup.results_path = ResultsPath(run_dir, run_id);
+  // The metadata is written before the run is asked: without it, it was not.
+  auto run_meta = ReadRunMeta(RunMetaPath(setup.results_path));
+  if (!run_meta.ok()) return NotFound("run " + run_id + " was not asked");
+  setup.meta = std::move(run_meta).value();
+  setup.say_system_warnings = false;
+  wire::Envelope ask;
+  ask.mutable_fetch_run()->set_run_id(run_id);
+  ask.mutable_fetch_run()->set_resume(true);
+  return ReceiveRun(*session.conn, ask, std::move(setup));
+}
 
 Result<std::vector<Evaluation>> Searcher::Evaluate(const std::vector<Config>& configs) {
   std::vector<Evaluation> out(configs.size());
@@ -131,23 +156,40 @@ Result<std::vector<Evaluation>> Searcher::Evaluate(const std::vector<Config>& co
   KT_ASSIGN_OR_RETURN(const Manifest manifest, BuildManifest(dir));
   KT_RETURN_IF_ERROR(PushBundle(*session.conn, manifest, dir.root).status());
 
-  MeasureOptions measure = search.measure;
-  measure.events = agent_plan->selection.events;
-  // Each batch's rounds are shuffled by a seed of its own, drawn from the search's.
-  if (!measure.seed) measure.seed = tune.seed * 1000003 + batches;
-  ++batches;
-  const std::string run_id = NewRunId();
-  ReceiveSetup setup;
-  setup.command = "khost tune";
-  setup.results_path = ResultsPath(run_dir, run_id);
-  setup.meta = NewRunMeta(run_id, plan.spec.name, search.measure, *measure.seed, *agent_plan);
-  setup.meta.agent = session.conn->where();
-  setup.meta.cpu = DescribeCpu(agent_plan->cpu);
-  setup.say_system_warnings = batches == 1;
-  setup.request = MakeRunRequest(measure, dir, BundleId(manifest), run_id);
-  wire::Envelope ask;
-  *ask.mutable_run_request() = *setup.request;
-  KT_ASSIGN_OR_RETURN(const ReceivedRun got, ReceiveRun(*session.conn, ask, std::move(setup)));
+  const size_t batch = batches++;
+  std::optional<ReceivedRun> continued;
+  std::string run_id;
+  if (meta.pending && meta.pending->configs == configs) {
+    run_id = meta.pending->run_id;
+    auto got = Continue(run_id);
+    if (got.ok()) {
+      std::cout << "continuing run " << run_id << " of the batch that was being measured\n";
+      continued = std::move(got).value();
+    } else if (got.status().code() != ErrorCode::kNotFound) {
+      return got.status();
+    }
+  }
+  if (!continued) {
+    MeasureOptions measure = search.measure;
+    measure.events = agent_plan->selection.events;
+    // Each batch's rounds are shuffled by a seed of its own, drawn from the search's.
+    if (!measure.seed) measure.seed = tune.seed * 1000003 + batch;
+    run_id = NewRunId();
+    meta.pending = SearchMeta::Batch{run_id, configs};
+    KT_RETURN_IF_ERROR(WriteSearchMeta(path, meta));
+    ReceiveSetup setup;
+    setup.command = "khost tune";
+    setup.results_path = ResultsPath(run_dir, run_id);
+    setup.meta = NewRunMeta(run_id, plan.spec.name, search.measure, *measure.seed, *agent_plan);
+    setup.meta.agent = session.conn->where();
+    setup.meta.cpu = DescribeCpu(agent_plan->cpu);
+    setup.say_system_warnings = batch == 0;
+    setup.request = MakeRunRequest(measure, dir, BundleId(manifest), run_id);
+    wire::Envelope ask;
+    *ask.mutable_run_request() = *setup.request;
+    KT_ASSIGN_OR_RETURN(continued, ReceiveRun(*session.conn, ask, std::move(setup)));
+  }
+  const ReceivedRun& got = *continued;
   for (size_t v = 0; v < built.size(); ++v) {
     Evaluation e = VariantEvaluation(got.rows, static_cast<uint32_t>(v));
     e.config = configs[built[v]];
@@ -190,7 +232,7 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
   const std::string run_dir = KernelRunDir(tune.root, plan.spec.name);
 
   // The journal: an earlier search's to resume, else a new one.
-  SearchMeta meta{search.argv, 0};
+  SearchMeta meta{search.argv, 0, std::nullopt};
   std::string path;
   std::optional<SearchJournal> journal;
   if (search.resume) {
@@ -204,7 +246,7 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
     journal.emplace(std::move(j));
   }
 
-  Searcher s{tune, search, std::move(plan), run_dir, "", "", 1, {}, std::nullopt, 0};
+  Searcher s{tune, search, std::move(plan), run_dir, "", "", 1, {}, std::nullopt, 0, "", {}};
   s.bin_dir = std::filesystem::absolute(run_dir + "/bin").lexically_normal().string();
   s.parallel = tune.jobs > 0 ? tune.jobs : std::max<size_t>(1, std::thread::hardware_concurrency());
   KT_ASSIGN_OR_RETURN(s.session, OpenAgentSession(search.agent, search.token_file));
@@ -230,6 +272,8 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
     journal.emplace(std::move(j));
     KT_RETURN_IF_ERROR(WriteSearchMeta(path, meta));
   }
+  s.path = path;
+  s.meta = std::move(meta);
   std::map<std::vector<int64_t>, Evaluation> known;
   for (const Evaluation& e : journal->evaluations().rows) known[e.config] = e;
   std::cout << "search " << s.plan.spec.name << " with " << StrategyName(kind) << " (seed "
@@ -244,7 +288,7 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
   std::optional<Evaluation> best;
   size_t best_at = 0;
   std::string stopped = "the strategy has nothing more to try";
-  const double elapsed_before = meta.elapsed_s;
+  const double elapsed_before = s.meta.elapsed_s;
   auto elapsed = [&] {
     return elapsed_before + std::chrono::duration<double>(Clock::now() - start).count();
   };
@@ -264,14 +308,24 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
       if (!known.count(space.config(p))) missing.push_back(space.config(p));
     }
     if (!missing.empty()) {
-      KT_ASSIGN_OR_RETURN(const std::vector<Evaluation> got, s.Evaluate(missing));
+      // The batch a search cut short was measuring holds what is missing here (all of it, or the
+      // part not journaled yet): it is evaluated again, so that its run is continued.
+      const std::optional<SearchMeta::Batch>& cut = s.meta.pending;
+      const bool continues =
+          cut && std::all_of(missing.begin(), missing.end(), [&](const Config& c) {
+            return std::find(cut->configs.begin(), cut->configs.end(), c) != cut->configs.end();
+          });
+      const std::vector<Config> batch = continues ? cut->configs : missing;
+      KT_ASSIGN_OR_RETURN(const std::vector<Evaluation> got, s.Evaluate(batch));
       for (const Evaluation& e : got) {
+        if (known.count(e.config)) continue;
         KT_RETURN_IF_ERROR(journal->Append(e));
         known[e.config] = e;
       }
       measured_now += missing.size();
-      meta.elapsed_s = elapsed();
-      KT_RETURN_IF_ERROR(WriteSearchMeta(path, meta));
+      s.meta.elapsed_s = elapsed();
+      s.meta.pending.reset();
+      KT_RETURN_IF_ERROR(WriteSearchMeta(path, s.meta));
     }
     for (size_t p : asked) {
       const Evaluation& e = known.at(space.config(p));

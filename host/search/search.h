@@ -6,7 +6,8 @@
 //
 // Every evaluation is journaled as it is known (host/search/search_files.h): --resume replays the
 // strategy over the journal (strategies are deterministic for a seed) and measures only what it
-// lacks. A configuration that fails to build, prints NOT OK, crashes or times out is an
+// lacks; the batch being measured when the search was cut short has its run continued on the
+// agent. A configuration that fails to build, prints NOT OK, crashes or times out is an
 // evaluation too, recorded with its reason and infeasible to the strategy; it never stops the
 // search.
 #pragma once

@@ -31,6 +31,9 @@ std::string MetaPath(const std::string& search_path) {
 
 Status WriteSearchMeta(const std::string& search_path, const SearchMeta& meta) {
   nlohmann::ordered_json j = {{"argv", meta.argv}, {"elapsed_s", meta.elapsed_s}};
+  if (meta.pending) {
+    j["pending"] = {{"run", meta.pending->run_id}, {"configs", meta.pending->configs}};
+  }
   return WriteFileAtomic(MetaPath(search_path), j.dump(2) + "\n");
 }
 
@@ -49,6 +52,25 @@ Result<SearchMeta> ReadSearchMeta(const std::string& search_path) {
     meta.argv.push_back(a.get<std::string>());
   }
   meta.elapsed_s = j["elapsed_s"].get<double>();
+  if (!j.contains("pending")) return meta;
+  const nlohmann::json& b = j["pending"];
+  const std::string bad = path + ": \"pending\" is not {\"run\": ID, \"configs\": [[...], ...]}";
+  if (!b.is_object() || !b.contains("run") || !b["run"].is_string() || !b.contains("configs") ||
+      !b["configs"].is_array()) {
+    return InvalidArgument(bad);
+  }
+  SearchMeta::Batch batch;
+  batch.run_id = b["run"].get<std::string>();
+  for (const nlohmann::json& c : b["configs"]) {
+    if (!c.is_array()) return InvalidArgument(bad);
+    std::vector<int64_t> config;
+    for (const nlohmann::json& v : c) {
+      if (!v.is_number_integer()) return InvalidArgument(bad);
+      config.push_back(v.get<int64_t>());
+    }
+    batch.configs.push_back(std::move(config));
+  }
+  meta.pending = std::move(batch);
   return meta;
 }
 

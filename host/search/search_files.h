@@ -2,13 +2,20 @@
 //
 //   <root>/<kernel>/run/searches/<search_id>.csv    the evaluations (host/strategy/evaluations.h),
 //                                                   a line appended and fsynced per evaluation
-//   <root>/<kernel>/run/searches/<search_id>.json   {"argv": [...], "elapsed_s": S}: khost tune's
-//                                                   arguments (--resume parses them again) and
-//                                                   the seconds the search has taken so far
+//   <root>/<kernel>/run/searches/<search_id>.json   {"argv": [...], "elapsed_s": S, "pending":
+//                                                   {"run": ID, "configs": [[...], ...]}}: khost
+//                                                   tune's arguments (--resume parses them again),
+//                                                   the seconds the search has taken so far, and
+//                                                   the batch being measured (its run, and its
+//                                                   configurations in the run's variant order),
+//                                                   present from before its run is asked until its
+//                                                   evaluations are journaled
 //
 // Search ids are run ids (host/results/results_dir.h NewRunId): they sort by start time.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,8 +29,13 @@ std::string SearchesDir(const std::string& kernel_run_dir);
 std::string SearchPath(const std::string& kernel_run_dir, const std::string& search_id);
 
 struct SearchMeta {
+  struct Batch {
+    std::string run_id;
+    std::vector<std::vector<int64_t>> configs;
+  };
   std::vector<std::string> argv;
   double elapsed_s = 0;
+  std::optional<Batch> pending;
 };
 // <search file without .csv>.json, written atomically.
 Status WriteSearchMeta(const std::string& search_path, const SearchMeta& meta);

@@ -6,12 +6,15 @@
 #include <doctest/doctest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 
 #include "common/fs.h"
+#include "host/results/results_dir.h"
+#include "host/search/search_files.h"
 #include "host/strategy/evaluations.h"
 #include "tests/integration/harness.h"
 
@@ -161,6 +164,56 @@ TEST_CASE("search killed mid-way: --resume measures only what the journal lacks"
   auto done = test::RunKhost({"tune", s.spec, "--root", s.root, "--resume"}, s.tmp.path());
   CHECK(done.exit_code == 0);
   CHECK(Contains(done.out, "0 measured now"));
+}
+
+TEST_CASE("search killed during a batch: --resume continues that batch's run on the agent") {
+  Search s;
+  const std::vector<std::string> args =
+      s.Args({"--strategy", "random", "--budget", "8", "--batch", "4", "--seed", "3"});
+  auto khost = test::StartKhost(args, s.tmp.path(), s.tmp.path() + "/first");
+  const std::string results = s.root + "/valley/run/results";
+  // Killed once a batch's run has rows, before they are journaled.
+  SearchMeta::Batch cut;
+  REQUIRE(test::WaitFor([&] {
+    auto meta = ReadSearchMeta(s.Journal());
+    if (!meta.ok() || !meta->pending) return false;
+    cut = *meta->pending;
+    return test::RowsIn(ResultsPath(s.root + "/valley/run", cut.run_id)) >= 1;
+  }));
+  khost->Kill(SIGKILL);
+  khost->Wait();
+  const size_t journaled = s.Read().rows.size();
+
+  auto resumed = test::RunKhost({"tune", s.spec, "--root", s.root, "--resume"}, s.tmp.path());
+  REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.err);
+  const Evaluations after = s.Read();
+  REQUIRE(after.rows.size() == 8);
+  if (journaled < after.rows.size()) {
+    CHECK(Contains(resumed.out, "continuing run " + cut.run_id));
+  }
+  // The cut batch's configurations were measured by its run, once: no other run measured them.
+  size_t in_cut_run = 0;
+  for (const Evaluation& e : after.rows) {
+    const bool of_cut =
+        std::find(cut.configs.begin(), cut.configs.end(), e.config) != cut.configs.end();
+    if (!of_cut || e.status == "build failed") continue;
+    CHECK(e.run == cut.run_id);
+    ++in_cut_run;
+  }
+  CHECK(in_cut_run >= 1);
+  std::set<std::string> runs;
+  for (const Evaluation& e : after.rows) {
+    if (!e.run.empty()) runs.insert(e.run);
+  }
+  size_t files = 0;
+  for (const auto& e : fs::directory_iterator(results)) files += e.path().extension() == ".csv";
+  CHECK(files == runs.size());
+  std::set<RowKey> keys;  // each repetition once in the cut run's file
+  for (const RepetitionRow& r : test::RowsOf(ResultsPath(s.root + "/valley/run", cut.run_id))) {
+    CHECK(keys.insert(KeyOf(r)).second);
+  }
+  CHECK_FALSE(keys.empty());
+  CHECK_FALSE(ReadSearchMeta(s.Journal()).value().pending);
 }
 
 TEST_CASE("search: bad input is one error line before anything is built") {
