@@ -17,14 +17,17 @@
 namespace ktune {
 
 const char* const kResultsHeader =
-    "schema,run_id,board,timestamp_ns,variant_index,variant,elf,elf_hash,params,pass,sampling,"
-    "repetition,valid,outcome,name,value,unit,enabled_ns,running_ns,status";
+    "schema,run_id,board,timestamp_ns,variant_index,variant,elf,elf_hash,params,shape,pass,"
+    "sampling,repetition,valid,outcome,name,value,unit,enabled_ns,running_ns,status";
 
 namespace {
 
-constexpr size_t kColumns = 20;
-// Schema 2 had no board and elf_hash columns (indices 2 and 7 in schema 3), schema 1 no sampling
-// column either (index 10).
+constexpr size_t kColumns = 21;
+// Schema 3 had no shape column (index 9 in schema 4), schema 2 no board and elf_hash columns
+// either (indices 2 and 7), schema 1 no sampling column either (index 11).
+constexpr const char* kResultsHeaderV3 =
+    "schema,run_id,board,timestamp_ns,variant_index,variant,elf,elf_hash,params,pass,sampling,"
+    "repetition,valid,outcome,name,value,unit,enabled_ns,running_ns,status";
 constexpr const char* kResultsHeaderV2 =
     "schema,run_id,timestamp_ns,variant_index,variant,elf,params,pass,sampling,repetition,valid,"
     "outcome,name,value,unit,enabled_ns,running_ns,status";
@@ -76,6 +79,8 @@ std::optional<std::string_view> NextLine(std::string_view* text) {
 Status ParseHeader(std::string_view line, int* version) {
   if (line == kResultsHeader) {
     *version = kResultsSchemaVersion;
+  } else if (line == kResultsHeaderV3) {
+    *version = 3;
   } else if (line == kResultsHeaderV2) {
     *version = 2;
   } else if (line == kResultsHeaderV1) {
@@ -87,20 +92,25 @@ Status ParseHeader(std::string_view line, int* version) {
   return Status::Ok();
 }
 
-// Checks an older row's column count and puts it in schema 3's columns: what it lacks is empty
-// (never sampled, for schema 1).
-Status ToCurrentColumns(int version, std::vector<std::string>* f) {
-  const size_t lacking = version == 1 ? 3 : version == 2 ? 2 : 0;
+// Checks a row's column count for the schema its first column names and puts it in the current
+// schema's columns: what it lacks is empty (never sampled, for schema 1). Each line says its own
+// schema: a file may hold lines of two (a run resumed by a newer khost or agentd appends its own).
+Status ToCurrentColumns(std::vector<std::string>* f) {
+  const Result<int> version = f->empty() ? InvalidArgument("") : ParseInt((*f)[0]);
+  if (!version.ok() || *version < 1 || *version > kResultsSchemaVersion) {
+    return InvalidArgument("schema " + (f->empty() ? std::string() : (*f)[0]));
+  }
+  const size_t lacking = *version == 1 ? 4 : *version == 2 ? 3 : *version == 3 ? 1 : 0;
   if (f->size() != kColumns - lacking) {
     return InvalidArgument("expected " + std::to_string(kColumns - lacking) + " columns, found " +
                            std::to_string(f->size()));
   }
-  if (version == 1) f->insert(f->begin() + 8, "0");
-  if (version <= 2) {
+  if (*version == 1) f->insert(f->begin() + 8, "0");  // sampling
+  if (*version <= 2) {
     f->insert(f->begin() + 6, "");  // elf_hash
     f->insert(f->begin() + 2, "");  // board
   }
-  if ((*f)[0] != std::to_string(version)) return InvalidArgument("schema " + (*f)[0]);
+  if (*version <= 3) f->insert(f->begin() + 9, "");  // shape
   return Status::Ok();
 }
 
@@ -126,21 +136,23 @@ Result<RepetitionRow> ParseRowKey(const std::vector<std::string>& f) {
   auto ts = ParseInt64(f[3]);
   auto vi = ParseUint64(f[4]);
   auto params = ParseParams(f[8]);
-  auto pass = ParseUint64(f[9]);
-  auto rep = ParseUint64(f[11]);
-  auto outcome = Outcome::Parse(f[13]);
-  KT_RETURN_IF_ERROR(FirstError({&ts.status(), &vi.status(), &params.status(), &pass.status(),
-                                 &rep.status(), &outcome.status()}));
+  auto shape = ParseParams(f[9]);
+  auto pass = ParseUint64(f[10]);
+  auto rep = ParseUint64(f[12]);
+  auto outcome = Outcome::Parse(f[14]);
+  KT_RETURN_IF_ERROR(FirstError({&ts.status(), &vi.status(), &params.status(), &shape.status(),
+                                 &pass.status(), &rep.status(), &outcome.status()}));
   key.timestamp_ns = *ts;
   key.variant_index = static_cast<uint32_t>(*vi);
   key.variant = f[5];
   key.elf = f[6];
   key.elf_hash = f[7];
   key.params = std::move(params).value();
+  key.shape = std::move(shape).value();
   key.pass = static_cast<uint32_t>(*pass);
-  KT_ASSIGN_OR_RETURN(key.sampling, ParseFlag(f[10], "sampling"));
+  KT_ASSIGN_OR_RETURN(key.sampling, ParseFlag(f[11], "sampling"));
   key.repetition = static_cast<uint32_t>(*rep);
-  KT_ASSIGN_OR_RETURN(key.valid, ParseFlag(f[12], "valid"));
+  KT_ASSIGN_OR_RETURN(key.valid, ParseFlag(f[13], "valid"));
   key.outcome = *outcome;
   return key;
 }
@@ -148,17 +160,17 @@ Result<RepetitionRow> ParseRowKey(const std::vector<std::string>& f) {
 // A row's value.
 Result<MeasuredValue> ParseRowValue(const std::vector<std::string>& f) {
   MeasuredValue v;
-  v.name = f[14];
-  v.unit = f[16];
-  auto status = ParseValueStatus(f[19]);
-  auto enabled = ParseUint64(f[17]);
-  auto running = ParseUint64(f[18]);
+  v.name = f[15];
+  v.unit = f[17];
+  auto status = ParseValueStatus(f[20]);
+  auto enabled = ParseUint64(f[18]);
+  auto running = ParseUint64(f[19]);
   KT_RETURN_IF_ERROR(FirstError({&status.status(), &enabled.status(), &running.status()}));
   v.status = *status;
   v.enabled_ns = *enabled;
   v.running_ns = *running;
   if (HasValue(v.status)) {
-    KT_ASSIGN_OR_RETURN(v.value, ParseDouble(f[15]));
+    KT_ASSIGN_OR_RETURN(v.value, ParseDouble(f[16]));
   }
   return v;
 }
@@ -168,11 +180,11 @@ bool SameRepetition(const RepetitionRow& a, const RepetitionRow& b) {
          a.sampling == b.sampling && a.repetition == b.repetition;
 }
 
-// One row line of a file of `version`: its value joins the last repetition when the row is of
-// that repetition, else starts a new one.
-Status AddLine(std::string_view line, int version, ResultsFile* file) {
+// One row line: its value joins the last repetition when the row is of that repetition, else
+// starts a new one.
+Status AddLine(std::string_view line, ResultsFile* file) {
   KT_ASSIGN_OR_RETURN(std::vector<std::string> f, CsvSplit(line));
-  KT_RETURN_IF_ERROR(ToCurrentColumns(version, &f));
+  KT_RETURN_IF_ERROR(ToCurrentColumns(&f));
   KT_ASSIGN_OR_RETURN(RepetitionRow key, ParseRowKey(f));
   KT_ASSIGN_OR_RETURN(MeasuredValue v, ParseRowValue(f));
   if (file->rows.empty() || !SameRepetition(file->rows.back(), key)) {
@@ -291,6 +303,7 @@ std::string ToCsvLines(const RepetitionRow& row) {
                                            row.elf,
                                            row.elf_hash,
                                            FormatParams(row.params),
+                                           FormatParams(row.shape),
                                            std::to_string(row.pass),
                                            row.sampling ? "1" : "0",
                                            std::to_string(row.repetition),
@@ -318,8 +331,7 @@ Result<ResultsFile> ParseResultsCsv(std::string_view text) {
       break;
     }
     ++line_no;
-    const Status parsed =
-        version == 0 ? ParseHeader(*line, &version) : AddLine(*line, version, &file);
+    const Status parsed = version == 0 ? ParseHeader(*line, &version) : AddLine(*line, &file);
     if (!parsed.ok()) {
       return InvalidArgument("results line " + std::to_string(line_no) + ": " + parsed.message());
     }

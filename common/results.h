@@ -6,9 +6,10 @@
 // events requested. Schema 2 added the `sampling` column (1 for the run that sampled, whose
 // values are perturbed by the sampling and stay out of statistics); schema 3 the `board` (the
 // measuring agent's CpuFingerprint) and `elf_hash` (the ELF's content hash) columns, which with
-// the params key a row across the boards of a sharded sweep. Schema 1 and 2 files still read
-// (with both empty). The agent appends these lines to its results file before sending a row;
-// the host writes the same lines as rows arrive.
+// the params key a row across the boards of a sharded sweep; schema 4 the `shape` (the problem
+// shape the variant ran at, NAME=VALUE;... as params, empty when the run had none). Files of
+// schema 1 to 3 still read (with what they lack empty). The agent appends these lines to its
+// results file before sending a row; the host writes the same lines as rows arrive.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +24,7 @@
 
 namespace ktune {
 
-constexpr int kResultsSchemaVersion = 3;
+constexpr int kResultsSchemaVersion = 4;
 extern const char* const kResultsHeader;
 
 // perf's vocabulary: a value is counted, or its event could not be opened here ("not
@@ -93,6 +94,7 @@ struct RepetitionRow {
   std::string elf;       // the ELF's path inside the bundle
   std::string elf_hash;  // its content hash (common/hash.h)
   Params params;
+  Params shape;  // the problem shape it ran at (host/tune/shapes.h); empty: none given
   uint32_t pass = 0;
   bool sampling = false;  // the run that sampled (--record): kept out of statistics
   uint32_t repetition = 0;

@@ -182,6 +182,12 @@ Params ParamsFromWire(const wire::Variant& v) {
   return p;
 }
 
+Params ShapeFromWire(const wire::Variant& v) {
+  Params p;
+  for (const auto& dim : v.shape()) p.emplace_back(dim.name(), dim.value());
+  return p;
+}
+
 RepetitionRow RowFromWire(const wire::RepetitionResult& r, const wire::Variant& variant) {
   RepetitionRow row;
   row.run_id = r.run_id();
@@ -192,6 +198,7 @@ RepetitionRow RowFromWire(const wire::RepetitionResult& r, const wire::Variant& 
   row.variant = variant.name();
   row.elf = variant.elf_path();
   row.params = ParamsFromWire(variant);
+  row.shape = ShapeFromWire(variant);
   row.pass = r.pass();
   row.repetition = r.repetition();
   row.sampling = r.sampling();

@@ -29,6 +29,7 @@ void RowToWire(const RepetitionRow& row, wire::RepetitionResult* out);
 RepetitionRow RowFromWire(const wire::RepetitionResult& r, const wire::Variant& variant);
 
 Params ParamsFromWire(const wire::Variant& v);
+Params ShapeFromWire(const wire::Variant& v);
 
 void ProfileToWire(const Profile& p, wire::SampleProfile* out);
 Profile ProfileFromWire(const wire::SampleProfile& p);

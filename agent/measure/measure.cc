@@ -27,6 +27,7 @@ WorkloadOptions OptionsFor(const MeasurePlan& plan, const PlanVariant& v,
     o.args.push_back(v.elf);
     o.args.insert(o.args.end(), v.args.begin(), v.args.end());
   }
+  if (!v.test_data.empty()) o.env.push_back("KTUNE_TEST_DATA=" + plan.tree_dir + "/" + v.test_data);
   o.cwd = plan.work_dir.empty() ? plan.tree_dir : plan.work_dir;
   o.limits = plan.limits;
   o.user = plan.user;
@@ -51,6 +52,7 @@ RepetitionRow NewRow(const MeasurePlan& plan, size_t index, uint32_t pass, uint3
   row.elf = v.elf;
   row.elf_hash = v.elf_hash;
   row.params = v.params;
+  row.shape = v.shape;
   row.pass = pass;
   row.sampling = sampling;
   row.repetition = repetition;

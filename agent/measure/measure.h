@@ -34,6 +34,9 @@ struct PlanVariant {
   std::string elf_hash;  // its content hash (the bundle's manifest)
   std::vector<std::string> args;
   Params params;
+  Params shape;  // the problem shape it runs at, for its rows
+  std::string
+      test_data;  // its test data directory in the bundle's tree (KTUNE_TEST_DATA); "": none
 };
 
 struct MeasurePlan {

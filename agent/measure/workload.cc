@@ -13,9 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <iterator>
+#include <string_view>
 #include <utility>
 
 #include "agent/measure/raw_syscall.h"
@@ -170,6 +172,23 @@ struct ChildPlan {
     for (auto& a : argv_storage) argv_pointers.push_back(a.data());
     argv_pointers.push_back(nullptr);
     argv = argv_pointers.data();
+    if (!options.env.empty()) {
+      // The agent's environment with options.env's names set: each kept string ends the entry
+      // of its name, so those of the agent with a name options.env gives are left out.
+      for (char* const* e = environ; *e; ++e) {
+        const std::string_view entry(*e);
+        const std::string_view name = entry.substr(0, entry.find('='));
+        const bool replaced =
+            std::any_of(options.env.begin(), options.env.end(), [&](const std::string& o) {
+              return std::string_view(o).substr(0, o.find('=')) == name;
+            });
+        if (!replaced) env_storage.emplace_back(entry);
+      }
+      env_storage.insert(env_storage.end(), options.env.begin(), options.env.end());
+      for (auto& e : env_storage) env_pointers.push_back(e.data());
+      env_pointers.push_back(nullptr);
+      envp = env_pointers.data();
+    }
     cwd = cwd_storage.empty() ? nullptr : cwd_storage.c_str();
     CPU_ZERO(&cpus);
     pin = options.cpu >= 0;
@@ -195,6 +214,8 @@ struct ChildPlan {
 
   std::vector<std::string> argv_storage;
   std::vector<char*> argv_pointers;
+  std::vector<std::string> env_storage;
+  std::vector<char*> env_pointers;
   std::string cwd_storage;
   // The child's stack: it shares the agent's memory, so it needs a stack of its own. Its frames
   // take well under a KiB.

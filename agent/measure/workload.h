@@ -63,6 +63,7 @@ struct WorkloadUser {
 struct WorkloadOptions {
   std::string path;  // executable; relative paths are relative to cwd
   std::vector<std::string> args;
+  std::vector<std::string> env;  // NAME=VALUE set in the agent's environment for the workload
   std::string cwd;
   WorkloadLimits limits;
   std::optional<WorkloadUser> user;      // switch to it (no supplementary groups) before exec

@@ -77,14 +77,21 @@ Result<std::vector<PlanVariant>> VariantsOf(const wire::RunRequest& req, const M
     if (!elf) {
       return NotFound("variant " + v.name() + ": " + v.elf_path() + " is not in the bundle");
     }
-    for (const wire::Param& p : v.params()) {
-      if (Status ok = ValidateParam(p.name(), p.value()); !ok.ok()) {
-        return InvalidArgument("variant " + v.name() + ": " + ok.message());
+    for (const auto* list : {&v.params(), &v.shape()}) {
+      for (const wire::Param& p : *list) {
+        if (Status ok = ValidateParam(p.name(), p.value()); !ok.ok()) {
+          return InvalidArgument("variant " + v.name() + ": " + ok.message());
+        }
+      }
+    }
+    if (!v.test_data().empty()) {
+      if (Status ok = ValidateBundlePath(v.test_data()); !ok.ok()) {
+        return InvalidArgument("variant " + v.name() + ": test data: " + ok.message());
       }
     }
     variants.push_back({v.name(), v.elf_path(), elf->hash,
                         std::vector<std::string>(v.args().begin(), v.args().end()),
-                        ParamsFromWire(v)});
+                        ParamsFromWire(v), ShapeFromWire(v), v.test_data()});
   }
   return variants;
 }

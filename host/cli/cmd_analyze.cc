@@ -18,6 +18,7 @@
 #include "host/report/plots.h"
 #include "host/report/report.h"
 #include "host/report/search_report.h"
+#include "host/report/shapes_report.h"
 #include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"
 #include "host/search/search_files.h"
@@ -178,46 +179,122 @@ Status ExecuteSearchAnalysis(const AnalyzeRequest& req) {
   return Status::Ok();
 }
 
-Status ExecuteAnalyze(const AnalyzeRequest& req) {
-  if (!req.searches.empty()) return ExecuteSearchAnalysis(req);
-  const std::string run_dir = KernelRunDir(req.root, req.kernel);
-  KT_ASSIGN_OR_RETURN(LoadedRun run, LoadRun(run_dir, req.run_id));
-  RunReport report = BuildReport(run.rows, run.metrics);
-  AddRace(run, &report);
+// One run's rows (or one shape's, of a run of several) analyzed, its tables printed when
+// `print`, and its report written into `out`.
+struct Analyzed {
+  RunReport report;
+  Analysis analysis;
+  size_t plots_drawn = 0;
+};
+Result<Analyzed> AnalyzeInto(const AnalyzeRequest& req, const LoadedRun& run,
+                             const std::vector<RepetitionRow>& rows, bool whole_run,
+                             const std::string& out, bool print) {
+  Analyzed z;
+  z.report = BuildReport(rows, run.metrics);
+  if (whole_run) AddRace(run, &z.report);  // the race ran over every variant of the run
   AnalyzeOptions options;
   options.threshold = req.threshold;
   options.interleaved = run.meta && run.meta->order == "interleaved";
-  KT_ASSIGN_OR_RETURN(Analysis a, Analyze(report, options));
+  KT_ASSIGN_OR_RETURN(z.analysis, Analyze(z.report, options));
   for (std::string& n : SystemNotes(run.meta ? run.meta->system : std::nullopt)) {
-    a.notes.push_back(std::move(n));
+    z.analysis.notes.push_back(std::move(n));
   }
   PlotOptions po;
   po.counters = req.counters;
   po.heat_x = req.heat_x;
   po.heat_y = req.heat_y;
   // Planned before anything is printed or written: a --heatmap naming no parameter stops here.
-  KT_ASSIGN_OR_RETURN(std::vector<Plot> plots, PlanPlots(a, report, po));
+  KT_ASSIGN_OR_RETURN(std::vector<Plot> plots, PlanPlots(z.analysis, z.report, po));
 
-  const std::vector<Table> tables = AnalysisTables(a, report);
-  std::cout << RenderAll(tables, req.format,
-                         req.format == TableFormat::kConsole && StdoutWantsColour());
-
-  // Named after the results file (a run id khost chose, or a file name), not after what the
-  // file says.
-  const std::string out = req.out_dir.empty()
-                              ? run_dir + "/analysis/" + fs::path(run.path).stem().string()
-                              : req.out_dir;
+  const std::vector<Table> tables = AnalysisTables(z.analysis, z.report);
+  if (print) {
+    std::cout << RenderAll(tables, req.format,
+                           req.format == TableFormat::kConsole && StdoutWantsColour());
+  }
   KT_RETURN_IF_ERROR(MakeDirs(out));
-  KT_RETURN_IF_ERROR(WriteFileAtomic(out + "/high_correlations.csv", HighCorrelationsCsv(a)));
+  KT_RETURN_IF_ERROR(
+      WriteFileAtomic(out + "/high_correlations.csv", HighCorrelationsCsv(z.analysis)));
   KT_RETURN_IF_ERROR(
       WriteFileAtomic(out + "/analysis.json", RenderAll(tables, TableFormat::kJson)));
   HtmlInputs html;
   html.kernel = req.kernel;
   html.about = AboutRun(run);
-  KT_ASSIGN_OR_RETURN(const size_t drawn, DrawInto(req, plots, out, &html));
-  KT_RETURN_IF_ERROR(WriteFileAtomic(out + "/report.html", RenderHtmlReport(a, report, html)));
+  KT_ASSIGN_OR_RETURN(z.plots_drawn, DrawInto(req, plots, out, &html));
+  KT_RETURN_IF_ERROR(
+      WriteFileAtomic(out + "/report.html", RenderHtmlReport(z.analysis, z.report, html)));
+  return z;
+}
+
+// A directory name for a shape: "M=64,N=64,K=64".
+std::string ShapeDir(const Params& shape) {
+  std::vector<std::string> parts;
+  for (const auto& [name, value] : shape) parts.push_back(name + "=" + value);
+  return parts.empty() ? "no-shape" : Join(parts, ",");
+}
+
+// A run of several shapes: each analyzed into a directory of its own under `out`, then the
+// shapes side by side (printed, and shapes.html, shapes.json, the heat map).
+Status AnalyzeShapes(const AnalyzeRequest& req, const LoadedRun& run, const std::string& out) {
+  std::vector<ShapeAnalysis> shapes;
+  std::vector<std::string> links;
+  for (ShapeRows& s : SplitByShape(run.rows)) {
+    ShapeAnalysis sa;
+    sa.shape = s.shape;
+    const std::string dir = ShapeDir(s.shape);
+    auto z = AnalyzeInto(req, run, s.rows, /*whole_run=*/false, out + "/" + dir, /*print=*/false);
+    if (z.ok()) {
+      sa.report = std::move(z->report);
+      sa.analysis = std::move(z->analysis);
+    } else {
+      sa.report = BuildReport(s.rows, run.metrics);
+      sa.problem = z.status().message();
+      std::cerr << "khost analyze: shape " << ShapeLabel(s.shape) << ": " << sa.problem << "\n";
+    }
+    links.push_back(dir + "/report.html");
+    shapes.push_back(std::move(sa));
+  }
+  const AcrossShapes across = CompareShapes(shapes);
+  const std::vector<Table> tables = AcrossShapesTables(across);
+  std::cout << RenderAll(tables, req.format,
+                         req.format == TableFormat::kConsole && StdoutWantsColour());
+  KT_RETURN_IF_ERROR(WriteFileAtomic(out + "/shapes.json", RenderAll(tables, TableFormat::kJson)));
+  HtmlInputs html;
+  html.kernel = req.kernel;
+  html.about = AboutRun(run);
+  const Plot heat = ShapesHeatMap(across);
+  std::string svg;
+  if (!req.plots) {
+    html.plots_note = "No plots (--no-plots).";
+  } else if (heat.data.empty()) {
+    html.plots_note = "No plot: no configuration was ranked at any shape.";
+  } else if (const Status drew = DrawPlots({heat}, out); !drew.ok()) {
+    html.plots_note = "No plots: " + drew.message();
+    std::cerr << "khost analyze: " << drew.message() << "\n";
+  } else {
+    KT_ASSIGN_OR_RETURN(svg, ReadFile(out + "/" + heat.name + ".svg"));
+  }
+  KT_RETURN_IF_ERROR(
+      WriteFileAtomic(out + "/shapes.html", RenderShapesHtml(html, across, svg, links)));
+  std::cerr << "khost analyze: wrote " << out << " (shapes.html, shapes.json"
+            << (svg.empty() ? "" : ", shapes_heatmap.png and .svg")
+            << ", and a report per shape in " << shapes.size() << " directories)\n";
+  return Status::Ok();
+}
+
+Status ExecuteAnalyze(const AnalyzeRequest& req) {
+  if (!req.searches.empty()) return ExecuteSearchAnalysis(req);
+  const std::string run_dir = KernelRunDir(req.root, req.kernel);
+  KT_ASSIGN_OR_RETURN(LoadedRun run, LoadRun(run_dir, req.run_id));
+  // Named after the results file (a run id khost chose, or a file name), not after what the
+  // file says.
+  const std::string out = req.out_dir.empty()
+                              ? run_dir + "/analysis/" + fs::path(run.path).stem().string()
+                              : req.out_dir;
+  if (SeveralShapes(run.rows)) return AnalyzeShapes(req, run, out);
+  KT_ASSIGN_OR_RETURN(const Analyzed z,
+                      AnalyzeInto(req, run, run.rows, /*whole_run=*/true, out, /*print=*/true));
   std::cerr << "khost analyze: wrote " << out << " (report.html, high_correlations.csv, "
-            << "analysis.json, " << drawn << " plots as PNG and SVG)\n";
+            << "analysis.json, " << z.plots_drawn << " plots as PNG and SVG)\n";
   return Status::Ok();
 }
 

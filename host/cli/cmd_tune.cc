@@ -35,8 +35,12 @@ cxxopts::Options TuneCliOptions() {
       "j,jobs", "parallel builds (0: one per core)", cxxopts::value<size_t>()->default_value("0"))(
       "sample", "build N configurations drawn at random from the space", cxxopts::value<size_t>())(
       "seed", "seed of --sample and --strategy", cxxopts::value<uint64_t>()->default_value("0"))(
-      "shape", "override a shape value, NAME=VALUE (repeatable)",
+      "shape",
+      "a problem shape, 'M=64 N=64 K=64' (repeatable; one giving fewer of the tensors' "
+      "dimensions changes the spec's shape: M=64)",
       cxxopts::value<std::vector<std::string>>())(
+      "shapes", "a file of problem shapes, one per line ('M=64 N=64 K=64', # comments)",
+      cxxopts::value<std::string>())(
       "triton", "build the Triton-CPU configuration directories under DIR instead of the grid",
       cxxopts::value<std::string>())(
       "check", "run every variant (under the toolchain's emulator) and check its output")(
@@ -86,8 +90,8 @@ Status ParseSearchArgs(const cxxopts::ParseResult& r, const Args& args, TuneRequ
   }();
   const std::string search_id = r["search"].as<std::string>();
   if (r.count("resume")) {
-    for (const char* o : {"toolchain", "jobs", "sample", "seed", "shape", "triton", "check",
-                          "check-timeout", "apply-best", "run", "strategy"}) {
+    for (const char* o : {"toolchain", "jobs", "sample", "seed", "shape", "shapes", "triton",
+                          "check", "check-timeout", "apply-best", "run", "strategy"}) {
       if (r.count(o)) {
         return InvalidArgument(std::string("--resume continues the search as it was asked; --") +
                                o + " cannot change it");
@@ -158,6 +162,7 @@ Result<TuneRequest> ParseTuneArgs(const Args& args) {
   }
   req.seed = r["seed"].as<uint64_t>();
   if (r.count("shape")) req.shape = r["shape"].as<std::vector<std::string>>();
+  if (r.count("shapes")) req.shapes_file = r["shapes"].as<std::string>();
   if (r.count("triton")) req.triton = r["triton"].as<std::string>();
   req.check = r.count("check") > 0;
   req.check_timeout_seconds = r["check-timeout"].as<double>();

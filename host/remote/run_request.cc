@@ -24,6 +24,12 @@ wire::RunRequest MakeRunRequest(const MeasureOptions& options, const KernelDir& 
       p->set_name(k);
       p->set_value(val);
     }
+    for (const auto& [k, val] : v.shape) {
+      auto* d = w->add_shape();
+      d->set_name(k);
+      d->set_value(val);
+    }
+    w->set_test_data(v.test_data);
   }
   for (const auto& e : options.events) req.add_events(e);
   req.set_repetitions(options.repetitions);

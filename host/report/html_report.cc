@@ -122,6 +122,30 @@ std::string RenderHtmlReport(const Analysis& a, const RunReport& report, const H
   return out;
 }
 
+std::string RenderShapesHtml(const HtmlInputs& in, const AcrossShapes& across,
+                             const std::string& heatmap_svg,
+                             const std::vector<std::string>& shape_reports) {
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += "<title>" + HtmlEscape("ktune " + in.kernel + ": shapes") + "</title>\n";
+  out += "<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n";
+  out += "<h1>" + HtmlEscape(in.kernel + ": " + std::to_string(across.shapes.size()) + " shapes") +
+         "</h1>\n";
+  if (!in.about.empty()) out += "<p class=\"about\">" + HtmlEscape(in.about) + "</p>\n";
+  const std::vector<Table> tables = AcrossShapesTables(across);
+  out += RenderHtmlTable(tables[0]);
+  out += "<h2>Each shape</h2>\n<ul>\n";
+  for (size_t s = 0; s < across.shapes.size() && s < shape_reports.size(); ++s) {
+    out += "<li><a href=\"" + HtmlEscape(shape_reports[s]) + "\">" +
+           HtmlEscape(ShapeLabel(across.shapes[s])) + "</a></li>\n";
+  }
+  out += "</ul>\n<h2>Relative time</h2>\n";
+  if (!heatmap_svg.empty()) out += "<figure>" + InlineSvg(heatmap_svg) + "</figure>\n";
+  if (!in.plots_note.empty()) out += "<p class=\"about\">" + HtmlEscape(in.plots_note) + "</p>\n";
+  for (size_t t = 1; t < tables.size(); ++t) out += RenderHtmlTable(tables[t]);
+  out += "</body>\n</html>\n";
+  return out;
+}
+
 std::string RenderSearchHtml(const std::string& kernel, const std::vector<SearchSeries>& searches,
                              const std::string& convergence_svg, const std::string& plots_note) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";

@@ -10,6 +10,7 @@
 #include "host/report/analysis.h"
 #include "host/report/report.h"
 #include "host/report/search_report.h"
+#include "host/report/shapes_report.h"
 #include "host/report/table.h"
 
 namespace ktune::host {
@@ -36,6 +37,14 @@ std::string RenderHtmlReport(const Analysis& a, const RunReport& report, const H
 // evaluations.
 std::string RenderSearchHtml(const std::string& kernel, const std::vector<SearchSeries>& searches,
                              const std::string& convergence_svg, const std::string& plots_note);
+
+// One page of a run measured at several shapes (khost analyze): the winner at each shape, the
+// shapes x configurations table and its heat map (`heatmap_svg`, "" with `plots_note` saying why
+// there is none), and a link to each shape's own report (`shape_reports`, relative paths in the
+// order of across.shapes).
+std::string RenderShapesHtml(const HtmlInputs& in, const AcrossShapes& across,
+                             const std::string& heatmap_svg,
+                             const std::vector<std::string>& shape_reports);
 
 // Text made safe inside HTML elements and attributes.
 std::string HtmlEscape(const std::string& text);

@@ -157,6 +157,56 @@ Plot HeatMap(const Analysis& a, const RunReport& report, const std::string& px,
 
 }  // namespace
 
+Plot ShapesHeatMap(const AcrossShapes& x, size_t rows) {
+  Plot p;
+  p.name = "shapes_heatmap";
+  p.title = "time relative to each shape's fastest";
+  std::vector<size_t> order;  // configurations, top row first
+  for (size_t c = 0; c < x.configs.size(); ++c) {
+    if (x.geomean[c]) order.push_back(c);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return *x.geomean[a] < *x.geomean[b]; });
+  if (order.size() > rows) order.resize(rows);
+  for (const auto& w : x.winners) {
+    if (w && std::find(order.begin(), order.end(), w->config) == order.end()) {
+      order.push_back(w->config);
+    }
+  }
+  if (order.empty()) return p;
+  std::vector<std::string> shapes, configs;
+  for (const Params& s : x.shapes) shapes.push_back(ShapeLabel(s));
+  for (size_t c : order) {
+    std::vector<std::string> values;
+    for (const auto& [name, value] : x.configs[c]) values.push_back(value);
+    configs.push_back(Join(values, "_"));
+  }
+  for (size_t row = 0; row < order.size(); ++row) {
+    for (size_t s = 0; s < x.shapes.size(); ++s) {
+      // Top row first: gnuplot's y grows upwards.
+      if (const auto& r = x.relative[order[row]][s]) {
+        p.data += std::to_string(s) + "\t" + std::to_string(order.size() - 1 - row) + "\t" +
+                  Num(*r) + "\n";
+      }
+    }
+  }
+  std::vector<std::string> ylevels(configs.rbegin(), configs.rend());
+  const std::string nx = std::to_string(shapes.size()), ny = std::to_string(order.size());
+  p.script = std::string(kCommon) + "set title " + Quoted(p.title) + " noenhanced\n" +
+             "set xlabel 'shape'\nset ylabel " + Quoted(Join(x.param_names, "_")) +
+             " noenhanced\n" + "set cblabel 'time / fastest at the shape'\n" + "set xtics " +
+             Tics(shapes) + " rotate by -20 noenhanced\n" + "set ytics " + Tics(ylevels) +
+             " noenhanced\n" + "set xrange [-0.5:" + nx + "-0.5]\nset yrange [-0.5:" + ny +
+             "-0.5]\n" + "set grid noytics\n" +
+             "set palette defined (0 '#1a9850', 1 '#fee08b', 2 '#d73027')\n"
+             "set cbrange [1:*]\n"
+             "plot " +
+             Quoted(p.name + ".dat") +
+             " using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder fc palette "
+             "notitle, \\\n     '' using 1:2:(sprintf('%.2f', $3)) with labels notitle\n";
+  return p;
+}
+
 Plot ConvergencePlot(const std::vector<SearchSeries>& searches) {
   Plot p;
   p.name = "convergence";

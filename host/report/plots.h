@@ -11,6 +11,7 @@
 #include "host/report/analysis.h"
 #include "host/report/report.h"
 #include "host/report/search_report.h"
+#include "host/report/shapes_report.h"
 
 namespace ktune::host {
 
@@ -35,6 +36,12 @@ Result<std::vector<Plot>> PlanPlots(const Analysis& a, const RunReport& report,
 // per search, labelled by its strategy and seed ("convergence"). Searches with no feasible
 // evaluation are left out; none left is an empty data (DrawPlots is not to be asked for it).
 Plot ConvergencePlot(const std::vector<SearchSeries>& searches);
+
+// The shapes of a run side by side ("shapes_heatmap"): each configuration's time over each
+// shape's fastest, shapes across, configurations down: the `rows` with the smallest geometric
+// mean, the best overall at the top, then each shape's winner not among them. Empty data when
+// no configuration was ranked.
+Plot ShapesHeatMap(const AcrossShapes& across, size_t rows = 20);
 
 // Writes <dir>/<name>.dat and .gp for every plot and runs gnuplot for <name>.png and .svg.
 // Fails, naming the Debian package, when gnuplot is not installed; with gnuplot's own message

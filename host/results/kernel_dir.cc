@@ -40,6 +40,12 @@ Result<std::string> RelativeToRoot(const std::string& root, const std::string& p
   return norm;
 }
 
+// A directory strictly under `under` ("<kernel>/run/test_data/"), as a bundle path.
+bool IsTestDataDir(const std::string& path, const std::string& under) {
+  return path.size() > under.size() && path.starts_with(under) && ValidateBundlePath(path).ok() &&
+         fs::path(path).lexically_normal().string() == path;
+}
+
 }  // namespace
 
 std::string RunDirUnderRoot(const std::string& kernel) {
@@ -88,6 +94,25 @@ Result<KernelDir> ParseConfigsJson(const std::string& text, const std::string& k
       if (key == "args") {
         if (!value.is_array()) return InvalidArgument(where + ": \"args\" must be a list");
         for (const json& a : value) var.args.push_back(ScalarText(a));
+        continue;
+      }
+      if (key == "shape") {
+        if (!value.is_object()) return InvalidArgument(where + ": \"shape\" must be an object");
+        for (const auto& [name, dim] : value.items()) {
+          if (!dim.is_number_integer() || dim.get<int64_t>() <= 0 ||
+              !ValidateParam(name, "1").ok()) {
+            return InvalidArgument(where + ": shape " + name + " must be a positive integer");
+          }
+          var.shape.emplace_back(name, std::to_string(dim.get<int64_t>()));
+        }
+        continue;
+      }
+      if (key == "test_data") {
+        const std::string under = RunDirUnderRoot(kernel) + "/test_data/";
+        if (!value.is_string() || !IsTestDataDir(value.get<std::string>(), under)) {
+          return InvalidArgument(where + ": \"test_data\" must be a directory under " + under);
+        }
+        var.test_data = value.get<std::string>();
         continue;
       }
       if (!value.is_primitive() || value.is_null()) {

@@ -7,7 +7,9 @@
 // configs.json is {"variants": [{"BLOCK_SIZE_M": 4, ..., "elf_path": ..., "asm_path": ...,
 // "perf_data_path": ..., "perf_report_path": ...}], "perf_files": {"stat": ...}}, with paths
 // relative to <root>. Every key of a variant that is not a path is a parameter. ktune also reads
-// an optional "args": [..] per variant (argv for the ELF).
+// an optional "args": [..] per variant (argv for the ELF), "shape": {"M": 64, ...} (the problem
+// shape it runs at, host/tune/shapes.h) and "test_data": "<kernel>/run/test_data/<shape>" (its
+// test data directory when a tune has several shapes, given to the ELF as KTUNE_TEST_DATA).
 //
 // The bundle sent to an agent holds configs.json, every variant's ELF and everything under
 // test_data/, at their paths relative to <root>, so the ELF finds its data as the seed's did.
@@ -27,7 +29,9 @@ struct KernelVariant {
   std::string elf_path;  // relative to root
   std::vector<std::string> args;
   Params params;
-  std::string asm_path;  // its disassembly, relative to root; "" when configs.json names none
+  std::string asm_path;     // its disassembly, relative to root; "" when configs.json names none
+  Params shape{};           // the problem shape it runs at; empty when configs.json gives none
+  std::string test_data{};  // relative to root, under <kernel>/run/test_data; "" for that one
 };
 
 struct KernelDir {

@@ -143,8 +143,8 @@ Result<std::vector<Evaluation>> Searcher::Evaluate(const std::vector<Config>& co
     }
   }
   if (built.empty()) return out;
-  KT_RETURN_IF_ERROR(
-      WriteFileAtomic(run_dir + "/configs.json", ConfigsJson(plan.spec, jobs, builds, plan.args)));
+  KT_RETURN_IF_ERROR(WriteFileAtomic(run_dir + "/configs.json",
+                                     ConfigsJson(plan.spec, jobs, builds, plan.shapes)));
   KT_ASSIGN_OR_RETURN(const KernelDir dir, LoadKernelDir(tune.root, plan.spec.name));
   if (dir.variants.size() != built.size()) {
     return InternalError("configs.json lists " + std::to_string(dir.variants.size()) +
@@ -199,10 +199,10 @@ Result<std::vector<Evaluation>> Searcher::Evaluate(const std::vector<Config>& co
   return out;
 }
 
-std::string ShapeText(const TunePlan& plan) {
+std::string ShapesText(const TunePlan& plan) {
   std::vector<std::string> parts;
-  for (const auto& [name, value] : plan.shape) parts.push_back(name + "=" + std::to_string(value));
-  return Join(parts, " ");
+  for (const ShapeRun& s : plan.shapes) parts.push_back(ShapeText(s.shape));
+  return Join(parts, "; ");
 }
 
 std::string MeasureText(const MeasureOptions& m) {
@@ -220,6 +220,10 @@ std::string MeasureText(const MeasureOptions& m) {
 Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
   const Clock::time_point start = Clock::now();
   KT_ASSIGN_OR_RETURN(TunePlan plan, PrepareTune(tune));
+  if (plan.shapes.size() > 1) {
+    return InvalidArgument("--strategy searches one shape at a time (" +
+                           std::to_string(plan.shapes.size()) + " given)");
+  }
   KT_ASSIGN_OR_RETURN(const SearchSpace space, SpaceOf(plan));
   StrategyKind kind = search.strategy;
   size_t budget = search.budget.value_or(space.size());
@@ -251,7 +255,7 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
   s.parallel = tune.jobs > 0 ? tune.jobs : std::max<size_t>(1, std::thread::hardware_concurrency());
   KT_ASSIGN_OR_RETURN(s.session, OpenAgentSession(search.agent, search.token_file));
   KT_ASSIGN_OR_RETURN(s.shared_key, SharedKey(s.plan.spec, s.plan.toolchain));
-  KT_RETURN_IF_ERROR(WriteTestData(s.plan.data, run_dir + "/test_data"));
+  KT_RETURN_IF_ERROR(WriteShapesTestData(s.plan, run_dir));
   KT_RETURN_IF_ERROR(MakeDirs(s.bin_dir));
 
   if (!journal) {
@@ -259,7 +263,7 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
     path = SearchPath(run_dir, search_id);
     const std::vector<std::string> comments = {
         "kernel " + s.plan.spec.name + ", toolchain " + s.plan.toolchain.name + ", shape " +
-            ShapeText(s.plan),
+            ShapesText(s.plan),
         std::string("strategy ") + StrategyName(kind) + ", seed " + std::to_string(tune.seed) +
             ", budget " + std::to_string(budget) + " of " + std::to_string(space.size()) +
             " feasible configurations" +
@@ -357,7 +361,7 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
         PlanVariants(s.plan.spec, s.plan.toolchain, ok, {}, run_dir);
     const std::vector<VariantBuild> builds(jobs.size(), VariantBuild{BuildState::kCached, "", 0});
     KT_RETURN_IF_ERROR(WriteFileAtomic(run_dir + "/configs.json",
-                                       ConfigsJson(s.plan.spec, jobs, builds, s.plan.args)));
+                                       ConfigsJson(s.plan.spec, jobs, builds, s.plan.shapes)));
   }
   std::cout << "search done: " << evaluated << " evaluations (" << measured_now << " measured now, "
             << infeasible << " infeasible) of " << space.size() << " feasible configurations in "

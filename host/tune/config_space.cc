@@ -9,6 +9,7 @@
 namespace ktune::host {
 
 std::optional<double> LookupName(const KernelSpec& spec, const Config& config,
+                                 const std::vector<std::pair<std::string, int64_t>>& shape,
                                  const std::string& name) {
   for (size_t i = 0; i < spec.params.size(); ++i) {
     if (spec.params[i].name == name) return static_cast<double>(config[i]);
@@ -16,20 +17,17 @@ std::optional<double> LookupName(const KernelSpec& spec, const Config& config,
   for (const auto& [n, v] : spec.constants) {
     if (n == name) return static_cast<double>(v);
   }
-  for (const auto& [n, v] : spec.shape) {
+  for (const auto& [n, v] : shape) {
     if (n == name) return static_cast<double>(v);
   }
   return std::nullopt;
 }
 
-namespace {
-
-// Whether `config` satisfies every constraint; an error names a constraint that cannot be
-// evaluated.
-Result<bool> Satisfies(const KernelSpec& spec, const Config& config) {
+Result<bool> Satisfies(const KernelSpec& spec, const Config& config,
+                       const std::vector<std::pair<std::string, int64_t>>& shape) {
   for (const SpecConstraint& c : spec.constraints) {
-    Result<double> v =
-        c.expr.Evaluate([&](const std::string& name) { return LookupName(spec, config, name); });
+    Result<double> v = c.expr.Evaluate(
+        [&](const std::string& name) { return LookupName(spec, config, shape, name); });
     if (!v.ok()) {
       return InvalidArgument(spec.path + ":" + std::to_string(c.line) + ": constraint " + c.text +
                              ": " + v.status().message());
@@ -38,6 +36,8 @@ Result<bool> Satisfies(const KernelSpec& spec, const Config& config) {
   }
   return true;
 }
+
+namespace {
 
 // `count` of the configurations, drawn uniformly without replacement by a seeded mt19937_64
 // Fisher-Yates shuffle from the back (each draw UniformBelow's: the same on every machine), kept
@@ -69,11 +69,18 @@ Result<Space> EnumerateSpace(const KernelSpec& spec, const SpaceRequest& request
     }
     space.grid_size *= p.values.size();
   }
+  using Shape = std::vector<std::pair<std::string, int64_t>>;
+  const std::vector<Shape> shapes =
+      request.shapes.empty() ? std::vector<Shape>{spec.shape} : request.shapes;
   std::vector<size_t> index(spec.params.size(), 0);
   Config config(spec.params.size());
   for (size_t n = 0; n < space.grid_size; ++n) {
     for (size_t i = 0; i < spec.params.size(); ++i) config[i] = spec.params[i].values[index[i]];
-    KT_ASSIGN_OR_RETURN(const bool keep, Satisfies(spec, config));
+    bool keep = false;
+    for (const auto& shape : shapes) {
+      KT_ASSIGN_OR_RETURN(keep, Satisfies(spec, config, shape));
+      if (keep) break;
+    }
     if (keep) space.configs.push_back(config);
     // Odometer: the last parameter varies fastest.
     for (size_t i = spec.params.size(); i-- > 0;) {

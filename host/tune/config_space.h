@@ -18,6 +18,9 @@ using Config = std::vector<int64_t>;
 struct SpaceRequest {
   std::optional<size_t> sample;  // keep this many configurations, drawn at random
   uint64_t seed = 0;             // the draw's seed
+  // The problem shapes the constraints are read at (their shape names): a configuration is kept
+  // when they hold at one of them at least. Empty: the spec's shape.
+  std::vector<std::vector<std::pair<std::string, int64_t>>> shapes{};
 };
 
 struct Space {
@@ -36,8 +39,15 @@ inline constexpr size_t kMaxGridSize = 10'000'000;
 // the standard library), the first N kept in grid order; N at least the space keeps all.
 Result<Space> EnumerateSpace(const KernelSpec& spec, const SpaceRequest& request);
 
-// The values of every name a constraint may read: parameters (from `config`), constants, shape.
+// The values of every name a constraint may read: parameters (from `config`), constants, shape
+// names (from `shape`).
 std::optional<double> LookupName(const KernelSpec& spec, const Config& config,
+                                 const std::vector<std::pair<std::string, int64_t>>& shape,
                                  const std::string& name);
+
+// Whether every constraint holds for `config` at `shape`; an error names a constraint that cannot
+// be evaluated.
+Result<bool> Satisfies(const KernelSpec& spec, const Config& config,
+                       const std::vector<std::pair<std::string, int64_t>>& shape);
 
 }  // namespace ktune::host

@@ -46,11 +46,11 @@ Result<IrTarget> ToolchainIrTarget(const Toolchain& tc) {
 }
 
 // The configurations of the spec's grid that meet its constraints, sampled when asked.
-Status ChooseFromGrid(const TuneOptions& o, TunePlan* p) {
-  KT_ASSIGN_OR_RETURN(Space space, EnumerateSpace(p->spec, {o.sample, o.seed}));
+Status ChooseFromGrid(const TuneOptions& o, const std::vector<Shape>& shapes, TunePlan* p) {
+  KT_ASSIGN_OR_RETURN(Space space, EnumerateSpace(p->spec, {o.sample, o.seed, shapes}));
   p->configs = std::move(space.configs);
   p->summary = std::to_string(space.grid_size) + " in the grid, " + std::to_string(space.feasible) +
-               " meet the constraints";
+               " meet the constraints" + (shapes.size() > 1 ? " at one shape at least" : "");
   if (o.sample) p->summary += ", " + std::to_string(p->configs.size()) + " sampled";
   return Status::Ok();
 }
@@ -163,26 +163,34 @@ BuildCounts BuildWithProgress(const TunePlan& p, const std::vector<VariantJob>& 
   return n;
 }
 
-// Runs every built variant as the agent would (cwd = root, the spec's argv) and checks that it
-// prints "out OK" and exits 0. Returns how many failed.
+// Runs every built variant at every shape it runs at as the agent would (cwd = root, the shape's
+// argv and test data) and checks that it prints "out OK" and exits 0. Returns how many failed.
 size_t CheckVariants(const TunePlan& p, const std::string& root, const std::string& bin_dir,
                      const std::vector<VariantJob>& jobs, const std::vector<VariantBuild>& builds,
                      size_t parallel, double timeout_seconds) {
-  std::vector<size_t> todo;
+  std::vector<std::pair<size_t, size_t>> todo;  // (job, shape)
   for (size_t i = 0; i < jobs.size(); ++i) {
-    if (builds[i].state != BuildState::kFailed) todo.push_back(i);
+    if (builds[i].state == BuildState::kFailed) continue;
+    for (size_t k = 0; k < p.shapes.size(); ++k) {
+      if (!p.shapes[k].excluded.count(jobs[i].config)) todo.emplace_back(i, k);
+    }
   }
   std::atomic<size_t> failed{0};
   std::mutex mu;
   ParallelFor(todo.size(), parallel, [&](size_t n) {
-    const VariantJob& job = jobs[todo[n]];
+    const VariantJob& job = jobs[todo[n].first];
+    const ShapeRun& shape = p.shapes[todo[n].second];
+    const bool several = p.shapes.size() > 1;
     std::vector<std::string> argv = p.toolchain.emulator;
     argv.push_back(bin_dir + "/" + job.elf_name);
-    argv.insert(argv.end(), p.args.begin(), p.args.end());
-    ToolOptions options{.cwd = root,
-                        .stdout_path = job.work_dir + "/check.log",
-                        .stderr_too = true,
-                        .timeout_seconds = timeout_seconds};
+    argv.insert(argv.end(), shape.args.begin(), shape.args.end());
+    ToolOptions options{
+        .cwd = root,
+        .stdout_path = job.work_dir + "/check" +
+                       (several ? "-" + std::to_string(todo[n].second) : std::string()) + ".log",
+        .stderr_too = true,
+        .timeout_seconds = timeout_seconds,
+        .env = {"KTUNE_TEST_DATA=" + RunDirUnderRoot(p.spec.name) + "/" + shape.test_data}};
     Result<ToolRun> run = RunTool(argv, options);
     std::string problem;
     if (!run.ok()) {
@@ -196,7 +204,9 @@ size_t CheckVariants(const TunePlan& p, const std::string& root, const std::stri
     if (problem.empty()) return;
     ++failed;
     std::lock_guard<std::mutex> lock(mu);
-    std::cerr << "khost tune: check " << job.elf_name << ": " << problem << "\n";
+    std::cerr << "khost tune: check " << job.elf_name
+              << (several ? " at " + ShapeText(shape.shape) : std::string()) << ": " << problem
+              << "\n";
     if (run.ok()) std::cerr << LastLines(run->output, 5) << "\n";
   });
   return failed;
@@ -222,14 +232,46 @@ Result<TunePlan> PrepareTune(const TuneOptions& o) {
   KT_ASSIGN_OR_RETURN(p.spec, LoadKernelSpec(o.kernel, o.kernels_dir));
   KT_ASSIGN_OR_RETURN(p.toolchain, LoadToolchain(o.toolchain, o.toolchains_dir));
   KT_RETURN_IF_ERROR(CheckTools(p.toolchain, o.check));
-  KT_ASSIGN_OR_RETURN(p.shape, ApplyShapeOverrides(p.spec, o.shape));
-  KT_ASSIGN_OR_RETURN(p.args, ExpandArgs(p.spec, p.shape));
-  KT_RETURN_IF_ERROR(o.triton.empty() ? ChooseFromGrid(o, &p) : ReadTritonConfigs(o.triton, &p));
+  std::vector<ShapeSet> file_sets;
+  if (!o.shapes_file.empty()) {
+    auto text = ReadFile(o.shapes_file);
+    if (!text.ok()) return text.status().WithContext("--shapes");
+    KT_ASSIGN_OR_RETURN(file_sets, ParseShapesFile(*text, o.shapes_file));
+    if (file_sets.empty()) return InvalidArgument("--shapes " + o.shapes_file + " holds no shape");
+  }
+  KT_ASSIGN_OR_RETURN(const std::vector<Shape> shapes, ResolveShapes(p.spec, o.shape, file_sets));
+  KT_RETURN_IF_ERROR(o.triton.empty() ? ChooseFromGrid(o, shapes, &p)
+                                      : ReadTritonConfigs(o.triton, &p));
   KT_RETURN_IF_ERROR(CheckSpecFiles(p.spec, /*with_kernel_sources=*/o.triton.empty()));
   KT_ASSIGN_OR_RETURN(const bool main_calls_loader, MainCallsLoader(p.spec));
-  KT_ASSIGN_OR_RETURN(
-      p.data, MakeTestData(p.spec, p.shape, ResolveDataFormat(p.spec.data, main_calls_loader)));
+  const DataFormat format = ResolveDataFormat(p.spec.data, main_calls_loader);
+  for (const Shape& shape : shapes) {
+    const std::string at = shapes.size() > 1 ? "shape " + ShapeText(shape) : "";
+    ShapeRun run;
+    run.shape = shape;
+    auto args = ExpandArgs(p.spec, shape);
+    if (!args.ok()) return args.status().WithContext(at);
+    run.args = std::move(args).value();
+    run.test_data = shapes.size() > 1 ? "test_data/" + ShapeDirName(shape) : "test_data";
+    if (o.triton.empty()) {  // Triton-CPU's configurations are taken as they are
+      for (const Config& c : p.configs) {
+        KT_ASSIGN_OR_RETURN(const bool runs, Satisfies(p.spec, c, shape));
+        if (!runs) run.excluded.insert(c);
+      }
+    }
+    auto data = MakeTestData(p.spec, shape, format);
+    if (!data.ok()) return at.empty() ? data.status() : data.status().WithContext(at);
+    p.data.push_back(std::move(data).value());
+    p.shapes.push_back(std::move(run));
+  }
   return p;
+}
+
+Status WriteShapesTestData(const TunePlan& plan, const std::string& run_dir) {
+  for (size_t k = 0; k < plan.shapes.size(); ++k) {
+    KT_RETURN_IF_ERROR(WriteTestData(plan.data[k], run_dir + "/" + plan.shapes[k].test_data));
+  }
+  return Status::Ok();
 }
 
 Status WriteTestData(const TestData& data, const std::string& dir) {
@@ -254,7 +296,7 @@ Status RunTune(const TuneOptions& o) {
   KT_ASSIGN_OR_RETURN(TunePlan p, PrepareTune(o));
   const std::string run_dir = KernelRunDir(o.root, p.spec.name);
   const std::string bin_dir = fs::absolute(run_dir + "/bin").lexically_normal().string();
-  KT_RETURN_IF_ERROR(WriteTestData(p.data, run_dir + "/test_data"));
+  KT_RETURN_IF_ERROR(WriteShapesTestData(p, run_dir));
   KT_RETURN_IF_ERROR(MakeDirs(bin_dir));
   KT_ASSIGN_OR_RETURN(std::string shared_key, SharedKey(p.spec, p.toolchain));
   const std::vector<VariantJob> jobs =
@@ -263,8 +305,11 @@ Status RunTune(const TuneOptions& o) {
       o.jobs > 0 ? o.jobs : std::max<size_t>(1, std::thread::hardware_concurrency());
   std::cout << "tune " << p.spec.name << " with " << p.toolchain.name << ": " << jobs.size()
             << " variants (" << p.summary << "), " << parallel << " parallel builds\n"
-            << "test data: " << DescribeTestData(p.spec, p.data) << " in " << run_dir
-            << "/test_data\n";
+            << "test data: " << DescribeTestData(p.spec, p.data[0]) << " in " << run_dir
+            << (p.shapes.size() > 1 ? "/test_data/<shape>, for each of " +
+                                          std::to_string(p.shapes.size()) + " shapes"
+                                    : "/test_data")
+            << "\n";
 
   const BuildCounts n = BuildWithProgress(p, jobs, shared_key, bin_dir, parallel);
   const double seconds =
@@ -274,7 +319,7 @@ Status RunTune(const TuneOptions& o) {
   // Written even when every variant failed: an old configs.json would have khost run measure
   // variants built from other sources.
   KT_RETURN_IF_ERROR(
-      WriteFileAtomic(run_dir + "/configs.json", ConfigsJson(p.spec, jobs, n.builds, p.args)));
+      WriteFileAtomic(run_dir + "/configs.json", ConfigsJson(p.spec, jobs, n.builds, p.shapes)));
   size_t check_failed = 0;
   if (o.check && n.usable() > 0) {
     check_failed =

@@ -16,6 +16,7 @@
 #include "common/status.h"
 #include "host/tune/config_space.h"
 #include "host/tune/kspec.h"
+#include "host/tune/shapes.h"
 #include "host/tune/tensors.h"
 #include "host/tune/toolchain.h"
 #include "host/tune/variant_build.h"
@@ -30,7 +31,8 @@ struct TuneOptions {
   size_t jobs = 0;  // 0: one per core
   std::optional<size_t> sample;
   uint64_t seed = 0;
-  std::vector<std::string> shape;  // NAME=VALUE overrides
+  std::vector<std::string> shape;  // --shape sets (host/tune/shapes.h)
+  std::string shapes_file;         // --shapes: a file of shapes
   std::string triton;              // Triton-CPU configuration directories instead of the grid
   bool check = false;
   double check_timeout_seconds = 300;
@@ -41,14 +43,16 @@ struct TuneOptions {
 struct TunePlan {
   KernelSpec spec;
   Toolchain toolchain;
-  std::vector<std::pair<std::string, int64_t>> shape;
-  std::vector<std::string> args;
-  std::vector<Config> configs;
+  std::vector<ShapeRun> shapes;  // one at least
+  std::vector<TestData> data;    // per shape
+  std::vector<Config> configs;   // those that run at one shape at least
   std::vector<TritonSources> triton;
-  TestData data;
   std::string summary;  // how the configurations were chosen
 };
 Result<TunePlan> PrepareTune(const TuneOptions& options);
+
+// Writes each shape's test data into its directory under `run_dir`, as WriteTestData.
+Status WriteShapesTestData(const TunePlan& plan, const std::string& run_dir);
 
 // Writes the test data into `dir` (made), each file only when its bytes changed, removing the
 // same tensor's file in the other format (the kernels read .bin before .txt) and what an earlier

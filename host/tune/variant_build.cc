@@ -318,20 +318,27 @@ Result<std::string> SharedKey(const KernelSpec& spec, const Toolchain& toolchain
 
 std::string ConfigsJson(const KernelSpec& spec, const std::vector<VariantJob>& jobs,
                         const std::vector<VariantBuild>& builds,
-                        const std::vector<std::string>& args) {
+                        const std::vector<ShapeRun>& shapes) {
   const std::string run = RunDirUnderRoot(spec.name) + "/";
   nlohmann::ordered_json variants = nlohmann::ordered_json::array();
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (builds[i].state == BuildState::kFailed) continue;
-    nlohmann::ordered_json v;
-    for (size_t k = 0; k < spec.params.size(); ++k) v[spec.params[k].name] = jobs[i].config[k];
-    const std::string stem = fs::path(jobs[i].elf_name).stem().string();
-    v["elf_path"] = run + "bin/" + jobs[i].elf_name;
-    v["asm_path"] = run + "bin/" + jobs[i].elf_name + ".s";
-    v["perf_data_path"] = run + "perf/" + stem + ".data";
-    v["perf_report_path"] = run + "perf/" + stem + ".txt";
-    v["args"] = args;
-    variants.push_back(std::move(v));
+    for (const ShapeRun& shape : shapes) {
+      if (shape.excluded.count(jobs[i].config)) continue;
+      nlohmann::ordered_json v;
+      for (size_t k = 0; k < spec.params.size(); ++k) v[spec.params[k].name] = jobs[i].config[k];
+      const std::string stem = fs::path(jobs[i].elf_name).stem().string();
+      v["elf_path"] = run + "bin/" + jobs[i].elf_name;
+      v["asm_path"] = run + "bin/" + jobs[i].elf_name + ".s";
+      v["perf_data_path"] = run + "perf/" + stem + ".data";
+      v["perf_report_path"] = run + "perf/" + stem + ".txt";
+      v["args"] = shape.args;
+      nlohmann::ordered_json dims = nlohmann::ordered_json::object();
+      for (const auto& [name, value] : shape.shape) dims[name] = value;
+      v["shape"] = std::move(dims);
+      if (shapes.size() > 1) v["test_data"] = run + shape.test_data;
+      variants.push_back(std::move(v));
+    }
   }
   nlohmann::ordered_json j;
   j["variants"] = std::move(variants);

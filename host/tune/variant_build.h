@@ -21,6 +21,7 @@
 #include "common/status.h"
 #include "host/tune/config_space.h"
 #include "host/tune/kspec.h"
+#include "host/tune/shapes.h"
 #include "host/tune/toolchain.h"
 
 namespace ktune::host {
@@ -84,10 +85,12 @@ std::vector<VariantBuild> BuildVariants(
     const std::function<void(size_t index, const VariantBuild&)>& done);
 
 // configs.json in the seed's format (host/results/kernel_dir.h reads it): the variants that did not
-// fail, each with its parameters, elf_path, asm_path, the seed's perf_data_path/perf_report_path,
-// and args; perf_files.stat. Paths are relative to the root holding <kernel>/ (pure).
+// fail, at each shape they run at (configuration after configuration), each with its parameters,
+// elf_path, asm_path, the seed's perf_data_path/perf_report_path, the shape's args and the shape;
+// with several shapes also its test_data directory; perf_files.stat. Paths are relative to the
+// root holding <kernel>/ (pure).
 std::string ConfigsJson(const KernelSpec& spec, const std::vector<VariantJob>& jobs,
                         const std::vector<VariantBuild>& builds,
-                        const std::vector<std::string>& args);
+                        const std::vector<ShapeRun>& shapes);
 
 }  // namespace ktune::host

@@ -51,16 +51,21 @@ struct KeepNoHandles : bp::extend::handler {
 bp::child StartTool(const std::string& exe, const std::vector<std::string>& args,
                     const ToolOptions& options, FILE* in, bp::ipstream& out, std::error_code& ec) {
   const std::string cwd = options.cwd.empty() ? "." : options.cwd;
+  bp::environment env = boost::this_process::environment();
+  for (const std::string& e : options.env) {
+    const size_t eq = e.find('=');
+    env[e.substr(0, eq)] = eq == std::string::npos ? "" : e.substr(eq + 1);
+  }
   if (options.stdout_path.empty()) {
-    return bp::child(exe, bp::args(args), bp::start_dir(cwd), (bp::std_out & bp::std_err) > out,
-                     bp::std_in < in, ec);
+    return bp::child(exe, bp::args(args), bp::start_dir(cwd), env,
+                     (bp::std_out & bp::std_err) > out, bp::std_in < in, ec);
   }
   if (options.stderr_too) {
-    return bp::child(exe, bp::args(args), bp::start_dir(cwd),
+    return bp::child(exe, bp::args(args), bp::start_dir(cwd), env,
                      (bp::std_out & bp::std_err) > options.stdout_path, bp::std_in < in,
                      KeepNoHandles(), ec);
   }
-  return bp::child(exe, bp::args(args), bp::start_dir(cwd), bp::std_out > options.stdout_path,
+  return bp::child(exe, bp::args(args), bp::start_dir(cwd), env, bp::std_out > options.stdout_path,
                    bp::std_err > out, bp::std_in < in, ec);
 }
 

@@ -22,6 +22,7 @@ struct ToolOptions {
   bool stderr_too = false;     // stderr also goes to stdout_path, which is then read into `output`
   std::string stdin_path{};    // "" = /dev/null
   double timeout_seconds = 0;  // > 0: SIGKILL the tool after this long
+  std::vector<std::string> env{};  // NAME=VALUE set in the tool's environment (khost's otherwise)
 };
 
 // Runs argv[0] (looked up in PATH) to completion. Fails only when it cannot be started, or

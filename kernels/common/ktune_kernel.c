@@ -57,13 +57,21 @@ static void* load(const char* kernel, int idx, long rows, long cols, int is_floa
             kernel, idx);
     exit(2);
   }
-  snprintf(path, sizeof path, "%s/run/test_data/matrix_%ldx%ld_%d.bin", kernel, rows, cols, idx);
+  /* A tune of several problem shapes gives each shape's directory (khost tune --shapes). */
+  char dir[384];
+  const char* given = getenv("KTUNE_TEST_DATA");
+  if (given && *given) {
+    snprintf(dir, sizeof dir, "%s", given);
+  } else {
+    snprintf(dir, sizeof dir, "%s/run/test_data", kernel);
+  }
+  snprintf(path, sizeof path, "%s/matrix_%ldx%ld_%d.bin", dir, rows, cols, idx);
   FILE* f = fopen(path, "rb");
   void* m = NULL;
   if (f) {
     m = load_bin(f, path, is_float ? 0 : 1, rows, cols);
   } else {
-    snprintf(path, sizeof path, "%s/run/test_data/matrix_%ldx%ld_%d.txt", kernel, rows, cols, idx);
+    snprintf(path, sizeof path, "%s/matrix_%ldx%ld_%d.txt", dir, rows, cols, idx);
     f = fopen(path, "r");
     if (!f) {
       perror(path);

@@ -2,8 +2,9 @@
  * kernel in the seed's words, and checking an output against its golden file.
  *
  * Test data lives at <kernel>/run/test_data/matrix_<rows>x<cols>_<idx>.{bin,txt}, relative to the
- * directory the variant runs in (the bundle root on the agent; --root for `khost tune --check`).
- * idx counts from 1 as the seed's does: the spec's inputs in order, then its outputs (matmul: A 1,
+ * directory the variant runs in (the bundle root on the agent; --root for `khost tune --check`),
+ * or in the directory the KTUNE_TEST_DATA environment variable names (each shape's own, when
+ * `khost tune --shapes` tunes several). idx counts from 1 as the seed's does: the spec's inputs in order, then its outputs (matmul: A 1,
  * B 2, golden C 3). Formats: host/tune/tensors.h.
  *
  * The tolerances come from the spec's outputs (atol=, rtol=) through the variant's generated

@@ -76,7 +76,8 @@ void CheckParsed(const KernelSpec& spec) {
   Config first;
   for (const SpecParam& p : spec.params) first.push_back(p.values.front());
   for (const SpecConstraint& c : spec.constraints) {
-    (void)c.expr.Evaluate([&](const std::string& name) { return LookupName(spec, first, name); });
+    (void)c.expr.Evaluate(
+        [&](const std::string& name) { return LookupName(spec, first, spec.shape, name); });
   }
   for (const auto* list : {&spec.inputs, &spec.outputs}) {
     for (const TensorSpec& t : *list) (void)TensorDims(t, spec.shape);

@@ -59,10 +59,13 @@ TEST_CASE(
   auto analyzed = test::RunKhost({"analyze", "spin", "--root", root}, tmp.path());
   REQUIRE_MESSAGE(analyzed.exit_code == 0, analyzed.err);
   // The 4 ms variants lead; against each other they are not distinguishable, or one is
-  // faster: either way the verdict is stated, with the test.
+  // faster: either way the verdict is stated, with the test; or, on a machine busy enough to
+  // make the run drift as much as they differ (CI's, building beside it), "unstable" with why.
   CHECK(Contains(analyzed.out, "variants by median kernel-time"));
   CHECK(Contains(analyzed.out, "verdict: "));
-  CHECK(Contains(analyzed.out, "Mann-Whitney U = "));
+  CHECK_MESSAGE((Contains(analyzed.out, "Mann-Whitney U = ") ||
+                 Contains(analyzed.out, "verdict: unstable: ")),
+                analyzed.out);
   CHECK(Contains(analyzed.out, "why it wins: "));
   CHECK(Contains(analyzed.out, "correlation with kernel-time across 4 variants"));
   CHECK(Contains(analyzed.out, "effect of MS"));

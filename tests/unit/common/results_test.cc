@@ -57,7 +57,7 @@ TEST_CASE("result rows survive the CSV round trip exactly") {
 
 TEST_CASE("every line carries the schema version; the header is fixed") {
   const std::string lines = ToCsvLines(SampleRow(0, 0));
-  CHECK(lines.rfind("3,", 0) == 0);
+  CHECK(lines.rfind("4,", 0) == 0);
   CHECK(std::string(kResultsHeader).rfind("schema,run_id,", 0) == 0);
   CHECK(std::count(lines.begin(), lines.end(), '\n') == 5);
 }
@@ -100,7 +100,13 @@ TEST_CASE("schema 1 and 2 files still read; the sampling flag and partial counts
   CHECK(old->rows[0].repetition == 2);
   CHECK_FALSE(old->rows[0].sampling);
   CHECK(old->rows[0].Find(kWallTime)->value == 100);
-  CHECK_FALSE(ParseResultsCsv(v1.substr(0, v1.find('\n') + 1) + ToCsvLines(SampleRow(0, 0))).ok());
+  // Each line says its schema: a run that a newer khost resumed appends lines of its own.
+  auto mixed = ParseResultsCsv(v1 + ToCsvLines(SampleRow(0, 0)));
+  REQUIRE(mixed.ok());
+  CHECK(mixed->rows.size() == 2);
+  CHECK_FALSE(ParseResultsCsv(v1 + "9,r,5,0,a.elf,k/run/bin/a.elf,B=1,0,2,1,exit:0,wall-time,100,"
+                                   "ns,0,0,ok\n")
+                  .ok());
   const std::string v2 =
       "schema,run_id,timestamp_ns,variant_index,variant,elf,params,pass,sampling,repetition,valid,"
       "outcome,name,value,unit,enabled_ns,running_ns,status\n"
@@ -115,6 +121,27 @@ TEST_CASE("schema 1 and 2 files still read; the sampling flag and partial counts
   CHECK(two->rows[0].board.empty());
   CHECK(two->rows[0].elf_hash.empty());
   CHECK(two->rows[0].Find(kWallTime)->value == 100);
+}
+
+TEST_CASE("schema 4: the shape round-trips; schema 3 files read with no shape") {
+  RepetitionRow r = SampleRow(0, 0);
+  r.shape = {{"M", "64"}, {"N", "8"}};
+  auto back = ParseResultsCsv(std::string(kResultsHeader) + "\n" + ToCsvLines(r));
+  REQUIRE(back.ok());
+  CHECK(back->rows[0].shape == r.shape);
+  CHECK(back->rows[0].params == r.params);
+  const std::string v3 =
+      "schema,run_id,board,timestamp_ns,variant_index,variant,elf,elf_hash,params,pass,sampling,"
+      "repetition,valid,outcome,name,value,unit,enabled_ns,running_ns,status\n"
+      "3,r,b,5,1,a.elf,k/run/bin/a.elf,h,B=1,2,0,3,1,exit:0,wall-time,100,ns,0,0,ok\n";
+  auto three = ParseResultsCsv(v3);
+  REQUIRE(three.ok());
+  CHECK(three->rows[0].shape.empty());
+  CHECK(three->rows[0].params == Params{{"B", "1"}});
+  CHECK(three->rows[0].pass == 2);
+  CHECK(three->rows[0].repetition == 3);
+  CHECK(three->rows[0].board == "b");
+  CHECK(three->rows[0].elf_hash == "h");
 }
 
 TEST_CASE("outcomes and parameters have text forms that parse back") {

@@ -169,7 +169,13 @@ TEST_CASE("the run request carries every variant and the measurement settings") 
   REQUIRE(opts.ok());
   KernelDir dir;
   dir.kernel = "k";
-  dir.variants = {{"a.elf", "k/run/bin/a.elf", {"8x8x8x1"}, {{"BLOCK_SIZE_M", "4"}}, ""},
+  dir.variants = {{"a.elf",
+                   "k/run/bin/a.elf",
+                   {"8x8x8x1"},
+                   {{"BLOCK_SIZE_M", "4"}},
+                   "",
+                   {{"M", "8"}},
+                   "k/run/test_data/M=8"},
                   {"b.elf", "k/run/bin/b.elf", {}, {}, ""}};
   const wire::RunRequest req = MakeRunRequest(*opts, dir, "bundle", "run");
   CHECK(req.run_id() == "run");
@@ -178,6 +184,11 @@ TEST_CASE("the run request carries every variant and the measurement settings") 
   CHECK(req.variants(0).elf_path() == "k/run/bin/a.elf");
   CHECK(req.variants(0).args(0) == "8x8x8x1");
   CHECK(req.variants(0).params(0).name() == "BLOCK_SIZE_M");
+  REQUIRE(req.variants(0).shape_size() == 1);
+  CHECK(req.variants(0).shape(0).value() == "8");
+  CHECK(req.variants(0).test_data() == "k/run/test_data/M=8");
+  CHECK(req.variants(1).shape_size() == 0);
+  CHECK(req.variants(1).test_data().empty());
   CHECK(req.events_size() == 1);
   CHECK(req.repetitions() == 2);
   CHECK(req.timeout_ms() == 60000);

@@ -50,6 +50,37 @@ TEST_CASE("args are read; malformed configs are errors that say what is wrong") 
   CHECK_FALSE(ParseConfigsJson(R"({"variants":[{"elf_path":"a","P":[1]}]})", "k").ok());
 }
 
+TEST_CASE("a variant's shape and test data directory; bad ones are errors") {
+  auto shaped =
+      ParseConfigsJson(R"({"variants":[{"elf_path":"k/run/bin/a.elf","shape":{"M":64,"K":8},)"
+                       R"("test_data":"k/run/test_data/M=64,K=8"}]})",
+                       "k");
+  REQUIRE(shaped.ok());
+  CHECK(shaped->variants[0].shape == Params{{"M", "64"}, {"K", "8"}});
+  CHECK(shaped->variants[0].test_data == "k/run/test_data/M=64,K=8");
+  CHECK(shaped->variants[0].params.empty());
+  auto error = [](const std::string& variant) {
+    auto dir =
+        ParseConfigsJson(R"({"variants":[{"elf_path":"k/run/bin/a.elf",)" + variant + "}]}", "k");
+    REQUIRE_FALSE(dir.ok());
+    return dir.status().message();
+  };
+  CHECK(error(R"("shape":[64])") == "configs.json of k, variant 0: \"shape\" must be an object");
+  CHECK(error(R"("shape":{"M":0})") ==
+        "configs.json of k, variant 0: shape M must be a positive integer");
+  CHECK(error(R"("shape":{"M":"64"})") ==
+        "configs.json of k, variant 0: shape M must be a positive integer");
+  CHECK(error(R"("shape":{"M;N":1})") ==
+        "configs.json of k, variant 0: shape M;N must be a positive integer");
+  for (const char* bad :
+       {R"("test_data":"k/run/test_data/../../x")", R"("test_data":"/etc")",
+        R"("test_data":"k/run/test_data/")", R"("test_data":"elsewhere/d")", R"("test_data":3)"}) {
+    CHECK(error(bad) ==
+          "configs.json of k, variant 0: \"test_data\" must be a directory under "
+          "k/run/test_data/");
+  }
+}
+
 // Found by tests/fuzz/configs_json: such parameters went into results rows that read back as
 // other parameters ("A=B": 1 became A = "B=1") or not at all (';').
 TEST_CASE("parameter names and values must survive the results file") {

@@ -53,6 +53,22 @@ TEST_CASE("the space: the grid in order, filtered by constraints over params, co
             .find("the grid has more than 10000000 configurations") != std::string::npos);
 }
 
+TEST_CASE("with shapes, the constraints read each shape; a configuration one shape takes is kept") {
+  const KernelSpec s = Parse(std::string(kMatmul) + "constraint: BLOCK_SIZE_M <= M\n");
+  using Shape = std::vector<std::pair<std::string, int64_t>>;
+  const Shape m4 = {{"M", 4}, {"N", 3}, {"K", 4}, {"RUN_COUNT", 5}};
+  const Shape m8 = {{"M", 8}, {"N", 3}, {"K", 4}, {"RUN_COUNT", 5}};
+  CHECK_FALSE(EnumerateSpace(s, {}).ok());  // none at the spec's M=2
+  auto small = EnumerateSpace(s, {std::nullopt, 0, {m4}});
+  REQUIRE(small.ok());
+  CHECK(small->configs == std::vector<Config>{{4, 8}, {4, 16}});
+  auto both = EnumerateSpace(s, {std::nullopt, 0, {m4, m8}});
+  REQUIRE(both.ok());
+  CHECK(both->configs == std::vector<Config>{{4, 8}, {4, 16}, {8, 8}});
+  CHECK(Satisfies(s, {8, 8}, m8).value());
+  CHECK_FALSE(Satisfies(s, {8, 8}, m4).value());
+}
+
 TEST_CASE("--sample: reproducible, in grid order, unique; all when N covers the space") {
   std::string text = "kernel: k\nmain: m.c\nparam: A = 1 2 3 4 5 6 7 8\nparam: B = 1 2 3 4 5 6\n";
   const KernelSpec s = Parse(text);

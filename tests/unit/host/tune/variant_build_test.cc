@@ -99,7 +99,8 @@ TEST_CASE("configs.json lists the variants that built, in the seed's format") {
   std::vector<VariantBuild> builds(2);
   builds[0].state = BuildState::kFailed;
   builds[1].state = BuildState::kCached;
-  const std::string text = ConfigsJson(spec, jobs, builds, {"2x3x4x1"});
+  const std::string text =
+      ConfigsJson(spec, jobs, builds, {{spec.shape, {"2x3x4x1"}, "test_data", {}}});
   CHECK(text ==
         "{\n"
         "  \"variants\": [\n"
@@ -112,7 +113,12 @@ TEST_CASE("configs.json lists the variants that built, in the seed's format") {
         "      \"perf_report_path\": \"matmul/run/perf/VL256_matmul_8_16_g_static_O2.txt\",\n"
         "      \"args\": [\n"
         "        \"2x3x4x1\"\n"
-        "      ]\n"
+        "      ],\n"
+        "      \"shape\": {\n"
+        "        \"M\": 2,\n"
+        "        \"N\": 3,\n"
+        "        \"K\": 4\n"
+        "      }\n"
         "    }\n"
         "  ],\n"
         "  \"perf_files\": {\n"
@@ -122,6 +128,30 @@ TEST_CASE("configs.json lists the variants that built, in the seed's format") {
   auto dir = ParseConfigsJson(text, "matmul");
   REQUIRE(dir.ok());
   CHECK(dir->variants[0].params == Params{{"BLOCK_SIZE_M", "8"}, {"BLOCK_SIZE_N", "16"}});
+  CHECK(dir->variants[0].shape == Params{{"M", "2"}, {"N", "3"}, {"K", "4"}});
+  CHECK(dir->variants[0].test_data.empty());
+}
+
+TEST_CASE("configs.json with several shapes: each configuration at each shape it runs at") {
+  const KernelSpec spec = Spec();
+  const auto jobs = PlanVariants(spec, Rvv(), {{4, 16}, {8, 16}}, {}, "/r/matmul/run");
+  const std::vector<VariantBuild> builds(2, VariantBuild{BuildState::kBuilt, "", 0});
+  const Shape small = {{"M", 2}, {"N", 3}, {"K", 4}}, big = {{"M", 20}, {"N", 3}, {"K", 4}};
+  const std::vector<ShapeRun> shapes = {
+      {small, {"2x3x4x1"}, "test_data/M=2,N=3,K=4", {}},
+      {big, {"20x3x4x1"}, "test_data/M=20,N=3,K=4", {Config{8, 16}}}};  // (8, 16) not at big
+  auto dir = ParseConfigsJson(ConfigsJson(spec, jobs, builds, shapes), "matmul");
+  REQUIRE(dir.ok());
+  REQUIRE(dir->variants.size() == 3);
+  CHECK(dir->variants[0].params == Params{{"BLOCK_SIZE_M", "4"}, {"BLOCK_SIZE_N", "16"}});
+  CHECK(dir->variants[0].shape == ShapeParams(small));
+  CHECK(dir->variants[0].test_data == "matmul/run/test_data/M=2,N=3,K=4");
+  CHECK(dir->variants[1].params == dir->variants[0].params);
+  CHECK(dir->variants[1].shape == ShapeParams(big));
+  CHECK(dir->variants[1].args == std::vector<std::string>{"20x3x4x1"});
+  CHECK(dir->variants[1].elf_path == dir->variants[0].elf_path);
+  CHECK(dir->variants[2].params == Params{{"BLOCK_SIZE_M", "8"}, {"BLOCK_SIZE_N", "16"}});
+  CHECK(dir->variants[2].shape == ShapeParams(small));
 }
 
 }  // namespace

@@ -1,0 +1,194 @@
+#include "host/report/shapes_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include "host/report/format.h"
+
+namespace ktune::host {
+
+std::vector<ShapeRows> SplitByShape(const std::vector<RepetitionRow>& rows) {
+  std::vector<ShapeRows> out;
+  std::map<Params, size_t> which;
+  // Each shape's variant indices, renumbered in the run's order.
+  std::vector<std::map<uint32_t, uint32_t>> renumber;
+  for (const RepetitionRow& r : rows) {
+    auto [it, added] = which.emplace(r.shape, out.size());
+    if (added) {
+      out.push_back({r.shape, {}});
+      renumber.emplace_back();
+    }
+    renumber[it->second].emplace(r.variant_index, 0);
+  }
+  for (auto& m : renumber) {
+    uint32_t next = 0;
+    for (auto& [from, to] : m) to = next++;
+  }
+  for (const RepetitionRow& r : rows) {
+    const size_t s = which.at(r.shape);
+    out[s].rows.push_back(r);
+    out[s].rows.back().variant_index = renumber[s].at(r.variant_index);
+  }
+  return out;
+}
+
+bool SeveralShapes(const std::vector<RepetitionRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(),
+                     [&](const RepetitionRow& r) { return r.shape != rows.front().shape; });
+}
+
+std::string ShapeLabel(const Params& shape) {
+  if (shape.empty()) return "(no shape)";
+  std::string label;
+  for (const auto& [name, value] : shape) label += (label.empty() ? "" : " ") + name + "=" + value;
+  return label;
+}
+
+namespace {
+
+// The geometric mean of `values`; none when one is missing or there are none.
+std::optional<double> GeometricMean(const std::vector<std::optional<double>>& values) {
+  if (values.empty()) return std::nullopt;
+  double log_sum = 0;
+  for (const auto& v : values) {
+    if (!v) return std::nullopt;
+    log_sum += std::log(*v);
+  }
+  return std::exp(log_sum / static_cast<double>(values.size()));
+}
+
+}  // namespace
+
+AcrossShapes CompareShapes(const std::vector<ShapeAnalysis>& shapes) {
+  AcrossShapes x;
+  std::map<Params, size_t> config_index;
+  auto config_of = [&](const Params& params) {
+    auto [it, added] = config_index.emplace(params, x.configs.size());
+    if (added) {
+      x.configs.push_back(params);
+      x.relative.emplace_back(shapes.size());
+    }
+    return it->second;
+  };
+  for (size_t s = 0; s < shapes.size(); ++s) {
+    const ShapeAnalysis& sa = shapes[s];
+    x.shapes.push_back(sa.shape);
+    for (const std::string& p : sa.report.param_names) {
+      if (std::find(x.param_names.begin(), x.param_names.end(), p) == x.param_names.end()) {
+        x.param_names.push_back(p);
+      }
+    }
+    if (!sa.analysis || sa.analysis->ranking.empty()) {
+      x.winners.emplace_back();
+      continue;
+    }
+    const Analysis& a = *sa.analysis;
+    const double fastest = a.ranking.front().median;
+    for (const RankedVariant& rv : a.ranking) {
+      const size_t c = config_of(sa.report.variants[rv.variant].params);
+      if (fastest > 0) x.relative[c][s] = rv.median / fastest;
+    }
+    AcrossShapes::Winner w;
+    w.config = config_of(sa.report.variants[a.ranking.front().variant].params);
+    w.median = fastest;
+    w.time_name = a.time_name;
+    w.time_unit = a.time_unit;
+    if (a.verdict) {
+      w.named = a.verdict->distinguishable && !a.verdict->unstable;
+      w.verdict = a.verdict->text;
+    }
+    x.winners.push_back(std::move(w));
+  }
+  for (size_t c = 0; c < x.configs.size(); ++c) {
+    x.geomean.push_back(GeometricMean(x.relative[c]));
+    if (x.geomean[c] && (!x.overall_geomean || *x.geomean[c] < *x.overall_geomean)) {
+      x.overall = c;
+      x.overall_geomean = x.geomean[c];
+    }
+  }
+  return x;
+}
+
+namespace {
+
+std::string ConfigLabel(const AcrossShapes& x, size_t c) {
+  std::string label;
+  for (const auto& [name, value] : x.configs[c]) {
+    label += (label.empty() ? "" : " ") + name + "=" + value;
+  }
+  return label.empty() ? "(no parameters)" : label;
+}
+
+std::string Relative(const std::optional<double>& r) {
+  return r ? FormatRatio(*r) : "-";
+}
+
+}  // namespace
+
+std::vector<Table> AcrossShapesTables(const AcrossShapes& x) {
+  Table winners;
+  winners.title = "The winner at each shape";
+  winners.columns = {"shape", "winner", "time", "verdict"};
+  if (x.overall) winners.columns.insert(winners.columns.begin() + 3, "best overall loses");
+  winners.text_columns = 2;
+  winners.trailing_text_columns = 1;
+  for (size_t s = 0; s < x.shapes.size(); ++s) {
+    const auto& w = x.winners[s];
+    std::vector<std::string> row = {ShapeLabel(x.shapes[s])};
+    if (!w) {
+      row.insert(row.end(), {"none", "-"});
+      if (x.overall) row.push_back("-");
+      row.push_back("no variant was valid in every repetition");
+      winners.AddRow(std::move(row), RowStyle::kBad);
+      continue;
+    }
+    row.insert(row.end(), {ConfigLabel(x, w->config), FormatTime(w->median, w->time_unit)});
+    if (x.overall) row.push_back(Relative(x.relative[*x.overall][s]));
+    row.push_back(w->verdict.empty() ? "the only variant" : w->verdict);
+    winners.AddRow(std::move(row), w->named ? RowStyle::kGood : RowStyle::kPlain);
+  }
+  if (x.overall) {
+    winners.notes.push_back("Best overall: " + ConfigLabel(x, *x.overall) +
+                            ", geometric mean of its time over each shape's fastest " +
+                            FormatRatio(*x.overall_geomean) + ".");
+  } else {
+    winners.notes.push_back(
+        "No configuration ran, valid in every repetition, at every shape: none is best overall.");
+  }
+
+  Table relative;
+  relative.title = "Time relative to each shape's fastest";
+  relative.columns = x.param_names;
+  for (const Params& s : x.shapes) relative.columns.push_back(ShapeLabel(s));
+  relative.columns.push_back("geometric mean");
+  relative.text_columns = x.param_names.size();
+  // Configurations at every shape by geometric mean, then the others.
+  std::vector<size_t> order(x.configs.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  const std::vector<std::optional<double>>& geomean = x.geomean;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (geomean[a].has_value() != geomean[b].has_value()) return geomean[a].has_value();
+    return geomean[a] && *geomean[a] < *geomean[b];
+  });
+  for (size_t c : order) {
+    std::vector<std::string> row;
+    for (const std::string& p : x.param_names) {
+      auto it = std::find_if(x.configs[c].begin(), x.configs[c].end(),
+                             [&](const auto& kv) { return kv.first == p; });
+      row.push_back(it == x.configs[c].end() ? "-" : it->second);
+    }
+    for (const auto& r : x.relative[c]) row.push_back(Relative(r));
+    row.push_back(Relative(geomean[c]));
+    relative.AddRow(std::move(row), x.overall && c == *x.overall ? RowStyle::kGood
+                                    : geomean[c]                 ? RowStyle::kPlain
+                                                                 : RowStyle::kDim);
+  }
+  relative.notes.push_back(
+      "1.00x is the shape's fastest; - not measured at that shape, or not valid in every "
+      "repetition.");
+  return {winners, relative};
+}
+
+}  // namespace ktune::host
