@@ -171,6 +171,7 @@ VariantSummary SummarizeVariant(uint32_t index, const std::vector<const Repetiti
   s.name = reps.front()->variant;
   s.elf = reps.front()->elf;
   s.params = reps.front()->params;
+  s.shape = reps.front()->shape;
   s.first_timestamp_ns = reps.front()->timestamp_ns;
   s.repetitions = reps.size();
   CountValid(reps, &s);
@@ -194,21 +195,43 @@ bool EveryValidHas(const RunReport& report, const char* key) {
 }
 
 // Ranks by the kernel's own time when every fully valid variant printed it, else by the wall
-// time (khost analyze ranks by the same): sets best_by and best.
+// time (khost analyze ranks by the same): sets best_by, and best, or with several shapes
+// shape_names and each shape's best.
 void ChooseBest(RunReport* report) {
+  const std::vector<VariantSummary>& vs = report->variants;
+  const bool several = std::any_of(
+      vs.begin(), vs.end(), [&](const VariantSummary& v) { return v.shape != vs.front().shape; });
+  if (several) {
+    for (const VariantSummary& v : vs) {
+      for (const auto& [name, value] : v.shape) AddName(&report->shape_names, name);
+      if (std::none_of(report->shape_best.begin(), report->shape_best.end(),
+                       [&](const auto& b) { return b.first == v.shape; })) {
+        report->shape_best.emplace_back(v.shape, std::nullopt);
+      }
+    }
+  }
   for (const char* key : {kKernelTime, kWallTime}) {
     if (!EveryValidHas(*report, key)) continue;
     report->best_by = key;
-    for (size_t i = 0; i < report->variants.size(); ++i) {
-      const VariantSummary& v = report->variants[i];
-      if (!v.all_valid()) continue;
-      if (!report->best ||
-          *v.Find(key)->median < *report->variants[*report->best].Find(key)->median) {
-        report->best = i;
+    auto faster = [&](size_t i, const std::optional<size_t>& than) {
+      return !than || *vs[i].Find(key)->median < *vs[*than].Find(key)->median;
+    };
+    for (size_t i = 0; i < vs.size(); ++i) {
+      if (!vs[i].all_valid()) continue;
+      if (!several && faster(i, report->best)) report->best = i;
+      for (auto& [shape, best] : report->shape_best) {
+        if (shape == vs[i].shape && faster(i, best)) best = i;
       }
     }
     return;
   }
+}
+
+// "M=64 N=64 K=64".
+std::string ShapeText(const Params& shape) {
+  std::string text;
+  for (const auto& [name, value] : shape) text += (text.empty() ? "" : " ") + name + "=" + value;
+  return text;
 }
 
 // What the numbers cannot carry: too few repetitions for an interval, outlying times.
@@ -304,6 +327,10 @@ nlohmann::ordered_json VariantJson(const VariantSummary& v) {
   j["elf"] = v.elf;
   j["params"] = nlohmann::ordered_json::object();
   for (const auto& [k, val] : v.params) j["params"][k] = val;
+  if (!v.shape.empty()) {
+    j["shape"] = nlohmann::ordered_json::object();
+    for (const auto& [k, val] : v.shape) j["shape"][k] = val;
+  }
   j["repetitions"] = v.repetitions;
   if (!v.stopped.empty()) j["stopped"] = v.stopped;
   j["valid_repetitions"] = v.valid;
@@ -394,6 +421,7 @@ Table ReportTable(const RunReport& report) {
   t.columns = {"", "variant"};
   t.text_columns = 2;
   for (const auto& p : report.param_names) t.columns.push_back(p);
+  for (const auto& s : report.shape_names) t.columns.push_back(s);
   t.columns.push_back("valid");
   for (const auto& name : report.value_names) {
     std::string unit;
@@ -405,22 +433,42 @@ Table ReportTable(const RunReport& report) {
   for (const auto& name : report.metric_names) t.columns.push_back(name);
   for (size_t i = 0; i < report.variants.size(); ++i) {
     const VariantSummary& v = report.variants[i];
-    std::vector<std::string> r = {report.best == i ? "*" : "", v.name};
+    const bool best =
+        report.best == i || std::any_of(report.shape_best.begin(), report.shape_best.end(),
+                                        [&](const auto& b) { return b.second == i; });
+    std::vector<std::string> r = {best ? "*" : "", v.name};
     for (const auto& p : report.param_names) r.push_back(v.Param(p, "-"));
+    for (const auto& s : report.shape_names) {
+      auto it = std::find_if(v.shape.begin(), v.shape.end(),
+                             [&](const auto& kv) { return kv.first == s; });
+      r.push_back(it == v.shape.end() ? "-" : it->second);
+    }
     r.push_back(std::to_string(v.valid) + "/" + std::to_string(v.repetitions) +
                 (v.valid < v.repetitions ? " " + v.failure : ""));
     for (const auto& name : report.value_names) r.push_back(Human(v.Find(name)));
     for (const MetricSummary& m : v.metrics) r.push_back(HumanMetric(m));
-    const RowStyle style = report.best == i ? RowStyle::kGood
-                           : v.valid == 0   ? RowStyle::kBad
-                                            : RowStyle::kPlain;
+    const RowStyle style = best           ? RowStyle::kGood
+                           : v.valid == 0 ? RowStyle::kBad
+                                          : RowStyle::kPlain;
     t.AddRow(std::move(r), style);
   }
-  if (report.best) {
-    const VariantSummary& b = report.variants[*report.best];
-    t.notes.push_back("best: " + b.name + " (" + report.best_by + " " +
+  auto best_note = [&](const std::string& at, size_t i) {
+    const VariantSummary& b = report.variants[i];
+    t.notes.push_back("best" + at + ": " + b.name + " (" + report.best_by + " " +
                       Human(b.Find(report.best_by)) +
                       (report.best_by == kKernelTime ? " s" : " ms") + ")");
+  };
+  if (!report.shape_best.empty()) {
+    for (const auto& [shape, best] : report.shape_best) {
+      if (best) {
+        best_note(" at " + ShapeText(shape), *best);
+      } else {
+        t.notes.push_back("best at " + ShapeText(shape) +
+                          ": none (no variant was valid in every repetition)");
+      }
+    }
+  } else if (report.best) {
+    best_note("", *report.best);
   } else {
     t.notes.push_back("best: none (no variant was valid in every repetition)");
   }
@@ -439,6 +487,17 @@ std::string RenderJson(const RunReport& report) {
   doc["best"] = report.best ? nlohmann::ordered_json(report.variants[*report.best].name)
                             : nlohmann::ordered_json(nullptr);
   doc["best_by"] = report.best_by;
+  if (!report.shape_best.empty()) {
+    doc["best_per_shape"] = nlohmann::ordered_json::array();
+    for (const auto& [shape, best] : report.shape_best) {
+      nlohmann::ordered_json dims = nlohmann::ordered_json::object();
+      for (const auto& [name, value] : shape) dims[name] = value;
+      doc["best_per_shape"].push_back(
+          {{"shape", dims},
+           {"best", best ? nlohmann::ordered_json(report.variants[*best].name)
+                         : nlohmann::ordered_json(nullptr)}});
+    }
+  }
   doc["notes"] = report.notes;
   doc["variants"] = nlohmann::ordered_json::array();
   for (const VariantSummary& v : report.variants) doc["variants"].push_back(VariantJson(v));
@@ -470,6 +529,7 @@ SampledColumns KernelPeriodColumns(const std::vector<VariantSamples>& samples,
 std::string RenderPerfStats(const RunReport& report, const SampledColumns& sampled) {
   std::vector<std::string> header = {"Timestamp", "ELF Name"};
   for (const auto& p : report.param_names) header.push_back(p);
+  for (const auto& s : report.shape_names) header.push_back(s);
   header.insert(header.end(), {"Valid Output", "Kernel Time (s)", "Total Time (s)"});
   std::vector<std::string> events;
   for (const auto& name : report.value_names) {
@@ -481,6 +541,11 @@ std::string RenderPerfStats(const RunReport& report, const SampledColumns& sampl
   for (const VariantSummary& v : report.variants) {
     std::vector<std::string> r = {LocalTime(v.first_timestamp_ns), v.name};
     for (const auto& p : report.param_names) r.push_back(v.Param(p, "N/A"));
+    for (const auto& s : report.shape_names) {
+      auto it = std::find_if(v.shape.begin(), v.shape.end(),
+                             [&](const auto& kv) { return kv.first == s; });
+      r.push_back(it == v.shape.end() ? "N/A" : it->second);
+    }
     r.push_back(v.all_valid() ? "YES" : "NO");
     // Nothing measured by a run that failed every time stands in for the kernel's numbers.
     auto find = [&](const std::string& name) { return v.valid ? v.Find(name) : nullptr; };

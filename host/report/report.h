@@ -63,6 +63,7 @@ struct VariantSummary {
   std::string name;
   std::string elf;
   Params params;
+  Params shape;  // the problem shape it ran at (khost tune --shapes); empty: none given
   size_t repetitions = 0;
   size_t valid = 0;
   std::string failure;  // "" when all valid, else the first failure: "signal:SIGSEGV", "NOT OK"
@@ -86,6 +87,11 @@ struct RunReport {
   std::vector<std::string> metric_names;
   std::vector<VariantSummary> variants;  // by variant index
   std::optional<size_t> best;            // index into variants: fastest fully valid one
+  // A run of several problem shapes (its variants' shapes differ) has no best across them: the
+  // shapes' names (a column of the table), and the fastest fully valid variant of each shape,
+  // in the order the shapes first appear among the variants (none for a shape without one).
+  std::vector<std::string> shape_names;
+  std::vector<std::pair<Params, std::optional<size_t>>> shape_best;
   // The value it was ranked by: kernel-time when every fully valid variant has it, else
   // wall-time.
   std::string best_by;

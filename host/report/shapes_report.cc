@@ -10,18 +10,24 @@
 namespace ktune::host {
 
 std::vector<ShapeRows> SplitByShape(const std::vector<RepetitionRow>& rows) {
+  // The shapes in the order of their first variant (configs.json's order, not the rounds').
+  std::map<Params, uint32_t> first;
+  for (const RepetitionRow& r : rows) {
+    auto [it, added] = first.emplace(r.shape, r.variant_index);
+    it->second = std::min(it->second, r.variant_index);
+  }
+  std::vector<std::pair<uint32_t, Params>> order;
+  for (const auto& [shape, index] : first) order.emplace_back(index, shape);
+  std::sort(order.begin(), order.end());
   std::vector<ShapeRows> out;
   std::map<Params, size_t> which;
-  // Each shape's variant indices, renumbered in the run's order.
-  std::vector<std::map<uint32_t, uint32_t>> renumber;
-  for (const RepetitionRow& r : rows) {
-    auto [it, added] = which.emplace(r.shape, out.size());
-    if (added) {
-      out.push_back({r.shape, {}});
-      renumber.emplace_back();
-    }
-    renumber[it->second].emplace(r.variant_index, 0);
+  for (const auto& [index, shape] : order) {
+    which.emplace(shape, out.size());
+    out.push_back({shape, {}});
   }
+  // Each shape's variant indices, renumbered in the run's order.
+  std::vector<std::map<uint32_t, uint32_t>> renumber(out.size());
+  for (const RepetitionRow& r : rows) renumber[which.at(r.shape)].emplace(r.variant_index, 0);
   for (auto& m : renumber) {
     uint32_t next = 0;
     for (auto& [from, to] : m) to = next++;

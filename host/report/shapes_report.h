@@ -20,7 +20,7 @@
 
 namespace ktune::host {
 
-// A run's rows by shape, in the order the shapes first appear; each shape's rows keep their
+// A run's rows by shape, in the order of each shape's first variant; each shape's rows keep their
 // order and have their variant indices renumbered from 0 in the order of the run's (so that
 // BuildReport sees a run of that shape's variants). Rows without a shape are a shape of their
 // own, the empty one.

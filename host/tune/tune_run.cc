@@ -212,15 +212,17 @@ size_t CheckVariants(const TunePlan& p, const std::string& root, const std::stri
   return failed;
 }
 
-// The run's end: an error when a variant failed to build or its check.
-Status Outcome(size_t variants, const BuildCounts& n, size_t check_failed) {
+// The run's end: an error when a variant failed to build or a check (of `checked`: variants, or
+// runs of variants at shapes).
+Status Outcome(size_t variants, const BuildCounts& n, size_t check_failed,
+               const std::string& checked) {
   if (n.failed > 0) {
     return InvalidArgument(std::to_string(n.failed) + " of " + std::to_string(variants) +
                            " variants failed to build (their errors are above)");
   }
   if (check_failed > 0) {
-    return InvalidArgument(std::to_string(check_failed) + " of " + std::to_string(n.usable()) +
-                           " variants failed their check (see above)");
+    return InvalidArgument(std::to_string(check_failed) + " of " + checked +
+                           " failed their check (see above)");
   }
   return Status::Ok();
 }
@@ -321,14 +323,24 @@ Status RunTune(const TuneOptions& o) {
   KT_RETURN_IF_ERROR(
       WriteFileAtomic(run_dir + "/configs.json", ConfigsJson(p.spec, jobs, n.builds, p.shapes)));
   size_t check_failed = 0;
+  std::string checked;
   if (o.check && n.usable() > 0) {
     check_failed =
         CheckVariants(p, o.root, bin_dir, jobs, n.builds, parallel, o.check_timeout_seconds);
-    std::cout << "check: " << (n.usable() - check_failed) << " of " << n.usable()
-              << " variants print 'out OK' and exit 0"
+    size_t runs = 0;  // each variant at each shape it runs at
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      if (n.builds[i].state == BuildState::kFailed) continue;
+      for (const ShapeRun& s : p.shapes) runs += !s.excluded.count(jobs[i].config);
+    }
+    checked = std::to_string(runs) +
+              (p.shapes.size() > 1 ? " runs (" + std::to_string(n.usable()) + " variants at " +
+                                         std::to_string(p.shapes.size()) + " shapes)"
+                                   : std::string(" variants"));
+    std::cout << "check: " << (runs - check_failed) << " of " << checked
+              << " print 'out OK' and exit 0"
               << (p.toolchain.emulator.empty() ? "" : " under " + p.toolchain.emulator[0]) << "\n";
   }
-  return Outcome(jobs.size(), n, check_failed);
+  return Outcome(jobs.size(), n, check_failed, checked);
 }
 
 }  // namespace ktune::host
