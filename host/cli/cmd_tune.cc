@@ -9,17 +9,21 @@
 #include <filesystem>
 #include <iostream>
 
+#include "common/strings.h"
 #include "host/cli/cli.h"
 #include "host/cli/command.h"
 #include "host/cli/measure_options.h"
 #include "host/report/analysis.h"
 #include "host/report/format.h"
 #include "host/report/report.h"
+#include "host/report/shapes_report.h"
 #include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"
 #include "host/search/search.h"
 #include "host/search/search_files.h"
 #include "host/tune/apply_best.h"
+#include "host/tune/dispatch_header.h"
+#include "host/tune/shapes.h"
 #include "host/tune/tune_run.h"
 
 namespace ktune::host {
@@ -184,24 +188,116 @@ Result<TuneRequest> ParseTuneArgs(const Args& args) {
 
 namespace {
 
+// How a winner won, for comments: "kernel-time 1.2 us, faster than the runner-up".
+std::string WhyItWon(const Analysis& a) {
+  std::string why = a.time_name + " " + FormatTime(a.ranking.front().median, a.time_unit);
+  if (a.verdict) {
+    why += a.verdict->unstable          ? ", unstable run"
+           : a.verdict->distinguishable ? ", faster than the runner-up"
+                                        : ", not distinguishable from the runner-up";
+  }
+  return why;
+}
+
+// A run of several shapes: each shape's winner into <kernel>_dispatch.h beside the spec
+// (host/tune/dispatch_header.h), and the best overall (host/report/shapes_report.h), when one
+// configuration ran at every shape, into the spec as for one shape.
+Status ApplyShapesOfRun(const SpecForBest& target, const LoadedRun& run) {
+  const KernelSpec& spec = target.spec;
+  std::vector<ShapeAnalysis> shapes;
+  for (const ShapeRows& s : SplitByShape(run.rows)) {
+    ShapeAnalysis sa{s.shape, BuildReport(s.rows, run.metrics), std::nullopt, ""};
+    if (auto a = Analyze(sa.report); a.ok()) sa.analysis = std::move(a).value();
+    shapes.push_back(std::move(sa));
+  }
+  DispatchTable table;
+  table.kernel = spec.name;
+  table.run_id = shapes.empty() ? "" : shapes.front().report.run_id;
+  for (const std::string& d : ProblemDimensions(spec)) {
+    if (std::any_of(shapes.front().shape.begin(), shapes.front().shape.end(),
+                    [&](const auto& kv) { return kv.first == d; })) {
+      table.dims.push_back(d);
+    }
+  }
+  for (const SpecParam& p : spec.params) table.params.push_back(p.name);
+  for (const ShapeAnalysis& sa : shapes) {
+    if (!sa.analysis) {
+      std::cout << "no winner at " << ShapeLabel(sa.shape) << " (no variant valid in every "
+                << "repetition): left out of the dispatch table\n";
+      continue;
+    }
+    const VariantSummary& w = sa.report.variants[sa.analysis->ranking.front().variant];
+    DispatchEntry e;
+    e.comment = WhyItWon(*sa.analysis);
+    for (const std::string& d : table.dims) {
+      auto it = std::find_if(sa.shape.begin(), sa.shape.end(),
+                             [&](const auto& kv) { return kv.first == d; });
+      auto v = ParseInt64(it == sa.shape.end() ? "" : it->second);
+      if (!v.ok()) return InvalidArgument("shape " + ShapeLabel(sa.shape) + " has no " + d);
+      e.shape.push_back(*v);
+    }
+    for (const std::string& p : table.params) {
+      auto v = ParseInt64(w.Param(p, ""));
+      if (!v.ok()) {
+        return InvalidArgument("the winner at " + ShapeLabel(sa.shape) + ", " + w.name +
+                               ", has no integer " + p + " (the spec changed since the run?)");
+      }
+      e.config.push_back(*v);
+    }
+    if (std::any_of(table.entries.begin(), table.entries.end(),
+                    [&](const DispatchEntry& o) { return o.shape == e.shape; })) {
+      std::cout << "the run measured " << ShapeLabel(sa.shape) << " twice in "
+                << Join(table.dims, ", ") << ": the dispatch table keeps the first\n";
+      continue;
+    }
+    table.entries.push_back(std::move(e));
+  }
+  KT_ASSIGN_OR_RETURN(const std::string header, DispatchHeader(table));
+  const std::string path = spec.dir + "/" + spec.name + "_dispatch.h";
+  KT_RETURN_IF_ERROR(WriteFileAtomic(path, header));
+  std::cout << "wrote " << path << ": the winner at each of " << table.entries.size()
+            << " shapes, and " << spec.name << "_dispatch()\n";
+  const AcrossShapes across = CompareShapes(shapes);
+  if (!across.overall) {
+    std::cout << "no configuration ran, valid, at every shape: the spec's best: line is left as "
+                 "it is\n";
+    return Status::Ok();
+  }
+  std::string name;  // the overall's ELF
+  for (const VariantSummary& v : shapes.front().report.variants) {
+    if (v.params == across.configs[*across.overall]) name = v.name;
+  }
+  BestChoice best{table.run_id,
+                  name,
+                  {},
+                  "best overall at " + std::to_string(shapes.size()) +
+                      " shapes, geometric mean of its time over each shape's fastest " +
+                      FormatRatio(*across.overall_geomean)};
+  for (const SpecParam& p : spec.params) {
+    auto it =
+        std::find_if(across.configs[*across.overall].begin(), across.configs[*across.overall].end(),
+                     [&](const auto& kv) { return kv.first == p.name; });
+    best.values.push_back(it == across.configs[*across.overall].end() ? "" : it->second);
+  }
+  KT_ASSIGN_OR_RETURN(const std::string best_line, ApplyBest(target, best));
+  std::cout << "applied the best overall of run " << best.run_id << " to " << spec.path << ": "
+            << best_line << "\n"
+            << "wrote " << spec.dir << "/best_constants.c and best_blk_constants.json\n";
+  return Status::Ok();
+}
+
 // khost tune --apply-best: the run's winner (host/report/analysis.h) into the spec and launcher
 // constants beside it (host/tune/apply_best.h).
 Status ApplyBestOfRun(const TuneRequest& req) {
   KT_ASSIGN_OR_RETURN(const SpecForBest target, ReadSpecForBest(req.kernel, req.kernels_dir));
   KT_ASSIGN_OR_RETURN(const LoadedRun run,
                       LoadRun(KernelRunDir(req.root, target.spec.name), req.run_id));
+  if (SeveralShapes(run.rows)) return ApplyShapesOfRun(target, run);
   const RunReport report = BuildReport(run.rows, run.metrics);
   KT_ASSIGN_OR_RETURN(const Analysis a, Analyze(report));
   const VariantSummary& winner = report.variants[a.ranking.front().variant];
-  BestChoice best{a.run_id,
-                  winner.name,
-                  {},
-                  a.time_name + " " + FormatTime(a.ranking.front().median, a.time_unit)};
+  BestChoice best{a.run_id, winner.name, {}, WhyItWon(a)};
   for (const SpecParam& p : target.spec.params) best.values.push_back(winner.Param(p.name, ""));
-  if (a.verdict) {
-    best.why += a.verdict->distinguishable ? ", faster than the runner-up"
-                                           : ", not distinguishable from the runner-up";
-  }
   KT_ASSIGN_OR_RETURN(const std::string best_line, ApplyBest(target, best));
   std::cout << "applied the winner of run " << a.run_id << " to " << target.spec.path << ": "
             << best_line << "\n"
