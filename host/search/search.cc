@@ -60,6 +60,30 @@ Evaluation VariantEvaluation(const std::vector<RepetitionRow>& rows, uint32_t va
   return e;
 }
 
+Evaluation AcrossShapesEvaluation(const std::vector<Evaluation>& at_shapes,
+                                  const std::vector<std::string>& shape_labels) {
+  if (at_shapes.size() == 1) return at_shapes.front();
+  Evaluation e;
+  if (!at_shapes.empty()) {
+    e.config = at_shapes.front().config;
+    e.run = at_shapes.front().run;
+  }
+  double log_sum = 0;
+  for (size_t s = 0; s < at_shapes.size(); ++s) {
+    if (!at_shapes[s].time_ns) {
+      e.status = at_shapes[s].status + (s < shape_labels.size() ? " at " + shape_labels[s] : "");
+      return e;
+    }
+    log_sum += std::log(*at_shapes[s].time_ns);
+  }
+  if (at_shapes.empty()) {
+    e.status = "not measured";
+    return e;
+  }
+  e.time_ns = std::exp(log_sum / static_cast<double>(at_shapes.size()));
+  return e;
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -81,7 +105,19 @@ Result<SearchSpace> SpaceOf(const TunePlan& plan) {
     std::sort(v.begin(), v.end());
     values.push_back(std::move(v));
   }
-  return SearchSpace::Make(std::move(names), std::move(values), plan.configs);
+  // With several shapes, what every shape takes (the best overall must run at each).
+  std::vector<Config> configs;
+  for (const Config& c : plan.configs) {
+    if (std::none_of(plan.shapes.begin(), plan.shapes.end(),
+                     [&](const ShapeRun& s) { return s.excluded.count(c) > 0; })) {
+      configs.push_back(c);
+    }
+  }
+  if (configs.empty()) {
+    return InvalidArgument(plan.spec.path + ": no configuration meets the constraints at every " +
+                           "one of the " + std::to_string(plan.shapes.size()) + " shapes");
+  }
+  return SearchSpace::Make(std::move(names), std::move(values), configs);
 }
 
 // What measuring one batch needs, across batches.
@@ -146,9 +182,13 @@ Result<std::vector<Evaluation>> Searcher::Evaluate(const std::vector<Config>& co
   KT_RETURN_IF_ERROR(WriteFileAtomic(run_dir + "/configs.json",
                                      ConfigsJson(plan.spec, jobs, builds, plan.shapes)));
   KT_ASSIGN_OR_RETURN(const KernelDir dir, LoadKernelDir(tune.root, plan.spec.name));
-  if (dir.variants.size() != built.size()) {
+  // Each built configuration at every shape, one after another (the space holds only those
+  // every shape takes).
+  const size_t shapes = plan.shapes.size();
+  if (dir.variants.size() != built.size() * shapes) {
     return InternalError("configs.json lists " + std::to_string(dir.variants.size()) +
-                         " variants, not the " + std::to_string(built.size()) + " built");
+                         " variants, not the " + std::to_string(built.size()) + " built at " +
+                         std::to_string(shapes) + " shapes");
   }
   if (!agent_plan) {
     KT_ASSIGN_OR_RETURN(agent_plan, PrepareAgent(search.measure, dir, session));
@@ -190,11 +230,17 @@ Result<std::vector<Evaluation>> Searcher::Evaluate(const std::vector<Config>& co
     KT_ASSIGN_OR_RETURN(continued, ReceiveRun(*session.conn, ask, std::move(setup)));
   }
   const ReceivedRun& got = *continued;
-  for (size_t v = 0; v < built.size(); ++v) {
-    Evaluation e = VariantEvaluation(got.rows, static_cast<uint32_t>(v));
-    e.config = configs[built[v]];
+  std::vector<std::string> labels;
+  for (const ShapeRun& s : plan.shapes) labels.push_back(ShapeText(s.shape));
+  for (size_t b = 0; b < built.size(); ++b) {
+    std::vector<Evaluation> at;
+    for (size_t s = 0; s < shapes; ++s) {
+      at.push_back(VariantEvaluation(got.rows, static_cast<uint32_t>(b * shapes + s)));
+    }
+    Evaluation e = AcrossShapesEvaluation(at, labels);
+    e.config = configs[built[b]];
     if (e.run.empty()) e.run = run_id;
-    out[built[v]] = std::move(e);
+    out[built[b]] = std::move(e);
   }
   return out;
 }
@@ -220,10 +266,6 @@ std::string MeasureText(const MeasureOptions& m) {
 Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
   const Clock::time_point start = Clock::now();
   KT_ASSIGN_OR_RETURN(TunePlan plan, PrepareTune(tune));
-  if (plan.shapes.size() > 1) {
-    return InvalidArgument("--strategy searches one shape at a time (" +
-                           std::to_string(plan.shapes.size()) + " given)");
-  }
   KT_ASSIGN_OR_RETURN(const SearchSpace space, SpaceOf(plan));
   StrategyKind kind = search.strategy;
   size_t budget = search.budget.value_or(space.size());
@@ -271,7 +313,10 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
             ", batches of " + std::to_string(search.batch),
         "agent " + s.session.conn->where() + ", " +
             DescribeCpu(CpuFromWire(s.session.conn->hello().capabilities().cpu())),
-        "measured: " + MeasureText(search.measure), "khost tune " + Join(search.argv, " ")};
+        "measured: " + MeasureText(search.measure) +
+            (s.plan.shapes.size() > 1 ? ", at each shape; over the shapes, the geometric mean"
+                                      : ""),
+        "khost tune " + Join(search.argv, " ")};
     KT_ASSIGN_OR_RETURN(SearchJournal j, SearchJournal::Create(path, comments, space.names()));
     journal.emplace(std::move(j));
     KT_RETURN_IF_ERROR(WriteSearchMeta(path, meta));

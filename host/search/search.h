@@ -7,7 +7,10 @@
 // Every evaluation is journaled as it is known (host/search/search_files.h): --resume replays the
 // strategy over the journal (strategies are deterministic for a seed) and measures only what it
 // lacks; the batch being measured when the search was cut short has its run continued on the
-// agent. A configuration that fails to build, prints NOT OK, crashes or times out is an
+// agent. With several shapes (--shapes), the space is the configurations every shape's
+// constraints take, each evaluation measures a configuration at every shape, and the search looks
+// for the best overall (AcrossShapesEvaluation); each shape's own winner is a search of its own
+// (--shape). A configuration that fails to build, prints NOT OK, crashes or times out is an
 // evaluation too, recorded with its reason and infeasible to the strategy; it never stops the
 // search.
 #pragma once
@@ -44,6 +47,14 @@ struct SearchOptions {
 // median of its kernel-time (the kernel's own timing, as khost report ranks by) when every
 // repetition printed one, else of its wall-time, in ns. Sampling rows are not counted.
 Evaluation VariantEvaluation(const std::vector<RepetitionRow>& rows, uint32_t variant_index);
+
+// A configuration's evaluation from its evaluations at each shape of a search of several (pure):
+// infeasible when it is at one, with that one's status and " at <shape label>" (the first such
+// in order); else the geometric mean of its times, which orders configurations as the geometric
+// mean of their time relative to each shape's fastest does (host/report/shapes_report.h: the best
+// overall). One shape: its evaluation as it is. The run is the first one's.
+Evaluation AcrossShapesEvaluation(const std::vector<Evaluation>& at_shapes,
+                                  const std::vector<std::string>& shape_labels);
 
 // The search, as above. `tune`: the kernel, root, toolchain, shape and build parallelism (the
 // space is its whole feasible grid; the seed is the strategy's).

@@ -128,6 +128,27 @@ TEST_CASE("search grid: every feasible configuration once, failures kept with th
   CHECK(fs::exists(s.root + "/valley/run/analysis/searches/convergence.png"));
 }
 
+TEST_CASE("search at two shapes: each configuration measured at both, the geometric mean") {
+  Search s;
+  auto r = s.Khost({"--strategy", "grid", "--batch", "12", "--shape", "N=1", "--shape", "N=2"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const Evaluations e = s.Read();
+  REQUIRE(e.rows.size() == 23);
+  CHECK(Contains(e.comments[3], "at each shape; over the shapes, the geometric mean"));
+  std::map<std::vector<int64_t>, Evaluation> by;
+  for (const Evaluation& x : e.rows) by.emplace(x.config, x);
+  CHECK(by.at({1, 4}).status == "signal:SIGSEGV at N=1");
+  CHECK(by.at({2, 2}).status == "build failed");
+  // The busy loop does not read N: the geometric mean is its time.
+  CHECK(*by.at({3, 3}).time_ns >= 10e6);
+  CHECK(Contains(r.out, "best: A=3 B=2"));
+  // Each run holds both shapes of every configuration it measured.
+  const auto rows = test::RowsOf(ResultsPath(s.root + "/valley/run", by.at({3, 3}).run));
+  std::set<std::string> shapes;
+  for (const RepetitionRow& row : rows) shapes.insert(FormatParams(row.shape));
+  CHECK(shapes == std::set<std::string>{"N=1", "N=2"});
+}
+
 TEST_CASE("search killed mid-way: --resume measures only what the journal lacks") {
   Search s;
   const std::vector<std::string> args =

@@ -61,5 +61,21 @@ TEST_CASE("a variant without rows was not measured; one without a time has none"
   CHECK(VariantEvaluation(timeless, 0).status == "no time");
 }
 
+TEST_CASE("across shapes: the geometric mean of the times, or the first failure and where") {
+  const Evaluation a{{1, 2}, 2e6, "ok", "R"}, b{{1, 2}, 8e6, "ok", "R"};
+  Evaluation across = AcrossShapesEvaluation({a, b}, {"M=8", "M=64"});
+  REQUIRE(across.time_ns);
+  CHECK(*across.time_ns == doctest::Approx(4e6));
+  CHECK(across.config == Config{1, 2});
+  CHECK(across.run == "R");
+  const Evaluation crashed{{1, 2}, std::nullopt, "signal:SIGSEGV", "R"};
+  across = AcrossShapesEvaluation({a, crashed, b}, {"M=8", "M=16", "M=64"});
+  CHECK_FALSE(across.time_ns);
+  CHECK(across.status == "signal:SIGSEGV at M=16");
+  // One shape: as it is, without a shape in its status.
+  CHECK(AcrossShapesEvaluation({crashed}, {"M=8"}).status == "signal:SIGSEGV");
+  CHECK(AcrossShapesEvaluation({}, {}).status == "not measured");
+}
+
 }  // namespace
 }  // namespace ktune::host
