@@ -25,6 +25,7 @@
 #include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"
 #include "host/results/samples.h"
+#include "host/tune/shapes.h"
 #include "protocol/convert.h"
 
 namespace ktune::host {
@@ -43,7 +44,13 @@ cxxopts::Options RunCliOptions() {
       "spread the variants over these agents (names or HOST:PORT, comma-separated), which must "
       "share a CPU fingerprint; an agent that drops out has its share moved to the others",
       cxxopts::value<std::string>()->default_value(""))(
-      "allow-mixed", "with --agents: sweep over agents of different CPU fingerprints");
+      "allow-mixed", "with --agents: sweep over agents of different CPU fingerprints")(
+      "shape",
+      "only the variants at this shape, 'M=64 N=64' (of those khost tune --shapes built; "
+      "repeatable)",
+      cxxopts::value<std::vector<std::string>>())(
+      "shapes", "only the variants at the shapes of this file (one per line)",
+      cxxopts::value<std::string>());
   AddRootOption(o);
   AddAgentOption(o);
   o.positional_help("<kernel>");
@@ -72,7 +79,7 @@ Result<RunOptions> ParseRunArgs(const Args& args) {
   }
   if (opts.resume) {
     std::vector<std::string> fixed = MeasureOptionNames(/*order_seed=*/true);
-    fixed.insert(fixed.end(), {"agents", "allow-mixed"});
+    fixed.insert(fixed.end(), {"agents", "allow-mixed", "shape", "shapes"});
     for (const std::string& o : fixed) {
       if (r.count(o)) {
         return InvalidArgument("--resume measures the run as it was asked; --" + o +
@@ -82,6 +89,13 @@ Result<RunOptions> ParseRunArgs(const Args& args) {
     return opts;
   }
   if (!opts.run_id.empty()) return InvalidArgument("--run goes with --resume");
+  if (r.count("shape")) opts.shape = r["shape"].as<std::vector<std::string>>();
+  if (r.count("shapes")) opts.shapes_file = r["shapes"].as<std::string>();
+  for (const std::string& s : opts.shape) {
+    auto set = ParseShapeSet(s);
+    if (!set.ok()) return set.status().WithContext("--shape " + s);
+    if (set->empty()) return InvalidArgument("--shape '" + s + "': expected NAME=VALUE");
+  }
   KT_RETURN_IF_ERROR(ParseMeasureOptions(r, &opts, /*order_seed=*/true));
   if (opts.adaptive && !opts.agents.empty()) {
     return InvalidArgument(
@@ -209,9 +223,47 @@ Result<std::vector<AgentPlan>> PlanAgents(const RunOptions& opts, const KernelDi
 
 }  // namespace
 
+namespace {
+
+// --shape and --shapes: only the variants at those shapes; a shape no variant runs at is an error.
+Status SelectShapes(const RunOptions& opts, KernelDir* dir) {
+  if (opts.shape.empty() && opts.shapes_file.empty()) return Status::Ok();
+  std::vector<ShapeSet> sets;
+  if (!opts.shapes_file.empty()) {
+    auto text = ReadFile(opts.shapes_file);
+    if (!text.ok()) return text.status().WithContext("--shapes");
+    KT_ASSIGN_OR_RETURN(sets, ParseShapesFile(*text, opts.shapes_file));
+  }
+  for (const std::string& s : opts.shape) {
+    KT_ASSIGN_OR_RETURN(auto set, ParseShapeSet(s));
+    sets.push_back({std::move(set), "--shape " + s});
+  }
+  std::vector<KernelVariant> kept;
+  std::vector<bool> matched(sets.size(), false);
+  for (KernelVariant& v : dir->variants) {
+    bool keep = false;
+    for (size_t i = 0; i < sets.size(); ++i) {
+      if (InShape(v.shape, sets[i].values)) keep = matched[i] = true;
+    }
+    if (keep) kept.push_back(std::move(v));
+  }
+  for (size_t i = 0; i < sets.size(); ++i) {
+    if (!matched[i]) {
+      return NotFound(sets[i].where + ": no variant of " + opts.kernel +
+                      " runs at that shape (khost tune --shapes builds for it)");
+    }
+  }
+  if (kept.empty()) return InvalidArgument("--shapes " + opts.shapes_file + " holds no shape");
+  dir->variants = std::move(kept);
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status ExecuteRun(const RunOptions& opts) {
   KT_ASSIGN_OR_RETURN(KernelDir dir, LoadKernelDir(opts.root, opts.kernel));
   if (opts.resume) return ExecuteResume(opts, dir);
+  KT_RETURN_IF_ERROR(SelectShapes(opts, &dir));
   KT_ASSIGN_OR_RETURN(Manifest manifest, BuildManifest(dir));
   const std::vector<std::string> names =
       opts.agents.empty() ? std::vector<std::string>{opts.agent} : opts.agents;

@@ -69,6 +69,10 @@ struct RunOptions : MeasureOptions {
   std::string token_file;
   bool resume = false;  // fetch an earlier run and measure what it lacks, as it was asked
   std::string run_id;   // with resume: which run (empty: the newest)
+  // --shape sets and --shapes: only the variants at these shapes (host/tune/shapes.h sets, each
+  // matching the variants whose shape has its every NAME=VALUE).
+  std::vector<std::string> shape;
+  std::string shapes_file;
 };
 // Pure: checks syntax; event names are resolved against the agent's catalog when it answers.
 Result<RunOptions> ParseRunArgs(const Args& args);

@@ -120,6 +120,14 @@ Result<std::vector<Shape>> ResolveShapes(const KernelSpec& spec,
   return shapes;
 }
 
+bool InShape(const Params& shape, const std::vector<std::pair<std::string, int64_t>>& set) {
+  return std::all_of(set.begin(), set.end(), [&](const auto& want) {
+    return std::any_of(shape.begin(), shape.end(), [&](const auto& have) {
+      return have.first == want.first && have.second == std::to_string(want.second);
+    });
+  });
+}
+
 Params ShapeParams(const Shape& shape) {
   Params p;
   for (const auto& [name, value] : shape) p.emplace_back(name, std::to_string(value));

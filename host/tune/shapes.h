@@ -69,6 +69,9 @@ struct ShapeRun {
   std::set<Config> excluded;  // configurations the constraints leave out at this shape
 };
 
+// Whether a variant's `shape` (configs.json's, as a results row's) has every NAME=VALUE of `set`.
+bool InShape(const Params& shape, const std::vector<std::pair<std::string, int64_t>>& set);
+
 // A shape as a results file's `shape` column and configs.json's key (common/results.h
 // FormatParams: "M=64;N=64;K=64;RUN_COUNT=3"), and as text for people ("M=64 N=64 K=64").
 Params ShapeParams(const Shape& shape);

@@ -70,7 +70,21 @@ TEST_CASE("two shapes: built once, checked and run at each, a winner each, dispa
     CHECK(r.shape == dir->variants[r.variant_index].shape);
   }
 
-  auto analyzed = test::RunKhost({"analyze", "matmul", "--root", root}, tmp.path());
+  // khost run --shape: only that shape's variants; a shape no variant runs at is an error.
+  auto one = test::RunKhost({"run", "matmul", "--root", root, "--agent", agent.address().ToString(),
+                             "--reps", "2", "--shape", "M=48"},
+                            tmp.path());
+  REQUIRE_MESSAGE(one.exit_code == 0, one.err);
+  CHECK(Contains(one.err, "khost run: 6 rows in "));
+  auto none = test::RunKhost({"run", "matmul", "--root", root, "--agent",
+                              agent.address().ToString(), "--shape", "M=7 N=32"},
+                             tmp.path());
+  CHECK(none.exit_code != 0);
+  CHECK(Contains(none.err, "--shape M=7 N=32: no variant of matmul runs at that shape"));
+
+  auto analyzed = test::RunKhost(
+      {"analyze", "matmul", "--root", root, "--run", fs::path(results).stem().string()},
+      tmp.path());
   REQUIRE_MESSAGE(analyzed.exit_code == 0, analyzed.err);
   CHECK(Contains(analyzed.out, "The winner at each shape"));
   CHECK(Contains(analyzed.out, "Time relative to each shape's fastest"));
@@ -80,8 +94,9 @@ TEST_CASE("two shapes: built once, checked and run at each, a winner each, dispa
     CHECK_MESSAGE(fs::exists(out + f), std::string(out + f));
   }
 
-  auto applied = test::RunKhost(
-      {"tune", "matmul", "--kernels", kernels, "--root", root, "--apply-best"}, tmp.path());
+  auto applied = test::RunKhost({"tune", "matmul", "--kernels", kernels, "--root", root,
+                                 "--apply-best", "--run", fs::path(results).stem().string()},
+                                tmp.path());
   REQUIRE_MESSAGE(applied.exit_code == 0, applied.err);
   CHECK(Contains(applied.out, "matmul_dispatch.h: the winner at each of 2 shapes"));
   const std::string exe = tmp.path() + "/dispatch_example";

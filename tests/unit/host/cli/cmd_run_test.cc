@@ -126,7 +126,7 @@ TEST_CASE("run --resume measures the run as it was asked: measurement options ar
       {"--events", "cycles"}, {"--reps", "3"},      {"--warmup", "0"}, {"--timeout", "1"},
       {"--cpu", "0"},         {"--cpu-model", "x"}, {"--multiplex"},   {"--record", "cycles"},
       {"--period", "100"},    {"--freq", "10"},     {"--callchain"},   {"--order", "sequential"},
-      {"--seed", "1"}};
+      {"--seed", "1"},        {"--shape", "M=8"},   {"--shapes", "f"}};
   for (const Args& change : changes) {
     Args args = {"k", "--resume"};
     args.insert(args.end(), change.begin(), change.end());
@@ -138,6 +138,17 @@ TEST_CASE("run --resume measures the run as it was asked: measurement options ar
   auto alone = ParseRunArgs({"k", "--run", "r1"});
   CHECK(alone.status().code() == ErrorCode::kInvalidArgument);
   CHECK(alone.status().message() == "--run goes with --resume");
+}
+
+TEST_CASE("run --shape and --shapes: the sets kept as given, a malformed one refused") {
+  auto r = ParseRunArgs({"k", "--shape", "M=8 N=4", "--shape", "K=2", "--shapes", "s.txt"});
+  REQUIRE(r.ok());
+  CHECK(r->shape == std::vector<std::string>{"M=8 N=4", "K=2"});
+  CHECK(r->shapes_file == "s.txt");
+  CHECK(ParseRunArgs({"k", "--shape", "M=0"}).status().message() ==
+        "--shape M=0: M=0: a shape value is a positive integer");
+  CHECK(ParseRunArgs({"k", "--shape", " "}).status().message() ==
+        "--shape ' ': expected NAME=VALUE");
 }
 
 TEST_CASE("run --order and --seed: interleaved by default, the seed drawn when not given") {

@@ -90,5 +90,15 @@ TEST_CASE("bad shapes are one error naming where: missing dimension, duplicate, 
   CHECK(ResolveError({" "}) == "--shape ' ': expected NAME=VALUE");
 }
 
+TEST_CASE("a variant is in a set's shape when its shape has every NAME=VALUE of the set") {
+  const Params shape = {{"M", "64"}, {"N", "8"}, {"K", "16"}};
+  CHECK(InShape(shape, {{"M", 64}}));
+  CHECK(InShape(shape, {{"K", 16}, {"M", 64}}));
+  CHECK(InShape(shape, {}));
+  CHECK_FALSE(InShape(shape, {{"M", 64}, {"N", 9}}));
+  CHECK_FALSE(InShape(shape, {{"Q", 1}}));
+  CHECK_FALSE(InShape({}, {{"M", 64}}));
+}
+
 }  // namespace
 }  // namespace ktune::host
