@@ -15,6 +15,16 @@ std::vector<double> Finite(std::vector<double> values) {
 
 }  // namespace
 
+std::optional<double> GeometricMean(const std::vector<double>& values) {
+  if (values.empty()) return std::nullopt;
+  double log_sum = 0;
+  for (double v : values) {
+    if (!(v > 0) || !std::isfinite(v)) return std::nullopt;
+    log_sum += std::log(v);
+  }
+  return std::exp(log_sum / static_cast<double>(values.size()));
+}
+
 std::optional<double> Median(std::vector<double> values) {
   values = Finite(std::move(values));
   if (values.empty()) return std::nullopt;

@@ -14,6 +14,9 @@ namespace ktune {
 // Empty sample: nullopt. One value is its own median.
 std::optional<double> Median(std::vector<double> values);
 
+// exp of the mean of the logs: nullopt for no values or a value that is not positive and finite.
+std::optional<double> GeometricMean(const std::vector<double>& values);
+
 // A distribution-free confidence interval of the median: the order statistics x(j) <= x(k)
 // (1-based, k = n + 1 - j) with the largest j such that P(x(j) <= median <= x(k)) >= confidence
 // under Binomial(n, 1/2). `coverage` is that probability (at least `confidence`). nullopt when

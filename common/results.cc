@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cmath>
@@ -283,6 +284,35 @@ Result<Params> ParseParams(std::string_view s) {
     p.emplace_back(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1)));
   }
   return p;
+}
+
+std::string ParamValue(const Params& p, std::string_view name, const std::string& missing) {
+  for (const auto& [k, v] : p) {
+    if (k == name) return v;
+  }
+  return missing;
+}
+
+std::string ShapeLabel(const Params& shape) {
+  if (shape.empty()) return "(no shape)";
+  std::string label;
+  for (const auto& [name, value] : shape) label += (label.empty() ? "" : " ") + name + "=" + value;
+  return label;
+}
+
+std::string ShapeDirName(const Params& shape) {
+  auto only = [](const std::string& s, bool letters) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [&](char c) {
+      return (c >= '0' && c <= '9') ||
+             (letters && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'));
+    });
+  };
+  std::string dir;
+  for (const auto& [name, value] : shape) {
+    if (!only(name, true) || !only(value, false)) return "";
+    dir += (dir.empty() ? "" : ",") + name + "=" + value;
+  }
+  return dir;
 }
 
 const MeasuredValue* RepetitionRow::Find(std::string_view name) const {

@@ -84,6 +84,14 @@ std::string FormatParams(const Params& p);
 // Any other reads back as other parameters or makes the results file unreadable.
 Status ValidateParam(std::string_view name, std::string_view value);
 Result<Params> ParseParams(std::string_view s);
+// The value of `name` in `p`, or `missing` when it has none.
+std::string ParamValue(const Params& p, std::string_view name, const std::string& missing);
+
+// A row's problem shape for people, "M=64 N=64 K=64"; "(no shape)" when it has none.
+std::string ShapeLabel(const Params& shape);
+// The shape as a directory name, "M=64,N=64,K=64": "" when a name is not letters, digits and '_'
+// or a value not digits (a shape read from a file or an agent could name any path otherwise).
+std::string ShapeDirName(const Params& shape);
 
 struct RepetitionRow {
   std::string run_id;
@@ -94,7 +102,7 @@ struct RepetitionRow {
   std::string elf;       // the ELF's path inside the bundle
   std::string elf_hash;  // its content hash (common/hash.h)
   Params params;
-  Params shape;  // the problem shape it ran at (host/tune/shapes.h); empty: none given
+  Params shape;  // the problem shape it ran at (host/tune/shapes.h); empty: configs.json had none
   uint32_t pass = 0;
   bool sampling = false;  // the run that sampled (--record): kept out of statistics
   uint32_t repetition = 0;

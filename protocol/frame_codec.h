@@ -18,7 +18,7 @@
 namespace ktune {
 
 // Bumped whenever a message changes meaning; peers with different versions refuse to talk.
-constexpr uint32_t kProtocolVersion = 5;
+constexpr uint32_t kProtocolVersion = 6;
 constexpr size_t kFrameHeaderBytes = 4;
 constexpr size_t kMaxFrameBytes = 8u << 20;
 // Raw bytes per BlobChunk; its zstd frame stays far below kMaxFrameBytes.

@@ -179,84 +179,70 @@ Status ExecuteSearchAnalysis(const AnalyzeRequest& req) {
   return Status::Ok();
 }
 
-// One run's rows (or one shape's, of a run of several) analyzed, its tables printed when
-// `print`, and its report written into `out`.
-struct Analyzed {
-  RunReport report;
-  Analysis analysis;
-  size_t plots_drawn = 0;
-};
-Result<Analyzed> AnalyzeInto(const AnalyzeRequest& req, const LoadedRun& run,
-                             const std::vector<RepetitionRow>& rows, bool whole_run,
-                             const std::string& out, bool print) {
-  Analyzed z;
-  z.report = BuildReport(rows, run.metrics);
-  if (whole_run) AddRace(run, &z.report);  // the race ran over every variant of the run
+AnalyzeOptions OptionsFor(const AnalyzeRequest& req, const LoadedRun& run) {
   AnalyzeOptions options;
   options.threshold = req.threshold;
   options.interleaved = run.meta && run.meta->order == "interleaved";
-  KT_ASSIGN_OR_RETURN(z.analysis, Analyze(z.report, options));
+  return options;
+}
+
+// An analysis (of a run, or of one shape of a run of several) written into `out`: its tables
+// (printed too when `print`), plots and report.html. Returns how many plots were drawn.
+Result<size_t> WriteAnalysis(const AnalyzeRequest& req, const LoadedRun& run,
+                             const RunReport& report, Analysis a, const std::string& out,
+                             bool print) {
   for (std::string& n : SystemNotes(run.meta ? run.meta->system : std::nullopt)) {
-    z.analysis.notes.push_back(std::move(n));
+    a.notes.push_back(std::move(n));
   }
   PlotOptions po;
   po.counters = req.counters;
   po.heat_x = req.heat_x;
   po.heat_y = req.heat_y;
   // Planned before anything is printed or written: a --heatmap naming no parameter stops here.
-  KT_ASSIGN_OR_RETURN(std::vector<Plot> plots, PlanPlots(z.analysis, z.report, po));
-
-  const std::vector<Table> tables = AnalysisTables(z.analysis, z.report);
+  KT_ASSIGN_OR_RETURN(std::vector<Plot> plots, PlanPlots(a, report, po));
+  const std::vector<Table> tables = AnalysisTables(a, report);
   if (print) {
     std::cout << RenderAll(tables, req.format,
                            req.format == TableFormat::kConsole && StdoutWantsColour());
   }
   KT_RETURN_IF_ERROR(MakeDirs(out));
-  KT_RETURN_IF_ERROR(
-      WriteFileAtomic(out + "/high_correlations.csv", HighCorrelationsCsv(z.analysis)));
+  KT_RETURN_IF_ERROR(WriteFileAtomic(out + "/high_correlations.csv", HighCorrelationsCsv(a)));
   KT_RETURN_IF_ERROR(
       WriteFileAtomic(out + "/analysis.json", RenderAll(tables, TableFormat::kJson)));
   HtmlInputs html;
   html.kernel = req.kernel;
   html.about = AboutRun(run);
-  KT_ASSIGN_OR_RETURN(z.plots_drawn, DrawInto(req, plots, out, &html));
-  KT_RETURN_IF_ERROR(
-      WriteFileAtomic(out + "/report.html", RenderHtmlReport(z.analysis, z.report, html)));
-  return z;
-}
-
-// A directory name for a shape: "M=64,N=64,K=64".
-std::string ShapeDir(const Params& shape) {
-  std::vector<std::string> parts;
-  for (const auto& [name, value] : shape) parts.push_back(name + "=" + value);
-  return parts.empty() ? "no-shape" : Join(parts, ",");
+  KT_ASSIGN_OR_RETURN(const size_t drawn, DrawInto(req, plots, out, &html));
+  KT_RETURN_IF_ERROR(WriteFileAtomic(out + "/report.html", RenderHtmlReport(a, report, html)));
+  return drawn;
 }
 
 // A run of several shapes: each analyzed into a directory of its own under `out`, then the
-// shapes side by side (printed, and shapes.html, shapes.json, the heat map).
+// shapes side by side (printed, and shapes.html, shapes.json, the heat map). A shape that cannot
+// be analyzed (no variant valid in every repetition) is said and compared as having no winner;
+// a bad option or a file that cannot be written stops the command.
 Status AnalyzeShapes(const AnalyzeRequest& req, const LoadedRun& run, const std::string& out) {
-  std::vector<ShapeAnalysis> shapes;
+  const std::vector<ShapeAnalysis> shapes =
+      AnalyzeEachShape(run.rows, run.metrics, OptionsFor(req, run));
   std::vector<std::string> links;
-  for (ShapeRows& s : SplitByShape(run.rows)) {
-    ShapeAnalysis sa;
-    sa.shape = s.shape;
-    const std::string dir = ShapeDir(s.shape);
-    auto z = AnalyzeInto(req, run, s.rows, /*whole_run=*/false, out + "/" + dir, /*print=*/false);
-    if (z.ok()) {
-      sa.report = std::move(z->report);
-      sa.analysis = std::move(z->analysis);
-    } else {
-      sa.report = BuildReport(s.rows, run.metrics);
-      sa.problem = z.status().message();
-      std::cerr << "khost analyze: shape " << ShapeLabel(s.shape) << ": " << sa.problem << "\n";
-    }
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const ShapeAnalysis& sa = shapes[i];
+    std::string dir = ShapeDirName(sa.shape);
+    if (dir.empty()) dir = "shape-" + std::to_string(i + 1);
     links.push_back(dir + "/report.html");
-    shapes.push_back(std::move(sa));
+    if (!sa.analysis) {
+      std::cerr << "khost analyze: shape " << ShapeLabel(sa.shape) << ": " << sa.problem << "\n";
+      continue;
+    }
+    KT_RETURN_IF_ERROR(
+        WriteAnalysis(req, run, sa.report, *sa.analysis, out + "/" + dir, /*print=*/false)
+            .status());
   }
   const AcrossShapes across = CompareShapes(shapes);
   const std::vector<Table> tables = AcrossShapesTables(across);
   std::cout << RenderAll(tables, req.format,
                          req.format == TableFormat::kConsole && StdoutWantsColour());
+  KT_RETURN_IF_ERROR(MakeDirs(out));
   KT_RETURN_IF_ERROR(WriteFileAtomic(out + "/shapes.json", RenderAll(tables, TableFormat::kJson)));
   HtmlInputs html;
   html.kernel = req.kernel;
@@ -291,10 +277,13 @@ Status ExecuteAnalyze(const AnalyzeRequest& req) {
                               ? run_dir + "/analysis/" + fs::path(run.path).stem().string()
                               : req.out_dir;
   if (SeveralShapes(run.rows)) return AnalyzeShapes(req, run, out);
-  KT_ASSIGN_OR_RETURN(const Analyzed z,
-                      AnalyzeInto(req, run, run.rows, /*whole_run=*/true, out, /*print=*/true));
+  RunReport report = BuildReport(run.rows, run.metrics);
+  AddRace(run, &report);
+  KT_ASSIGN_OR_RETURN(Analysis a, Analyze(report, OptionsFor(req, run)));
+  KT_ASSIGN_OR_RETURN(const size_t drawn,
+                      WriteAnalysis(req, run, report, std::move(a), out, /*print=*/true));
   std::cerr << "khost analyze: wrote " << out << " (report.html, high_correlations.csv, "
-            << "analysis.json, " << z.plots_drawn << " plots as PNG and SVG)\n";
+            << "analysis.json, " << drawn << " plots as PNG and SVG)\n";
   return Status::Ok();
 }
 

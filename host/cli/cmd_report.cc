@@ -101,6 +101,13 @@ Result<std::string> RenderAnnotation(const ReportRequest& req,
   auto v = std::find_if(samples.begin(), samples.end(),
                         [&](const VariantSamples& s) { return s.name == req.annotate; });
   if (v == samples.end()) return NotFound("no samples of a variant named " + req.annotate);
+  const auto same = std::count_if(samples.begin(), samples.end(),
+                                  [&](const VariantSamples& s) { return s.name == req.annotate; });
+  if (same > 1) {  // one ELF run at several shapes
+    return InvalidArgument(req.annotate + " was sampled at " + std::to_string(same) +
+                           " shapes of this run; annotate a run of one (khost run --shape ... " +
+                           "--record)");
+  }
   if (v->events.empty()) return NotFound(v->name + " has no sampled event");
   const std::string event = req.event.empty() ? v->events.front().event : req.event;
   // The variant's disassembly, when configs.json names one that is there.

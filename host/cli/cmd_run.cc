@@ -264,6 +264,11 @@ Status ExecuteRun(const RunOptions& opts) {
   KT_ASSIGN_OR_RETURN(KernelDir dir, LoadKernelDir(opts.root, opts.kernel));
   if (opts.resume) return ExecuteResume(opts, dir);
   KT_RETURN_IF_ERROR(SelectShapes(opts, &dir));
+  if (opts.adaptive &&
+      std::any_of(dir.variants.begin(), dir.variants.end(),
+                  [&](const KernelVariant& v) { return v.shape != dir.variants.front().shape; })) {
+    return InvalidArgument(kAdaptiveShapes);
+  }
   KT_ASSIGN_OR_RETURN(Manifest manifest, BuildManifest(dir));
   const std::vector<std::string> names =
       opts.agents.empty() ? std::vector<std::string>{opts.agent} : opts.agents;

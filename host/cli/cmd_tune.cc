@@ -204,35 +204,27 @@ std::string WhyItWon(const Analysis& a) {
 // configuration ran at every shape, into the spec as for one shape.
 Status ApplyShapesOfRun(const SpecForBest& target, const LoadedRun& run) {
   const KernelSpec& spec = target.spec;
-  std::vector<ShapeAnalysis> shapes;
-  for (const ShapeRows& s : SplitByShape(run.rows)) {
-    ShapeAnalysis sa{s.shape, BuildReport(s.rows, run.metrics), std::nullopt, ""};
-    if (auto a = Analyze(sa.report); a.ok()) sa.analysis = std::move(a).value();
-    shapes.push_back(std::move(sa));
-  }
+  AnalyzeOptions options;  // as khost analyze weighs the run
+  options.interleaved = run.meta && run.meta->order == "interleaved";
+  const std::vector<ShapeAnalysis> shapes = AnalyzeEachShape(run.rows, run.metrics, options);
   DispatchTable table;
   table.kernel = spec.name;
   table.run_id = shapes.empty() ? "" : shapes.front().report.run_id;
   for (const std::string& d : ProblemDimensions(spec)) {
-    if (std::any_of(shapes.front().shape.begin(), shapes.front().shape.end(),
-                    [&](const auto& kv) { return kv.first == d; })) {
-      table.dims.push_back(d);
-    }
+    if (!ParamValue(shapes.front().shape, d, "").empty()) table.dims.push_back(d);
   }
   for (const SpecParam& p : spec.params) table.params.push_back(p.name);
   for (const ShapeAnalysis& sa : shapes) {
     if (!sa.analysis) {
-      std::cout << "no winner at " << ShapeLabel(sa.shape) << " (no variant valid in every "
-                << "repetition): left out of the dispatch table\n";
+      std::cout << "no winner at " << ShapeLabel(sa.shape) << " (" << sa.problem
+                << "): left out of the dispatch table\n";
       continue;
     }
     const VariantSummary& w = sa.report.variants[sa.analysis->ranking.front().variant];
     DispatchEntry e;
     e.comment = WhyItWon(*sa.analysis);
     for (const std::string& d : table.dims) {
-      auto it = std::find_if(sa.shape.begin(), sa.shape.end(),
-                             [&](const auto& kv) { return kv.first == d; });
-      auto v = ParseInt64(it == sa.shape.end() ? "" : it->second);
+      auto v = ParseInt64(ParamValue(sa.shape, d, ""));
       if (!v.ok()) return InvalidArgument("shape " + ShapeLabel(sa.shape) + " has no " + d);
       e.shape.push_back(*v);
     }
@@ -274,10 +266,7 @@ Status ApplyShapesOfRun(const SpecForBest& target, const LoadedRun& run) {
                       " shapes, geometric mean of its time over each shape's fastest " +
                       FormatRatio(*across.overall_geomean)};
   for (const SpecParam& p : spec.params) {
-    auto it =
-        std::find_if(across.configs[*across.overall].begin(), across.configs[*across.overall].end(),
-                     [&](const auto& kv) { return kv.first == p.name; });
-    best.values.push_back(it == across.configs[*across.overall].end() ? "" : it->second);
+    best.values.push_back(ParamValue(across.configs[*across.overall], p.name, ""));
   }
   KT_ASSIGN_OR_RETURN(const std::string best_line, ApplyBest(target, best));
   std::cout << "applied the best overall of run " << best.run_id << " to " << spec.path << ": "

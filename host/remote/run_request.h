@@ -19,6 +19,12 @@
 
 namespace ktune::host {
 
+// --reps auto races every variant of a run against its one best, which variants at several
+// problem shapes cannot share: what khost run and khost tune --strategy say to refuse it there.
+inline constexpr const char* kAdaptiveShapes =
+    "--reps auto races every variant against one best, which several shapes cannot share: give "
+    "--reps N, or measure one shape at a time (--shape)";
+
 struct MeasureOptions {
   std::vector<std::string> events;
   uint32_t repetitions = 5;  // with adaptive: the cap (--max-reps)

@@ -227,13 +227,6 @@ void ChooseBest(RunReport* report) {
   }
 }
 
-// "M=64 N=64 K=64".
-std::string ShapeText(const Params& shape) {
-  std::string text;
-  for (const auto& [name, value] : shape) text += (text.empty() ? "" : " ") + name + "=" + value;
-  return text;
-}
-
 // What the numbers cannot carry: too few repetitions for an interval, outlying times.
 void AddNotes(RunReport* report) {
   const std::string time = report->best_by.empty() ? kWallTime : report->best_by;
@@ -352,10 +345,7 @@ const ValueSummary* VariantSummary::Find(const std::string& name) const {
 }
 
 std::string VariantSummary::Param(const std::string& name, const std::string& missing) const {
-  for (const auto& [k, value] : params) {
-    if (k == name) return value;
-  }
-  return missing;
+  return ParamValue(params, name, missing);
 }
 
 RunReport BuildReport(const std::vector<RepetitionRow>& rows,
@@ -438,11 +428,7 @@ Table ReportTable(const RunReport& report) {
                                         [&](const auto& b) { return b.second == i; });
     std::vector<std::string> r = {best ? "*" : "", v.name};
     for (const auto& p : report.param_names) r.push_back(v.Param(p, "-"));
-    for (const auto& s : report.shape_names) {
-      auto it = std::find_if(v.shape.begin(), v.shape.end(),
-                             [&](const auto& kv) { return kv.first == s; });
-      r.push_back(it == v.shape.end() ? "-" : it->second);
-    }
+    for (const auto& s : report.shape_names) r.push_back(ParamValue(v.shape, s, "-"));
     r.push_back(std::to_string(v.valid) + "/" + std::to_string(v.repetitions) +
                 (v.valid < v.repetitions ? " " + v.failure : ""));
     for (const auto& name : report.value_names) r.push_back(Human(v.Find(name)));
@@ -461,9 +447,9 @@ Table ReportTable(const RunReport& report) {
   if (!report.shape_best.empty()) {
     for (const auto& [shape, best] : report.shape_best) {
       if (best) {
-        best_note(" at " + ShapeText(shape), *best);
+        best_note(" at " + ShapeLabel(shape), *best);
       } else {
-        t.notes.push_back("best at " + ShapeText(shape) +
+        t.notes.push_back("best at " + ShapeLabel(shape) +
                           ": none (no variant was valid in every repetition)");
       }
     }
@@ -541,11 +527,7 @@ std::string RenderPerfStats(const RunReport& report, const SampledColumns& sampl
   for (const VariantSummary& v : report.variants) {
     std::vector<std::string> r = {LocalTime(v.first_timestamp_ns), v.name};
     for (const auto& p : report.param_names) r.push_back(v.Param(p, "N/A"));
-    for (const auto& s : report.shape_names) {
-      auto it = std::find_if(v.shape.begin(), v.shape.end(),
-                             [&](const auto& kv) { return kv.first == s; });
-      r.push_back(it == v.shape.end() ? "N/A" : it->second);
-    }
+    for (const auto& s : report.shape_names) r.push_back(ParamValue(v.shape, s, "N/A"));
     r.push_back(v.all_valid() ? "YES" : "NO");
     // Nothing measured by a run that failed every time stands in for the kernel's numbers.
     auto find = [&](const std::string& name) { return v.valid ? v.Find(name) : nullptr; };

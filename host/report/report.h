@@ -63,7 +63,7 @@ struct VariantSummary {
   std::string name;
   std::string elf;
   Params params;
-  Params shape;  // the problem shape it ran at (khost tune --shapes); empty: none given
+  Params shape;  // the problem shape it ran at (khost tune --shapes); empty: its rows had none
   size_t repetitions = 0;
   size_t valid = 0;
   std::string failure;  // "" when all valid, else the first failure: "signal:SIGSEGV", "NOT OK"

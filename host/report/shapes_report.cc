@@ -5,6 +5,7 @@
 #include <map>
 #include <numeric>
 
+#include "common/median.h"
 #include "host/report/format.h"
 
 namespace ktune::host {
@@ -45,27 +46,21 @@ bool SeveralShapes(const std::vector<RepetitionRow>& rows) {
                      [&](const RepetitionRow& r) { return r.shape != rows.front().shape; });
 }
 
-std::string ShapeLabel(const Params& shape) {
-  if (shape.empty()) return "(no shape)";
-  std::string label;
-  for (const auto& [name, value] : shape) label += (label.empty() ? "" : " ") + name + "=" + value;
-  return label;
-}
-
-namespace {
-
-// The geometric mean of `values`; none when one is missing or there are none.
-std::optional<double> GeometricMean(const std::vector<std::optional<double>>& values) {
-  if (values.empty()) return std::nullopt;
-  double log_sum = 0;
-  for (const auto& v : values) {
-    if (!v) return std::nullopt;
-    log_sum += std::log(*v);
+std::vector<ShapeAnalysis> AnalyzeEachShape(const std::vector<RepetitionRow>& rows,
+                                            const std::vector<MetricDef>& metrics,
+                                            const AnalyzeOptions& options) {
+  std::vector<ShapeAnalysis> out;
+  for (const ShapeRows& s : SplitByShape(rows)) {
+    ShapeAnalysis sa{s.shape, BuildReport(s.rows, metrics), std::nullopt, ""};
+    if (auto a = Analyze(sa.report, options); a.ok()) {
+      sa.analysis = std::move(a).value();
+    } else {
+      sa.problem = a.status().message();
+    }
+    out.push_back(std::move(sa));
   }
-  return std::exp(log_sum / static_cast<double>(values.size()));
+  return out;
 }
-
-}  // namespace
 
 AcrossShapes CompareShapes(const std::vector<ShapeAnalysis>& shapes) {
   AcrossShapes x;
@@ -81,6 +76,9 @@ AcrossShapes CompareShapes(const std::vector<ShapeAnalysis>& shapes) {
   for (size_t s = 0; s < shapes.size(); ++s) {
     const ShapeAnalysis& sa = shapes[s];
     x.shapes.push_back(sa.shape);
+    x.problems.push_back(sa.analysis && !sa.analysis->ranking.empty() ? ""
+                         : sa.problem.empty()                         ? "nothing ranked"
+                                                                      : sa.problem);
     for (const std::string& p : sa.report.param_names) {
       if (std::find(x.param_names.begin(), x.param_names.end(), p) == x.param_names.end()) {
         x.param_names.push_back(p);
@@ -108,7 +106,12 @@ AcrossShapes CompareShapes(const std::vector<ShapeAnalysis>& shapes) {
     x.winners.push_back(std::move(w));
   }
   for (size_t c = 0; c < x.configs.size(); ++c) {
-    x.geomean.push_back(GeometricMean(x.relative[c]));
+    // At every shape, or none.
+    std::vector<double> at;
+    for (const auto& r : x.relative[c]) {
+      if (r) at.push_back(*r);
+    }
+    x.geomean.push_back(at.size() == x.shapes.size() ? GeometricMean(at) : std::nullopt);
     if (x.geomean[c] && (!x.overall_geomean || *x.geomean[c] < *x.overall_geomean)) {
       x.overall = c;
       x.overall_geomean = x.geomean[c];
@@ -146,7 +149,7 @@ std::vector<Table> AcrossShapesTables(const AcrossShapes& x) {
     if (!w) {
       row.insert(row.end(), {"none", "-"});
       if (x.overall) row.push_back("-");
-      row.push_back("no variant was valid in every repetition");
+      row.push_back(x.problems[s]);
       winners.AddRow(std::move(row), RowStyle::kBad);
       continue;
     }
@@ -180,11 +183,7 @@ std::vector<Table> AcrossShapesTables(const AcrossShapes& x) {
   });
   for (size_t c : order) {
     std::vector<std::string> row;
-    for (const std::string& p : x.param_names) {
-      auto it = std::find_if(x.configs[c].begin(), x.configs[c].end(),
-                             [&](const auto& kv) { return kv.first == p; });
-      row.push_back(it == x.configs[c].end() ? "-" : it->second);
-    }
+    for (const std::string& p : x.param_names) row.push_back(ParamValue(x.configs[c], p, "-"));
     for (const auto& r : x.relative[c]) row.push_back(Relative(r));
     row.push_back(Relative(geomean[c]));
     relative.AddRow(std::move(row), x.overall && c == *x.overall ? RowStyle::kGood

@@ -33,9 +33,6 @@ std::vector<ShapeRows> SplitByShape(const std::vector<RepetitionRow>& rows);
 // Whether the rows carry more than one shape.
 bool SeveralShapes(const std::vector<RepetitionRow>& rows);
 
-// "M=64 N=64 K=64"; "(no shape)" for the empty one.
-std::string ShapeLabel(const Params& shape);
-
 // One shape's report and analysis (none when nothing of it could be analyzed: `problem` says why).
 struct ShapeAnalysis {
   Params shape;
@@ -43,6 +40,13 @@ struct ShapeAnalysis {
   std::optional<Analysis> analysis;
   std::string problem;
 };
+
+// Each shape of `rows` (SplitByShape) as a run of its own: BuildReport, then Analyze with
+// `options`; a shape Analyze refuses (no variant valid in every repetition with a time) has its
+// error in `problem`.
+std::vector<ShapeAnalysis> AnalyzeEachShape(const std::vector<RepetitionRow>& rows,
+                                            const std::vector<MetricDef>& metrics,
+                                            const AnalyzeOptions& options);
 
 struct AcrossShapes {
   std::vector<Params> shapes;
@@ -61,6 +65,7 @@ struct AcrossShapes {
     std::string verdict;  // the shape analysis's verdict text; "" with one variant only
   };
   std::vector<std::optional<Winner>> winners;  // per shape
+  std::vector<std::string> problems;           // per shape: why it has no winner ("" if it has)
   std::optional<size_t> overall;               // index into configs
   std::optional<double> overall_geomean;       // its geometric mean of relative time
 };

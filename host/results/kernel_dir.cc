@@ -99,8 +99,11 @@ Result<KernelDir> ParseConfigsJson(const std::string& text, const std::string& k
       if (key == "shape") {
         if (!value.is_object()) return InvalidArgument(where + ": \"shape\" must be an object");
         for (const auto& [name, dim] : value.items()) {
-          if (!dim.is_number_integer() || dim.get<int64_t>() <= 0 ||
-              !ValidateParam(name, "1").ok()) {
+          if (ShapeDirName({{name, "1"}}).empty()) {
+            return InvalidArgument(where + ": shape name '" + name +
+                                   "' must be letters, digits and '_'");
+          }
+          if (!dim.is_number_integer() || dim.get<int64_t>() <= 0) {
             return InvalidArgument(where + ": shape " + name + " must be a positive integer");
           }
           var.shape.emplace_back(name, std::to_string(dim.get<int64_t>()));

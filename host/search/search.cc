@@ -68,19 +68,16 @@ Evaluation AcrossShapesEvaluation(const std::vector<Evaluation>& at_shapes,
     e.config = at_shapes.front().config;
     e.run = at_shapes.front().run;
   }
-  double log_sum = 0;
+  std::vector<double> times;
   for (size_t s = 0; s < at_shapes.size(); ++s) {
     if (!at_shapes[s].time_ns) {
       e.status = at_shapes[s].status + (s < shape_labels.size() ? " at " + shape_labels[s] : "");
       return e;
     }
-    log_sum += std::log(*at_shapes[s].time_ns);
+    times.push_back(*at_shapes[s].time_ns);
   }
-  if (at_shapes.empty()) {
-    e.status = "not measured";
-    return e;
-  }
-  e.time_ns = std::exp(log_sum / static_cast<double>(at_shapes.size()));
+  e.time_ns = GeometricMean(times);
+  if (!e.time_ns) e.status = at_shapes.empty() ? "not measured" : "no time";
   return e;
 }
 
@@ -231,7 +228,7 @@ Result<std::vector<Evaluation>> Searcher::Evaluate(const std::vector<Config>& co
   }
   const ReceivedRun& got = *continued;
   std::vector<std::string> labels;
-  for (const ShapeRun& s : plan.shapes) labels.push_back(ShapeText(s.shape));
+  for (const ShapeRun& s : plan.shapes) labels.push_back(ShapeLabel(ShapeParams(s.shape)));
   for (size_t b = 0; b < built.size(); ++b) {
     std::vector<Evaluation> at;
     for (size_t s = 0; s < shapes; ++s) {
@@ -245,10 +242,13 @@ Result<std::vector<Evaluation>> Searcher::Evaluate(const std::vector<Config>& co
   return out;
 }
 
-std::string ShapesText(const TunePlan& plan) {
-  std::vector<std::string> parts;
-  for (const ShapeRun& s : plan.shapes) parts.push_back(ShapeText(s.shape));
-  return Join(parts, "; ");
+// The journal's first comment: what is tuned and where. A resumed search must find it again (a
+// --shapes file edited since, another toolchain profile, would change what its journal means).
+std::string AboutTune(const TunePlan& plan) {
+  std::vector<std::string> shapes;
+  for (const ShapeRun& s : plan.shapes) shapes.push_back(ShapeLabel(ShapeParams(s.shape)));
+  return "kernel " + plan.spec.name + ", toolchain " + plan.toolchain.name + ", shape " +
+         Join(shapes, "; ");
 }
 
 std::string MeasureText(const MeasureOptions& m) {
@@ -266,6 +266,7 @@ std::string MeasureText(const MeasureOptions& m) {
 Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
   const Clock::time_point start = Clock::now();
   KT_ASSIGN_OR_RETURN(TunePlan plan, PrepareTune(tune));
+  if (search.measure.adaptive && plan.shapes.size() > 1) return InvalidArgument(kAdaptiveShapes);
   KT_ASSIGN_OR_RETURN(const SearchSpace space, SpaceOf(plan));
   StrategyKind kind = search.strategy;
   size_t budget = search.budget.value_or(space.size());
@@ -289,6 +290,11 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
       return InvalidArgument(path + " searched the parameters " + Join(j.evaluations().names, ",") +
                              ", the spec now has " + Join(space.names(), ","));
     }
+    const std::vector<std::string>& said = j.evaluations().comments;
+    if (said.empty() || said.front() != AboutTune(plan)) {
+      return InvalidArgument(path + " searched " + (said.empty() ? "?" : said.front()) +
+                             "; it would go on with " + AboutTune(plan));
+    }
     journal.emplace(std::move(j));
   }
 
@@ -304,8 +310,7 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
     const std::string search_id = NewRunId();
     path = SearchPath(run_dir, search_id);
     const std::vector<std::string> comments = {
-        "kernel " + s.plan.spec.name + ", toolchain " + s.plan.toolchain.name + ", shape " +
-            ShapesText(s.plan),
+        AboutTune(s.plan),
         std::string("strategy ") + StrategyName(kind) + ", seed " + std::to_string(tune.seed) +
             ", budget " + std::to_string(budget) + " of " + std::to_string(space.size()) +
             " feasible configurations" +

@@ -110,8 +110,8 @@ Result<std::vector<Shape>> ResolveShapes(const KernelSpec& spec,
     if (Status st = Apply(s.values, spec, &shape); !st.ok()) return st.WithContext(s.where);
     for (size_t i = 0; i < shapes.size(); ++i) {
       if (shapes[i] == shape) {
-        return InvalidArgument(s.where + ": " + ShapeText(shape) + " is the shape of " + wheres[i] +
-                               " again");
+        return InvalidArgument(s.where + ": " + ShapeLabel(ShapeParams(shape)) +
+                               " is the shape of " + wheres[i] + " again");
       }
     }
     shapes.push_back(std::move(shape));
@@ -132,18 +132,6 @@ Params ShapeParams(const Shape& shape) {
   Params p;
   for (const auto& [name, value] : shape) p.emplace_back(name, std::to_string(value));
   return p;
-}
-
-std::string ShapeText(const Shape& shape) {
-  std::vector<std::string> parts;
-  for (const auto& [name, value] : shape) parts.push_back(name + "=" + std::to_string(value));
-  return Join(parts, " ");
-}
-
-std::string ShapeDirName(const Shape& shape) {
-  std::vector<std::string> parts;
-  for (const auto& [name, value] : shape) parts.push_back(name + "=" + std::to_string(value));
-  return Join(parts, ",");
 }
 
 }  // namespace ktune::host

@@ -72,11 +72,8 @@ struct ShapeRun {
 // Whether a variant's `shape` (configs.json's, as a results row's) has every NAME=VALUE of `set`.
 bool InShape(const Params& shape, const std::vector<std::pair<std::string, int64_t>>& set);
 
-// A shape as a results file's `shape` column and configs.json's key (common/results.h
-// FormatParams: "M=64;N=64;K=64;RUN_COUNT=3"), and as text for people ("M=64 N=64 K=64").
+// A shape as a results row has it (common/results.h: FormatParams gives the `shape` column,
+// "M=64;N=64;K=64;RUN_COUNT=3", ShapeLabel the text for people, ShapeDirName a directory name).
 Params ShapeParams(const Shape& shape);
-std::string ShapeText(const Shape& shape);
-// The shape's own test data directory name when a tune has several ("M=64,N=64,K=64,RUN_COUNT=3").
-std::string ShapeDirName(const Shape& shape);
 
 }  // namespace ktune::host

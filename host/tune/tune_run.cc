@@ -164,10 +164,13 @@ BuildCounts BuildWithProgress(const TunePlan& p, const std::vector<VariantJob>& 
 }
 
 // Runs every built variant at every shape it runs at as the agent would (cwd = root, the shape's
-// argv and test data) and checks that it prints "out OK" and exits 0. Returns how many failed.
-size_t CheckVariants(const TunePlan& p, const std::string& root, const std::string& bin_dir,
-                     const std::vector<VariantJob>& jobs, const std::vector<VariantBuild>& builds,
-                     size_t parallel, double timeout_seconds) {
+// argv and test data) and checks that it prints "out OK" and exits 0.
+struct Checked {
+  size_t runs = 0, failed = 0;
+};
+Checked CheckVariants(const TunePlan& p, const std::string& root, const std::string& bin_dir,
+                      const std::vector<VariantJob>& jobs, const std::vector<VariantBuild>& builds,
+                      size_t parallel, double timeout_seconds) {
   std::vector<std::pair<size_t, size_t>> todo;  // (job, shape)
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (builds[i].state == BuildState::kFailed) continue;
@@ -205,11 +208,11 @@ size_t CheckVariants(const TunePlan& p, const std::string& root, const std::stri
     ++failed;
     std::lock_guard<std::mutex> lock(mu);
     std::cerr << "khost tune: check " << job.elf_name
-              << (several ? " at " + ShapeText(shape.shape) : std::string()) << ": " << problem
-              << "\n";
+              << (several ? " at " + ShapeLabel(ShapeParams(shape.shape)) : std::string()) << ": "
+              << problem << "\n";
     if (run.ok()) std::cerr << LastLines(run->output, 5) << "\n";
   });
-  return failed;
+  return {todo.size(), failed.load()};
 }
 
 // The run's end: an error when a variant failed to build or a check (of `checked`: variants, or
@@ -246,15 +249,25 @@ Result<TunePlan> PrepareTune(const TuneOptions& o) {
                                       : ReadTritonConfigs(o.triton, &p));
   KT_RETURN_IF_ERROR(CheckSpecFiles(p.spec, /*with_kernel_sources=*/o.triton.empty()));
   KT_ASSIGN_OR_RETURN(const bool main_calls_loader, MainCallsLoader(p.spec));
+  // Several shapes' data lie in directories of their own, which only ktune's loader finds
+  // (through KTUNE_TEST_DATA): a main reading <kernel>/run/test_data itself would read nothing.
+  if (shapes.size() > 1 && !main_calls_loader &&
+      (!p.spec.inputs.empty() || !p.spec.outputs.empty())) {
+    return InvalidArgument(p.spec.path + ": several shapes need a main that reads its data " +
+                           "through kernels/common/ktune_kernel.h (it reads each shape's " +
+                           "directory from KTUNE_TEST_DATA); tune one shape at a time");
+  }
   const DataFormat format = ResolveDataFormat(p.spec.data, main_calls_loader);
   for (const Shape& shape : shapes) {
-    const std::string at = shapes.size() > 1 ? "shape " + ShapeText(shape) : "";
+    const std::string at = shapes.size() > 1 ? "shape " + ShapeLabel(ShapeParams(shape)) : "";
     ShapeRun run;
     run.shape = shape;
     auto args = ExpandArgs(p.spec, shape);
-    if (!args.ok()) return args.status().WithContext(at);
+    if (!args.ok()) return at.empty() ? args.status() : args.status().WithContext(at);
     run.args = std::move(args).value();
-    run.test_data = shapes.size() > 1 ? "test_data/" + ShapeDirName(shape) : "test_data";
+    // The spec's names and positive values always make a directory name.
+    run.test_data =
+        shapes.size() > 1 ? "test_data/" + ShapeDirName(ShapeParams(shape)) : "test_data";
     if (o.triton.empty()) {  // Triton-CPU's configurations are taken as they are
       for (const Config& c : p.configs) {
         KT_ASSIGN_OR_RETURN(const bool runs, Satisfies(p.spec, c, shape));
@@ -322,25 +335,19 @@ Status RunTune(const TuneOptions& o) {
   // variants built from other sources.
   KT_RETURN_IF_ERROR(
       WriteFileAtomic(run_dir + "/configs.json", ConfigsJson(p.spec, jobs, n.builds, p.shapes)));
-  size_t check_failed = 0;
+  Checked check;
   std::string checked;
   if (o.check && n.usable() > 0) {
-    check_failed =
-        CheckVariants(p, o.root, bin_dir, jobs, n.builds, parallel, o.check_timeout_seconds);
-    size_t runs = 0;  // each variant at each shape it runs at
-    for (size_t i = 0; i < jobs.size(); ++i) {
-      if (n.builds[i].state == BuildState::kFailed) continue;
-      for (const ShapeRun& s : p.shapes) runs += !s.excluded.count(jobs[i].config);
-    }
-    checked = std::to_string(runs) +
+    check = CheckVariants(p, o.root, bin_dir, jobs, n.builds, parallel, o.check_timeout_seconds);
+    checked = std::to_string(check.runs) +
               (p.shapes.size() > 1 ? " runs (" + std::to_string(n.usable()) + " variants at " +
                                          std::to_string(p.shapes.size()) + " shapes)"
                                    : std::string(" variants"));
-    std::cout << "check: " << (runs - check_failed) << " of " << checked
+    std::cout << "check: " << (check.runs - check.failed) << " of " << checked
               << " print 'out OK' and exit 0"
               << (p.toolchain.emulator.empty() ? "" : " under " + p.toolchain.emulator[0]) << "\n";
   }
-  return Outcome(jobs.size(), n, check_failed, checked);
+  return Outcome(jobs.size(), n, check.failed, checked);
 }
 
 }  // namespace ktune::host

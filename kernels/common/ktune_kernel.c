@@ -60,10 +60,12 @@ static void* load(const char* kernel, int idx, long rows, long cols, int is_floa
   /* A tune of several problem shapes gives each shape's directory (khost tune --shapes). */
   char dir[384];
   const char* given = getenv("KTUNE_TEST_DATA");
-  if (given && *given) {
-    snprintf(dir, sizeof dir, "%s", given);
-  } else {
-    snprintf(dir, sizeof dir, "%s/run/test_data", kernel);
+  const int n = given && *given ? snprintf(dir, sizeof dir, "%s", given)
+                                : snprintf(dir, sizeof dir, "%s/run/test_data", kernel);
+  if (n < 0 || (size_t)n >= sizeof dir) {
+    fprintf(stderr, "%s: the test data directory's path is longer than %zu bytes\n", kernel,
+            sizeof dir - 1);
+    exit(2);
   }
   snprintf(path, sizeof path, "%s/matrix_%ldx%ld_%d.bin", dir, rows, cols, idx);
   FILE* f = fopen(path, "rb");

@@ -4,8 +4,8 @@
  * Test data lives at <kernel>/run/test_data/matrix_<rows>x<cols>_<idx>.{bin,txt}, relative to the
  * directory the variant runs in (the bundle root on the agent; --root for `khost tune --check`),
  * or in the directory the KTUNE_TEST_DATA environment variable names (each shape's own, when
- * `khost tune --shapes` tunes several). idx counts from 1 as the seed's does: the spec's inputs in order, then its outputs (matmul: A 1,
- * B 2, golden C 3). Formats: host/tune/tensors.h.
+ * `khost tune --shapes` tunes several). idx counts from 1 as the seed's does: the spec's inputs in
+ * order, then its outputs (matmul: A 1, B 2, golden C 3). Formats: host/tune/tensors.h.
  *
  * The tolerances come from the spec's outputs (atol=, rtol=) through the variant's generated
  * constants.c: an element passes when |out - golden| <= atol + rtol * |golden|. */

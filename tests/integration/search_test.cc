@@ -149,6 +149,20 @@ TEST_CASE("search at two shapes: each configuration measured at both, the geomet
   CHECK(shapes == std::set<std::string>{"N=1", "N=2"});
 }
 
+TEST_CASE("search --resume refuses shapes that changed under its journal") {
+  Search s;
+  const std::string shapes = s.tmp.path() + "/shapes.txt";
+  std::ofstream(shapes) << "N=1\n";
+  auto r = s.Khost({"--strategy", "random", "--budget", "2", "--seed", "1", "--shapes", shapes});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  std::ofstream(shapes) << "N=2\n";
+  auto resumed = test::RunKhost({"tune", s.spec, "--root", s.root, "--resume"}, s.tmp.path());
+  CHECK(resumed.exit_code != 0);
+  CHECK(Contains(resumed.err,
+                 "shape N=1; it would go on with kernel valley, toolchain native, "
+                 "shape N=2"));
+}
+
 TEST_CASE("search killed mid-way: --resume measures only what the journal lacks") {
   Search s;
   const std::vector<std::string> args =

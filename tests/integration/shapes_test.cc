@@ -70,6 +70,14 @@ TEST_CASE("two shapes: built once, checked and run at each, a winner each, dispa
     CHECK(r.shape == dir->variants[r.variant_index].shape);
   }
 
+  // --reps auto races every variant against one best: refused across shapes, before measuring.
+  auto raced = test::RunKhost(
+      {"run", "matmul", "--root", root, "--agent", agent.address().ToString(), "--reps", "auto"},
+      tmp.path());
+  CHECK(raced.exit_code != 0);
+  CHECK(Contains(raced.err, "--reps auto races every variant against one best"));
+  CHECK(test::RowsOf(results).size() == 36);
+
   // khost run --shape: only that shape's variants; a shape no variant runs at is an error.
   auto one = test::RunKhost({"run", "matmul", "--root", root, "--agent", agent.address().ToString(),
                              "--reps", "2", "--shape", "M=48"},
@@ -152,6 +160,19 @@ TEST_CASE("bad shapes: one error naming the file and line, before anything is bu
                  shapes + ":1: K=8.5: a shape value is a positive integer"));
   CHECK(Contains(error("M=8 N=8 K=8 Q=1\n"), shapes + ":1: "));
   CHECK(Contains(error("# nothing\n"), "holds no shape"));
+  // A main that reads <kernel>/run/test_data itself would find no data at several shapes.
+  const std::string spec = tmp.path() + "/own/own.kspec";
+  fs::create_directories(tmp.path() + "/own");
+  std::ofstream(spec) << "kernel: own\nmain: main.c\nparam: B = 1 2\nshape: N=4\nargs: {N}\n"
+                         "input: A float32 [N, N] uniform(-1, 1)\n";
+  std::ofstream(tmp.path() + "/own/main.c") << "int main(void) { return 0; }\n";
+  auto own = test::RunKhost(
+      {"tune", spec, "--root", root, "--toolchain", "native", "--shape", "N=4", "--shape", "N=8"},
+      tmp.path());
+  CHECK(own.exit_code != 0);
+  CHECK(Contains(own.err, "several shapes need a main that reads its data through"));
+  CHECK_FALSE(fs::exists(root));
+
   fs::remove(shapes);
   auto missing = test::RunKhost({"tune", "matmul", "--kernels", KTUNE_SOURCE_DIR "/kernels",
                                  "--root", root, "--toolchain", "native", "--shapes", shapes},

@@ -81,6 +81,10 @@ TEST_CASE("rows split by shape, in the order of each shape's first variant, renu
   CHECK(SplitByShape({}).empty());
   CHECK(ShapeLabel({{"M", "64"}, {"N", "8"}}) == "M=64 N=8");
   CHECK(ShapeLabel({}) == "(no shape)");
+  CHECK(ShapeDirName({{"M", "64"}, {"N", "8"}}) == "M=64,N=8");
+  CHECK(ShapeDirName({{"M", "a/../../x"}}).empty());  // never a path
+  CHECK(ShapeDirName({{"../M", "1"}}).empty());
+  CHECK(ShapeDirName({{"M", ""}}).empty());
 }
 
 TEST_CASE("each shape's winner, relative times and the best overall by geometric mean") {

@@ -71,7 +71,7 @@ TEST_CASE("a variant's shape and test data directory; bad ones are errors") {
   CHECK(error(R"("shape":{"M":"64"})") ==
         "configs.json of k, variant 0: shape M must be a positive integer");
   CHECK(error(R"("shape":{"M;N":1})") ==
-        "configs.json of k, variant 0: shape M;N must be a positive integer");
+        "configs.json of k, variant 0: shape name 'M;N' must be letters, digits and '_'");
   for (const char* bad :
        {R"("test_data":"k/run/test_data/../../x")", R"("test_data":"/etc")",
         R"("test_data":"k/run/test_data/")", R"("test_data":"elsewhere/d")", R"("test_data":3)"}) {

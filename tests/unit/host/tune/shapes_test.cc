@@ -72,8 +72,8 @@ TEST_CASE("sets giving every dimension are shapes of their own, from --shape and
   CHECK(*shapes == std::vector<Shape>{{{"M", 8}, {"N", 8}, {"K", 8}},
                                       {{"M", 16}, {"N", 8}, {"K", 2}},
                                       {{"M", 1}, {"N", 1}, {"K", 1}}});
-  CHECK(ShapeText((*shapes)[0]) == "M=8 N=8 K=8");
-  CHECK(ShapeDirName((*shapes)[1]) == "M=16,N=8,K=2");
+  CHECK(ShapeLabel(ShapeParams((*shapes)[0])) == "M=8 N=8 K=8");
+  CHECK(ShapeDirName(ShapeParams((*shapes)[1])) == "M=16,N=8,K=2");
   CHECK(FormatParams(ShapeParams((*shapes)[2])) == "M=1;N=1;K=1");
 }
 
