@@ -176,16 +176,22 @@ SystemCheck SystemCheckFromWire(const wire::SystemCheck& c) {
   return out;
 }
 
-Params ParamsFromWire(const wire::Variant& v) {
+namespace {
+
+Params PairsFromWire(const google::protobuf::RepeatedPtrField<wire::Param>& pairs) {
   Params p;
-  for (const auto& param : v.params()) p.emplace_back(param.name(), param.value());
+  for (const auto& pair : pairs) p.emplace_back(pair.name(), pair.value());
   return p;
 }
 
+}  // namespace
+
+Params ParamsFromWire(const wire::Variant& v) {
+  return PairsFromWire(v.params());
+}
+
 Params ShapeFromWire(const wire::Variant& v) {
-  Params p;
-  for (const auto& dim : v.shape()) p.emplace_back(dim.name(), dim.value());
-  return p;
+  return PairsFromWire(v.shape());
 }
 
 RepetitionRow RowFromWire(const wire::RepetitionResult& r, const wire::Variant& variant) {

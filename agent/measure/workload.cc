@@ -173,19 +173,10 @@ struct ChildPlan {
     argv_pointers.push_back(nullptr);
     argv = argv_pointers.data();
     if (!options.env.empty()) {
-      // The agent's environment with options.env's names set: each kept string ends the entry
-      // of its name, so those of the agent with a name options.env gives are left out.
-      for (char* const* e = environ; *e; ++e) {
-        const std::string_view entry(*e);
-        const std::string_view name = entry.substr(0, entry.find('='));
-        const bool replaced =
-            std::any_of(options.env.begin(), options.env.end(), [&](const std::string& o) {
-              return std::string_view(o).substr(0, o.find('=')) == name;
-            });
-        if (!replaced) env_storage.emplace_back(entry);
-      }
-      env_storage.insert(env_storage.end(), options.env.begin(), options.env.end());
+      // options.env first: getenv takes a name's first entry, so it wins over the agent's own.
+      env_storage = options.env;
       for (auto& e : env_storage) env_pointers.push_back(e.data());
+      for (char* const* e = environ; *e; ++e) env_pointers.push_back(*e);
       env_pointers.push_back(nullptr);
       envp = env_pointers.data();
     }
