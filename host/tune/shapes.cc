@@ -34,9 +34,9 @@ Result<std::vector<ShapeSet>> ParseShapesFile(std::string_view text, const std::
     if (const size_t hash = line.find('#'); hash != std::string_view::npos) {
       line = line.substr(0, hash);
     }
-    if (Trim(line).empty()) continue;
     auto set = ParseShapeSet(line);
     if (!set.ok()) return set.status().WithContext(where);
+    if (set->empty()) continue;  // blank (any white space: the fuzzer's \v)
     sets.push_back({std::move(set).value(), where});
   }
   return sets;

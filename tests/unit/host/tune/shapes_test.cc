@@ -47,6 +47,7 @@ TEST_CASE(
   CHECK(ParseShapesFile("M=1 N=1 K=1\nM=x N=1 K=1\n", "f").status().message() ==
         "f:2: M=x: a shape value is a positive integer");
   CHECK(ParseShapesFile("", "f").value().empty());
+  CHECK(ParseShapesFile("\v\n \f\n", "f").value().empty());  // white space only: no shape
 }
 
 TEST_CASE("the problem dimensions are the shape names the tensors use, in the shape's order") {
