@@ -147,13 +147,17 @@ bool MatchIdPattern(std::string_view pattern, std::string_view id) {
   return ParseIdPattern(pattern, &atoms) && MatchAtoms(atoms, 0, id);
 }
 
-std::string MatchCoreTable(const CpuId& cpu) {
-  if (cpu.riscv_id.empty()) return "";
+std::optional<std::string> MapRiscvId(std::string_view riscv_id) {
   for (const CpuMapping& m : CpuMappings()) {
     // A row whose table ktune lacks still matches first, as in perf: no table then.
-    if (MatchIdPattern(m.id_regex, cpu.riscv_id)) return m.table;
+    if (MatchIdPattern(m.id_regex, riscv_id)) return std::string(m.table);
   }
-  return "";
+  return std::nullopt;
+}
+
+std::string MatchCoreTable(const CpuId& cpu) {
+  if (cpu.riscv_id.empty()) return "";
+  return MapRiscvId(cpu.riscv_id).value_or("");
 }
 
 std::string DescribeCpu(const CpuId& cpu) {

@@ -37,6 +37,10 @@ void ParseCpuInfo(std::string_view cpuinfo, CpuId* cpu);
 // Hand-written because glibc's regex alone was 3% of the static agentd.
 bool MatchIdPattern(std::string_view pattern, std::string_view id);
 
+// The mapfile row perf would choose for a RISC-V id ("mvendorid-marchid-mimpid"): its table, ""
+// when the row names a table ktune lacks; nullopt when no row matches.
+std::optional<std::string> MapRiscvId(std::string_view riscv_id);
+
 // The table perf would choose: the first mapfile row whose regex matches the whole RISC-V id;
 // "" when none does (and on other architectures, for which ktune has no tables).
 std::string MatchCoreTable(const CpuId& cpu);

@@ -263,6 +263,22 @@ EventCatalog EventCatalog::Generic() {
   return c;
 }
 
+Result<std::string> CoreTableNamed(std::string_view model) {
+  if (FindTable(model)) return std::string(model);
+  const std::string id = Lower(model);
+  if (id.rfind("0x", 0) == 0) {
+    if (std::optional<std::string> table = MapRiscvId(id)) {
+      if (!table->empty()) return *table;
+      return InvalidArgument("perf's mapfile maps the RISC-V core " + id +
+                             " to an event table ktune does not have");
+    }
+  }
+  return InvalidArgument("no event table for CPU model '" + std::string(model) +
+                         "' (a table: " + Join(CoreTableNames(), ", ") +
+                         "; or a RISC-V core's mvendorid-marchid-mimpid from /proc/cpuinfo, as "
+                         "in perf's mapfile, e.g. 0x710-0x8000000058000001-0x0 for the X60)");
+}
+
 Result<EventCatalog> EventCatalog::For(std::string_view arch, std::string_view core) {
   EventCatalog c = Generic();
   c.core_ = std::string(core);

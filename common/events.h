@@ -56,7 +56,7 @@ class EventCatalog {
   static EventCatalog Generic();
   // The events of a machine of architecture `arch` whose core table is `core` ("" for none):
   // generic, then on RISC-V the SBI firmware events, then the core's. An unknown core is an error
-  // naming the known ones.
+  // naming the known ones (khost reads what users write with CoreTableNamed first).
   static Result<EventCatalog> For(std::string_view arch, std::string_view core);
   // As perf chooses the table: `core_override` when given (a RISC-V CPU only: the tables are),
   // else MatchCoreTable(cpu).
@@ -73,6 +73,12 @@ class EventCatalog {
   std::string core_;
   std::vector<EventDef> events_;
 };
+
+// The core table a --cpu-model names: a table's own name ("spacemit/x60"), or a RISC-V core's id
+// as /proc/cpuinfo gives it, "mvendorid-marchid-mimpid" ("0x710-0x8000000058000001-0x0"),
+// mapped as perf maps it (common/cpu.h MapRiscvId). Anything else is an error naming both forms.
+// khost's: agentd receives the table's name.
+Result<std::string> CoreTableNamed(std::string_view model);
 
 // The names of all core tables (for messages and --cpu-model).
 std::vector<std::string> CoreTableNames();

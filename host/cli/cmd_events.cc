@@ -17,7 +17,9 @@ namespace {
 cxxopts::Options EventsCliOptions() {
   cxxopts::Options o("khost events", "The events and groups of a CPU. Actions: list, groups.");
   o.add_options()("action", "list or groups", cxxopts::value<std::string>())(
-      "cpu-model", "an event table (e.g. spacemit/x60) instead of asking the agent",
+      "cpu-model",
+      "an event table instead of asking the agent: a table (spacemit/x60) or a RISC-V "
+      "core id from /proc/cpuinfo (0x710-0x8000000058000001-0x0)",
       cxxopts::value<std::string>()->default_value(""));
   AddAgentOption(o);
   o.positional_help("list|groups");
@@ -75,7 +77,9 @@ Result<EventsRequest> ParseEventsArgs(const Args& args) {
   if (req.action != "list" && req.action != "groups") {
     return InvalidArgument("unknown action '" + req.action + "' (list, groups)");
   }
-  req.cpu_model = r["cpu-model"].as<std::string>();
+  if (const std::string model = r["cpu-model"].as<std::string>(); !model.empty()) {
+    KT_ASSIGN_OR_RETURN(req.cpu_model, CoreTableNamed(model));
+  }
   req.agent = r["agent"].as<std::string>();
   req.token_file = r["token-file"].as<std::string>();
   return req;

@@ -39,7 +39,9 @@ void AddMeasureOptions(cxxopts::Options& o, bool order_seed) {
       cxxopts::value<std::string>()->default_value("interleaved"))(
       "timeout", "seconds before a run is killed", cxxopts::value<double>()->default_value("60"))(
       "cpu", "pin runs to this CPU (-1: no pinning)", cxxopts::value<int>()->default_value("-1"))(
-      "cpu-model", "event table to use instead of the agent's detected one (e.g. spacemit/x60)",
+      "cpu-model",
+      "event table to use instead of the agent's detected one: a table (spacemit/x60) or a "
+      "RISC-V core id from /proc/cpuinfo (0x710-0x8000000058000001-0x0)",
       cxxopts::value<std::string>()->default_value(""))(
       "multiplex",
       "count all events at once and scale them as perf does, instead of running "
@@ -83,7 +85,9 @@ Status ParseEventOptions(const cxxopts::ParseResult& r, MeasureOptions* opts) {
   for (const std::string& e : opts->events) {
     if (!seen.insert(e).second) return InvalidArgument("event " + e + " is listed twice");
   }
-  opts->cpu_model = r["cpu-model"].as<std::string>();
+  if (const std::string model = r["cpu-model"].as<std::string>(); !model.empty()) {
+    KT_ASSIGN_OR_RETURN(opts->cpu_model, CoreTableNamed(model));
+  }
   opts->multiplex = r.count("multiplex") > 0;
   return Status::Ok();
 }

@@ -227,5 +227,26 @@ TEST_CASE("perf's mapfile chooses the table: the whole id must match, first row 
         "CPU model spacemit/x60 is a RISC-V table; the agent's CPU is x86_64");
 }
 
+TEST_CASE("--cpu-model: a table's name, or the board's own id resolved as perf's mapfile does") {
+  CHECK(*CoreTableNamed("spacemit/x60") == "spacemit/x60");
+  // What a user copies from /proc/cpuinfo on a K1 (mvendorid, marchid, mimpid), any case.
+  CHECK(*CoreTableNamed("0x710-0x8000000058000001-0x1000000049772200") == "spacemit/x60");
+  CHECK(*CoreTableNamed("0X710-0X8000000058000001-0XABC") == "spacemit/x60");
+  CHECK(*CoreTableNamed("0x5b7-0x0-0x0") == "thead/c900-legacy");
+  CHECK(*CoreTableNamed("0x489-0x8000000000000007-0x4210427") == "sifive/bullet");
+  // A row of perf's mapfile whose table was not copied (sifive/p550): said so, not "unknown".
+  CHECK(CoreTableNamed("0x489-0x8000000000000008-0x1").status().message() ==
+        "perf's mapfile maps the RISC-V core 0x489-0x8000000000000008-0x1 to an event table "
+        "ktune does not have");
+  // No row matches the whole id; the error names both forms.
+  for (const char* bad : {"0x0-0x0-0x0", "0x710-0x8000000058000001-0x", "acme/z1", "x60"}) {
+    const Status s = CoreTableNamed(bad).status();
+    CHECK(s.code() == ErrorCode::kInvalidArgument);
+    CHECK(s.message().find(std::string("no event table for CPU model '") + bad + "'") == 0);
+    CHECK(s.message().find("spacemit/x60") != std::string::npos);
+    CHECK(s.message().find("mvendorid-marchid-mimpid") != std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace ktune

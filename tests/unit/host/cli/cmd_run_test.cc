@@ -43,6 +43,13 @@ TEST_CASE("run options: defaults, conversions and refusals") {
   CHECK(ParseRunArgs({"k", "--events", "cylces"}).ok());
   CHECK_FALSE(ParseRunArgs({"k", "--events", "cycles,,x"}).ok());
   CHECK(ParseRunArgs({"k", "--cpu-model", "spacemit/x60"})->cpu_model == "spacemit/x60");
+  // The board's own id is resolved here: the agent receives the table.
+  CHECK(ParseRunArgs({"k", "--cpu-model", "0x710-0x8000000058000001-0x0"})->cpu_model ==
+        "spacemit/x60");
+  CHECK(ParseRunArgs({"k", "--cpu-model", "acme/z1"})
+            .status()
+            .message()
+            .find("no event table for CPU model 'acme/z1'") == 0);
   CHECK_FALSE(ParseRunArgs({"k", "--events", "cycles,cycles"}).ok());
   CHECK_FALSE(ParseRunArgs({"k", "--reps", "0"}).ok());
   CHECK_FALSE(ParseRunArgs({"k", "--reps", "x"}).ok());
@@ -123,10 +130,11 @@ TEST_CASE("run --resume measures the run as it was asked: measurement options ar
   CHECK(named->root == "/x");
   CHECK_FALSE(ParseRunArgs({"k"})->resume);
   const std::vector<Args> changes = {
-      {"--events", "cycles"}, {"--reps", "3"},      {"--warmup", "0"}, {"--timeout", "1"},
-      {"--cpu", "0"},         {"--cpu-model", "x"}, {"--multiplex"},   {"--record", "cycles"},
-      {"--period", "100"},    {"--freq", "10"},     {"--callchain"},   {"--order", "sequential"},
-      {"--seed", "1"},        {"--shape", "M=8"},   {"--shapes", "f"}};
+      {"--events", "cycles"}, {"--reps", "3"},        {"--warmup", "0"},
+      {"--timeout", "1"},     {"--cpu", "0"},         {"--cpu-model", "sifive/u74"},
+      {"--multiplex"},        {"--record", "cycles"}, {"--period", "100"},
+      {"--freq", "10"},       {"--callchain"},        {"--order", "sequential"},
+      {"--seed", "1"},        {"--shape", "M=8"},     {"--shapes", "f"}};
   for (const Args& change : changes) {
     Args args = {"k", "--resume"};
     args.insert(args.end(), change.begin(), change.end());
