@@ -60,6 +60,9 @@ backports_packages=(qemu-user qemu-system-riscv)
 backports_list=/etc/apt/sources.list.d/ktune-backports.list
 # deb-src for apt-get source (scripts/target_deps.sh), in Debian 12's deb822 format.
 src_list=/etc/apt/sources.list.d/ktune-src.sources
+# apt_archive, apt_has_entry: what the machine's apt sources already have.
+# shellcheck source=scripts/apt_sources.sh
+. "$repo/scripts/apt_sources.sh"
 
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
@@ -81,14 +84,33 @@ install_missing() {
   local need_src=0
   apt-cache showsrc libzstd 2>/dev/null | grep -q '^Version:' || need_src=1
   [ ${#missing[@]} -eq 0 ] && [ ${#missing_bp[@]} -eq 0 ] && [ $need_src = 0 ] && return 0
+  # The entries are added on the Debian archive the machine already uses (scripts/apt_sources.sh),
+  # and only if no source file has them yet.
+  local add_src=0 add_bp=0 found
   if [ $need_src = 1 ] && [ ! -f "$src_list" ]; then
-    echo "setup: adding Debian's bookworm deb-src entry to $src_list"
-    printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' |
-      as_root tee "$src_list" >/dev/null
+    if found=$(apt_has_entry /etc/apt deb-src bookworm); then
+      echo "setup: $found already has a bookworm deb-src entry; not adding $src_list"
+    else
+      add_src=1
+    fi
   fi
   if [ ${#missing_bp[@]} -gt 0 ] && [ ! -f "$backports_list" ]; then
+    if found=$(apt_has_entry /etc/apt deb bookworm-backports); then
+      echo "setup: $found already has bookworm-backports; not adding $backports_list"
+    else
+      add_bp=1
+    fi
+  fi
+  if [ $add_src = 1 ] || [ $add_bp = 1 ]; then apt_archive /etc/apt; fi
+  if [ $add_src = 1 ]; then
+    echo "setup: adding Debian's bookworm deb-src entry to $src_list"
+    printf 'Types: deb-src\nURIs: %s\nSuites: bookworm\nComponents: main\nSigned-By: %s\n' \
+      "$apt_archive_uri" "$apt_archive_keyring" | as_root tee "$src_list" >/dev/null
+  fi
+  if [ $add_bp = 1 ]; then
     echo "setup: adding Debian's bookworm-backports to $backports_list"
-    echo "deb http://deb.debian.org/debian bookworm-backports main" | as_root tee "$backports_list" >/dev/null
+    echo "deb [signed-by=$apt_archive_keyring] $apt_archive_uri bookworm-backports main" |
+      as_root tee "$backports_list" >/dev/null
   fi
   as_root apt-get update -qq
   if [ ${#missing[@]} -gt 0 ]; then
