@@ -304,6 +304,17 @@ Result<EventCatalog> EventCatalog::ForCpu(const CpuId& cpu, std::string_view cor
   return For(cpu.arch, core_override.empty() ? MatchCoreTable(cpu) : std::string(core_override));
 }
 
+std::string ShortEventName(std::string_view text) {
+  const size_t colon = text.find(':');
+  const std::string_view name = text.substr(0, colon);
+  std::string_view shortest = name;
+  for (const auto& [alias, target] : kGenericAliases) {
+    if (name == target && std::string_view(alias).size() < shortest.size()) shortest = alias;
+  }
+  return std::string(shortest) +
+         std::string(colon == std::string_view::npos ? "" : text.substr(colon));
+}
+
 std::vector<std::string> CoreTableNames() {
   std::vector<std::string> names;
   for (const EventTable& t : EventTables()) {

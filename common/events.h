@@ -83,6 +83,10 @@ Result<std::string> CoreTableNamed(std::string_view model);
 // The names of all core tables (for messages and --cpu-model).
 std::vector<std::string> CoreTableNames();
 
+// perf's shortest name for a generic event, modifiers kept ("cs" for context-switches,
+// "faults:u" for page-faults:u); the text itself when perf has none shorter.
+std::string ShortEventName(std::string_view text);
+
 // Splits "a,b:u,c" into event texts; empty items are an error.
 Result<std::vector<std::string>> SplitEventList(std::string_view list);
 

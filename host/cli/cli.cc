@@ -44,6 +44,12 @@ void AddRootOption(cxxopts::Options& options) {
                         cxxopts::value<std::string>()->default_value("."));
 }
 
+void AddWideOption(cxxopts::Options& options) {
+  options.add_options()("wide",
+                        "tables in full: no column collapsed or shortened to fit the terminal "
+                        "(default: its width, else $COLUMNS, else 120)");
+}
+
 void AddAgentOption(cxxopts::Options& options) {
   options.add_options()("agent",
                         "the agent: a name from khost agent add, or HOST:PORT (else "

@@ -19,9 +19,11 @@ Result<cxxopts::ParseResult> ParseOptions(cxxopts::Options& options, const Args&
                                           const std::vector<std::string>& positionals,
                                           std::optional<size_t> required = std::nullopt);
 
-// Adds --root DIR, and --agent HOST:PORT with --token-file FILE.
+// Adds --root DIR, and --agent HOST:PORT with --token-file FILE; --wide (console tables in
+// full: host/report/table.h FitTable).
 void AddRootOption(cxxopts::Options& options);
 void AddAgentOption(cxxopts::Options& options);
+void AddWideOption(cxxopts::Options& options);
 
 bool WantsHelp(const Args& args);
 

@@ -48,6 +48,7 @@ cxxopts::Options AnalyzeCliOptions() {
       "all (written to <root>/<kernel>/run/analysis/searches)",
       cxxopts::value<std::string>());
   AddRootOption(o);
+  AddWideOption(o);
   o.positional_help("<kernel>");
   return o;
 }
@@ -62,6 +63,7 @@ Result<AnalyzeRequest> ParseAnalyzeArgs(const Args& args) {
   KT_RETURN_IF_ERROR(ValidateKernelName(req.kernel));
   req.root = r["root"].as<std::string>();
   req.run_id = r["run"].as<std::string>();
+  req.wide = r.count("wide") > 0;
   if (const std::string f = r["format"].as<std::string>(); !ParseTableFormat(f, &req.format)) {
     return InvalidArgument("unknown format '" + f + "' (table, markdown, csv or json)");
   }
@@ -157,7 +159,8 @@ Status ExecuteSearchAnalysis(const AnalyzeRequest& req) {
   std::vector<Table> tables = {SearchSummaryTable(searches)};
   for (const SearchSeries& s : searches) tables.push_back(EvaluationsTable(s));
   std::cout << RenderAll(tables, req.format,
-                         req.format == TableFormat::kConsole && StdoutWantsColour());
+                         req.format == TableFormat::kConsole && StdoutWantsColour(),
+                         ConsoleWidth(req.wide));
   const std::string out = req.out_dir.empty() ? run_dir + "/analysis/searches" : req.out_dir;
   KT_RETURN_IF_ERROR(MakeDirs(out));
   const Plot plot = ConvergencePlot(searches);
@@ -203,7 +206,8 @@ Result<size_t> WriteAnalysis(const AnalyzeRequest& req, const LoadedRun& run,
   const std::vector<Table> tables = AnalysisTables(a, report);
   if (print) {
     std::cout << RenderAll(tables, req.format,
-                           req.format == TableFormat::kConsole && StdoutWantsColour());
+                           req.format == TableFormat::kConsole && StdoutWantsColour(),
+                           ConsoleWidth(req.wide));
   }
   KT_RETURN_IF_ERROR(MakeDirs(out));
   KT_RETURN_IF_ERROR(WriteFileAtomic(out + "/high_correlations.csv", HighCorrelationsCsv(a)));
@@ -241,7 +245,8 @@ Status AnalyzeShapes(const AnalyzeRequest& req, const LoadedRun& run, const std:
   const AcrossShapes across = CompareShapes(shapes);
   const std::vector<Table> tables = AcrossShapesTables(across);
   std::cout << RenderAll(tables, req.format,
-                         req.format == TableFormat::kConsole && StdoutWantsColour());
+                         req.format == TableFormat::kConsole && StdoutWantsColour(),
+                         ConsoleWidth(req.wide));
   KT_RETURN_IF_ERROR(MakeDirs(out));
   KT_RETURN_IF_ERROR(WriteFileAtomic(out + "/shapes.json", RenderAll(tables, TableFormat::kJson)));
   HtmlInputs html;

@@ -45,6 +45,7 @@ cxxopts::Options ReportCliOptions() {
       "was lost; the run may still be measuring)");
   AddRootOption(o);
   AddAgentOption(o);
+  AddWideOption(o);
   o.positional_help("<kernel>");
   return o;
 }
@@ -59,7 +60,7 @@ Status ExecuteCompare(const ReportRequest& req, const std::string& run_dir, std:
   KT_ASSIGN_OR_RETURN(LoadedRun b, LoadRun(run_dir, req.compare[1]));
   KT_ASSIGN_OR_RETURN(RunComparison c,
                       CompareRuns(BuildReport(a.rows, a.metrics), BuildReport(b.rows, b.metrics)));
-  *out = Render(ComparisonTable(c), req.format, Colour(req));
+  *out = Render(ComparisonTable(c), req.format, Colour(req), ConsoleWidth(req.wide));
   return Status::Ok();
 }
 
@@ -127,7 +128,8 @@ Result<std::string> RenderSamples(const ReportRequest& req,
                                   const std::string& kernel_symbol) {
   if (req.perf_stats) return InvalidArgument("--samples has no perf-stats format");
   if (req.format == TableFormat::kJson) return RenderSamplesJson(samples);
-  return RenderAll(SamplesTables(samples, req.top, kernel_symbol), req.format, Colour(req));
+  return RenderAll(SamplesTables(samples, req.top, kernel_symbol), req.format, Colour(req),
+                   ConsoleWidth(req.wide));
 }
 
 // The measurements in the format asked (csv: the long results file as it is).
@@ -146,7 +148,7 @@ Result<std::string> RenderMeasurements(const ReportRequest& req, const LoadedRun
     case TableFormat::kCsv:
       return ReadFile(run.path);
     case TableFormat::kConsole:
-      return RenderTable(report, Colour(req));
+      return RenderTable(report, Colour(req), ConsoleWidth(req.wide));
     case TableFormat::kMarkdown:
       return RenderMarkdown(ReportTable(report));
     case TableFormat::kJson:
@@ -205,6 +207,7 @@ Result<ReportRequest> ParseReportArgs(const Args& args) {
   req.event = r["event"].as<std::string>();
   req.top = r["top"].as<size_t>();
   req.fetch = r.count("fetch") > 0;
+  req.wide = r.count("wide") > 0;
   req.agent = r["agent"].as<std::string>();
   req.token_file = r["token-file"].as<std::string>();
   if (r.count("compare")) {

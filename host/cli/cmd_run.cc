@@ -122,7 +122,7 @@ Status Conclude(const KernelDir& dir, const std::string& kernel, const std::stri
         path, RenderPerfStats(report, KernelPeriodColumns(symbolized, KernelSymbol(kernel)))));
     std::cerr << "khost run: wrote " << path << "\n";
   }
-  std::cout << RenderTable(report);
+  std::cout << RenderTable(report, false, ConsoleWidth(false));
   if (sampled) {
     std::cerr << "khost run: samples in " << SamplesPath(run.path)
               << " (khost report --samples, --annotate VARIANT)\n";

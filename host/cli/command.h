@@ -95,6 +95,7 @@ struct ReportRequest {
   std::vector<std::string> compare;  // two runs (ids or results files) to compare, or none
   bool fetch = false;                // first fetch the run's rows from the agent
   std::string agent, token_file;     // for fetch
+  bool wide = false;                 // tables in full (host/report/table.h FitTable)
 };
 Result<ReportRequest> ParseReportArgs(const Args& args);
 int ReportMain(const Args& args);
@@ -105,6 +106,7 @@ struct AnalyzeRequest {
   std::string root = ".";
   std::string run_id;  // empty: the newest run
   TableFormat format = TableFormat::kConsole;
+  bool wide = false;           // tables in full (host/report/table.h FitTable)
   double threshold = 0.7;      // |r| that counts as correlated
   std::string heat_x, heat_y;  // --heatmap X,Y
   size_t counters = 3;         // scatter plots of the most correlated counters

@@ -404,6 +404,8 @@ Table RankingTable(const Analysis& a, const RunReport& report) {
                " (95% confidence interval of the median)";
   rank.columns = {"rank", "variant"};
   for (const std::string& p : a.param_names) rank.columns.push_back(p);
+  rank.short_columns = {"", ""};
+  for (const std::string& p : ShortenedNames(a.param_names)) rank.short_columns.push_back(p);
   rank.columns.insert(rank.columns.end(), {"median", "95% CI", "n", "CV", "outliers"});
   rank.text_columns = 2;
   for (size_t i = 0; i < a.ranking.size(); ++i) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/csv.h"
+#include "common/events.h"
 #include "common/strings.h"
 #include "host/report/format.h"
 #include "host/report/stats.h"
@@ -411,14 +412,18 @@ Table ReportTable(const RunReport& report) {
   t.columns = {"", "variant"};
   t.text_columns = 2;
   for (const auto& p : report.param_names) t.columns.push_back(p);
+  t.short_columns = {"", ""};
+  for (const auto& p : ShortenedNames(report.param_names)) t.short_columns.push_back(p);
   for (const auto& s : report.shape_names) t.columns.push_back(s);
   t.columns.push_back("valid");
+  t.short_columns.resize(t.columns.size());
   for (const auto& name : report.value_names) {
     std::string unit;
     for (const auto& v : report.variants) {
       if (const ValueSummary* s = v.Find(name)) unit = s->unit;
     }
     t.columns.push_back(ColumnTitle(name, unit));
+    t.short_columns.push_back(ColumnTitle(ShortEventName(name), unit));
   }
   for (const auto& name : report.metric_names) t.columns.push_back(name);
   for (size_t i = 0; i < report.variants.size(); ++i) {
@@ -462,8 +467,8 @@ Table ReportTable(const RunReport& report) {
   return t;
 }
 
-std::string RenderTable(const RunReport& report, bool colour) {
-  return RenderConsole(ReportTable(report), colour);
+std::string RenderTable(const RunReport& report, bool colour, size_t width) {
+  return RenderConsole(ReportTable(report), colour, width);
 }
 
 std::string RenderJson(const RunReport& report) {

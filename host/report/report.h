@@ -122,7 +122,7 @@ std::vector<std::string> SystemNotes(const std::optional<SystemCheck>& check);
 // The report's main table: one row per variant, medians of every value and metric, the best
 // variant marked; RenderTable is its console rendering.
 Table ReportTable(const RunReport& report);
-std::string RenderTable(const RunReport& report, bool colour = false);
+std::string RenderTable(const RunReport& report, bool colour = false, size_t width = 0);
 std::string RenderJson(const RunReport& report);
 // Extra perf-stats columns from sampling, as the seed had them: per sampled event, the total
 // period of the kernel's own symbol, named "<event> (<symbol> period)".

@@ -248,5 +248,13 @@ TEST_CASE("--cpu-model: a table's name, or the board's own id resolved as perf's
   }
 }
 
+TEST_CASE("perf's short names for the generic events, modifiers kept") {
+  CHECK(ShortEventName("context-switches") == "cs");
+  CHECK(ShortEventName("page-faults:u") == "faults:u");
+  CHECK(ShortEventName("cpu-migrations") == "migrations");
+  CHECK(ShortEventName("cycles") == "cycles");  // cpu-cycles is longer
+  CHECK(ShortEventName("l2_miss") == "l2_miss");
+}
+
 }  // namespace
 }  // namespace ktune

@@ -171,6 +171,26 @@ TEST_CASE("the table shows statuses in perf's words and marks the best") {
   CHECK(t.find("best: v1.elf (kernel-time 0.060000 s)") != std::string::npos);
 }
 
+TEST_CASE("fitted to a width, the report collapses <not supported> and shortens what it must") {
+  const RunReport report = BuildReport(Sample());
+  // In full (--wide): every column, perf's words in every row.
+  CHECK(RenderTable(report, false, 0).find("<not supported>") != std::string::npos);
+  const std::string wide = RenderTable(report, false, 1000);
+  CHECK(wide.find("<not supported>") == std::string::npos);
+  CHECK(wide.find("\nnot supported: cycles\n") != std::string::npos);
+  CHECK(wide.find("BLOCK_SIZE_M") != std::string::npos);  // fits: nothing shortened
+  CHECK(wide.find("columns:") == std::string::npos);
+  // Narrow: perf's short names replace the events' (page-faults is "faults"; a lone parameter
+  // shares no prefix to drop), then the variants lose what their names share; each said once.
+  const std::string narrow = RenderTable(report, false, 40);
+  CHECK(narrow.find("columns: faults = page-faults\n") != std::string::npos);
+  CHECK(narrow.find("\nvariant: ....elf\n") != std::string::npos);
+  CHECK(narrow.find("*  v1 ") != std::string::npos);
+  // The numbers are the same in every fitting.
+  CHECK(narrow.find("1/2 signal:SIGSEGV") != std::string::npos);
+  CHECK(wide.find("best: v1.elf (kernel-time 0.060000 s)") != std::string::npos);
+}
+
 TEST_CASE("json carries every statistic and null where none exists") {
   const std::string j = RenderJson(BuildReport(Sample()));
   CHECK(j.find("\"best\": \"v1.elf\"") != std::string::npos);

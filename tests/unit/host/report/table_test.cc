@@ -19,6 +19,48 @@
 namespace ktune::host {
 namespace {
 
+TEST_CASE(
+    "FitTable: placeholder columns become notes; short headers and cells only when too wide") {
+  Table t;
+  t.columns = {"", "variant", "BLOCK_M", "BLOCK_N", "time", "cycles", "instructions", "IPC"};
+  t.short_columns = {"", "", "M", "N"};
+  t.text_columns = 2;
+  t.AddRow({"*", "mm_4_8_O2.elf", "4", "8", "1.5", "<not supported>", "<not supported>",
+            "<missing input instructions>"});
+  t.AddRow({"", "mm_16_32_O2.elf", "16", "32", "2.5", "<not supported>", "<not supported>",
+            "<missing input instructions>"});
+  t.notes = {"best: mm_4_8_O2.elf"};
+  const Table wide = FitTable(t, 200);
+  CHECK(wide.columns == std::vector<std::string>{"", "variant", "BLOCK_M", "BLOCK_N", "time"});
+  CHECK(wide.rows[1] == std::vector<std::string>{"", "mm_16_32_O2.elf", "16", "32", "2.5"});
+  CHECK(wide.notes == std::vector<std::string>{"not supported: cycles, instructions",
+                                               "missing input instructions: IPC",
+                                               "best: mm_4_8_O2.elf"});
+  // 40 columns: the short headers (BLOCK_M -> M) are not enough; the variant names lose the
+  // "mm_" and "_O2.elf" they all share.
+  const Table narrow = FitTable(t, 30);
+  CHECK(narrow.columns == std::vector<std::string>{"", "variant", "M", "N", "time"});
+  CHECK(narrow.rows[0] == std::vector<std::string>{"*", "4_8", "4", "8", "1.5"});
+  CHECK(narrow.rows[1][1] == "16_32");
+  CHECK(narrow.notes.back() == "variant: mm_..._O2.elf");
+  CHECK(narrow.notes[narrow.notes.size() - 2] == "columns: M = BLOCK_M, N = BLOCK_N");
+  CHECK(RenderConsole(t, false, 30) == RenderConsole(narrow));
+  // Width 0 (--wide) changes nothing; a column with different placeholders stays.
+  CHECK(FitTable(t, 0).columns == t.columns);
+  t.rows[1][5] = "<not counted>";
+  CHECK(FitTable(t, 200).columns.size() == 6);
+}
+
+TEST_CASE("ShortenedNames drops a shared prefix up to a '_', never a whole name") {
+  CHECK(ShortenedNames({"BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K"}) ==
+        std::vector<std::string>{"M", "N", "K"});
+  CHECK(ShortenedNames({"BLOCK_M", "BLOCK_MN"}) == std::vector<std::string>{"M", "MN"});
+  CHECK(ShortenedNames({"TILE_M", "BLOCK_N"}) == std::vector<std::string>{"TILE_M", "BLOCK_N"});
+  CHECK(ShortenedNames({"A_", "A_B"}) == std::vector<std::string>{"A_", "A_B"});
+  CHECK(ShortenedNames({"BLOCK_SIZE_M"}) == std::vector<std::string>{"BLOCK_SIZE_M"});
+  CHECK(ShortenedNames({}).empty());
+}
+
 TEST_CASE("tables render as aligned console text, CSV, JSON and Markdown") {
   Table t;
   t.title = "things";
