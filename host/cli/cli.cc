@@ -1,6 +1,9 @@
 #include "host/cli/cli.h"
 
+#include <algorithm>
 #include <iostream>
+
+#include "common/strings.h"
 
 namespace ktune::host {
 
@@ -26,6 +29,11 @@ Result<cxxopts::ParseResult> ParseOptions(cxxopts::Options& options, const Args&
   } catch (const cxxopts::exceptions::exception& e) {
     return InvalidArgument(e.what());
   }
+}
+
+Status CheckAction(const std::string& action, const std::vector<std::string>& actions) {
+  if (std::ranges::find(actions, action) != actions.end()) return Status::Ok();
+  return InvalidArgument("unknown action '" + action + "' (" + Join(actions, ", ") + ")");
 }
 
 Status OptionsOnlyWith(const cxxopts::ParseResult& result, const std::string& command,

@@ -27,7 +27,11 @@ void AddWideOption(cxxopts::Options& options);
 
 bool WantsHelp(const Args& args);
 
-// A command with actions (khost agent add, ...): an error naming the first of `options` given
+// A command with actions (khost agent add, ...): an error unless `action` is one of `actions`
+// ("unknown action 'x' (add, list, ...)").
+Status CheckAction(const std::string& action, const std::vector<std::string>& actions);
+
+// A command with actions: an error naming the first of `options` given
 // with another action than `action` ("--ssh goes with 'khost agent add'").
 Status OptionsOnlyWith(const cxxopts::ParseResult& result, const std::string& command,
                        const std::string& given_action, const std::string& action,

@@ -13,9 +13,12 @@
 #include "protocol/convert.h"
 
 namespace ktune::host {
-namespace {
 
-const char* const kActions = "add, list, status, remove, deploy, tune-system";
+const std::vector<std::string>& AgentActions() {
+  static const std::vector<std::string> kActions = {"add",    "list",   "status",
+                                                    "remove", "deploy", "tune-system"};
+  return kActions;
+}
 
 cxxopts::Options AgentCliOptions() {
   cxxopts::Options o(
@@ -23,7 +26,7 @@ cxxopts::Options AgentCliOptions() {
       "The agents khost works with. Actions: add NAME (--addr HOST:PORT | --ssh "
       "[USER@]HOST[:PORT]), list, status [NAME], remove NAME, deploy NAME, tune-system [NAME] "
       "[--reset].");
-  o.add_options()("action", kActions, cxxopts::value<std::string>())(
+  o.add_options()("action", Join(AgentActions(), ", "), cxxopts::value<std::string>())(
       "name", "the agent's name", cxxopts::value<std::string>()->default_value(""))(
       "addr", "add: the agent listens at HOST:PORT",
       cxxopts::value<std::string>()->default_value(""))(
@@ -43,9 +46,11 @@ cxxopts::Options AgentCliOptions() {
       cxxopts::value<std::string>()->default_value(""))(
       "reset", "tune-system: write back what tune-system changed");
   AddAgentOption(o);
-  o.positional_help("add|list|status|remove|deploy|tune-system [NAME]");
+  o.positional_help(Join(AgentActions(), "|") + " [NAME]");
   return o;
 }
+
+namespace {
 
 // The config file as a JSON document (empty when there is none yet).
 Result<nlohmann::json> LoadConfig(const std::string& path) {
@@ -190,6 +195,7 @@ Result<AgentRequest> ParseAgentArgs(const Args& args) {
   KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"action", "name"}, 1));
   AgentRequest req;
   req.action = r["action"].as<std::string>();
+  KT_RETURN_IF_ERROR(CheckAction(req.action, AgentActions()));
   const std::string name = r["name"].as<std::string>();
   req.agent = r["agent"].as<std::string>();
   req.token_file = r["token-file"].as<std::string>();
@@ -210,9 +216,6 @@ Result<AgentRequest> ParseAgentArgs(const Args& args) {
     if (!name.empty()) req.agent = name;
     req.reset = r.count("reset") > 0;
     return req;
-  }
-  if (req.action != "add" && req.action != "remove" && req.action != "deploy") {
-    return InvalidArgument("unknown action '" + req.action + "' (" + kActions + ")");
   }
   if (name.empty()) return InvalidArgument("'khost agent " + req.action + "' needs a NAME");
   KT_RETURN_IF_ERROR(ValidateAgentName(name));

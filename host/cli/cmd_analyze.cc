@@ -25,7 +25,6 @@
 
 namespace ktune::host {
 namespace fs = std::filesystem;
-namespace {
 
 cxxopts::Options AnalyzeCliOptions() {
   cxxopts::Options o("khost analyze",
@@ -52,8 +51,6 @@ cxxopts::Options AnalyzeCliOptions() {
   o.positional_help("<kernel>");
   return o;
 }
-
-}  // namespace
 
 Result<AnalyzeRequest> ParseAnalyzeArgs(const Args& args) {
   cxxopts::Options o = AnalyzeCliOptions();

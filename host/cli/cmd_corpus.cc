@@ -11,20 +11,23 @@
 // corpus directory itself is host/corpus/corpus_dir.h's.
 #include <iostream>
 
+#include "common/strings.h"
 #include "host/cli/cli.h"
 #include "host/cli/command.h"
 #include "host/corpus/corpus_dir.h"
 
 namespace ktune::host {
-namespace {
 
-const char* const kActions = "extract, sample, export";
+const std::vector<std::string>& CorpusActions() {
+  static const std::vector<std::string> kActions = {"extract", "sample", "export"};
+  return kActions;
+}
 
 cxxopts::Options CorpusCliOptions() {
   cxxopts::Options o("khost corpus",
                      "Triton kernels from Inductor's debug dumps. Actions: extract DEBUG_DIR... "
                      "--out DIR; sample DIR; export DIR.");
-  o.add_options()("action", kActions, cxxopts::value<std::string>())(
+  o.add_options()("action", Join(CorpusActions(), ", "), cxxopts::value<std::string>())(
       "paths", "extract: the debug directories; sample, export: the corpus directory",
       cxxopts::value<std::vector<std::string>>())(
       "out",
@@ -45,9 +48,11 @@ cxxopts::Options CorpusCliOptions() {
                                                  cxxopts::value<size_t>()->default_value("0"))(
       "max-lines", "export: leave out kernels longer than this (0: no limit)",
       cxxopts::value<size_t>()->default_value("0"));
-  o.positional_help("extract|sample|export PATH...");
+  o.positional_help(Join(CorpusActions(), "|") + " PATH...");
   return o;
 }
+
+namespace {
 
 // Each action is host/corpus/corpus_dir.h's: its summary line, what was skipped on stderr.
 Result<std::string> RunAction(const CorpusRequest& req) {
@@ -105,6 +110,7 @@ Result<CorpusRequest> ParseCorpusArgs(const Args& args) {
   KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, spelled, {"action", "paths"}, 1));
   CorpusRequest req;
   req.action = r["action"].as<std::string>();
+  KT_RETURN_IF_ERROR(CheckAction(req.action, CorpusActions()));
   if (r.count("paths")) req.paths = r["paths"].as<std::vector<std::string>>();
   req.out = r["out"].as<std::string>();
   auto only_with = [&](const std::vector<std::string>& options, const std::string& action) {
@@ -116,9 +122,6 @@ Result<CorpusRequest> ParseCorpusArgs(const Args& args) {
     if (req.paths.empty()) return InvalidArgument("'khost corpus extract' needs a DEBUG_DIR");
     if (req.out.empty()) return InvalidArgument("'khost corpus extract' needs --out DIR");
     return req;
-  }
-  if (req.action != "sample" && req.action != "export") {
-    return InvalidArgument("unknown action '" + req.action + "' (" + kActions + ")");
   }
   // sample --out DIR/projections alone, as the seed's script took it: the corpus is DIR.
   if (req.action == "sample" && req.paths.empty() && !req.out.empty()) {

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "common/events.h"
+#include "common/strings.h"
 #include "host/cli/cli.h"
 #include "host/cli/command.h"
 #include "host/events/event_groups.h"
@@ -12,19 +13,26 @@
 #include "protocol/convert.h"
 
 namespace ktune::host {
-namespace {
+
+const std::vector<std::string>& EventsActions() {
+  static const std::vector<std::string> kActions = {"list", "groups"};
+  return kActions;
+}
 
 cxxopts::Options EventsCliOptions() {
-  cxxopts::Options o("khost events", "The events and groups of a CPU. Actions: list, groups.");
-  o.add_options()("action", "list or groups", cxxopts::value<std::string>())(
+  cxxopts::Options o("khost events", "The events and groups of a CPU. Actions: " +
+                                         Join(EventsActions(), ", ") + ".");
+  o.add_options()("action", Join(EventsActions(), " or "), cxxopts::value<std::string>())(
       "cpu-model",
       "an event table instead of asking the agent: a table (spacemit/x60) or a RISC-V "
       "core id from /proc/cpuinfo (0x710-0x8000000058000001-0x0)",
       cxxopts::value<std::string>()->default_value(""));
   AddAgentOption(o);
-  o.positional_help("list|groups");
+  o.positional_help(Join(EventsActions(), "|"));
   return o;
 }
+
+namespace {
 
 std::string Pad(const std::string& s, size_t width) {
   return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
@@ -74,9 +82,7 @@ Result<EventsRequest> ParseEventsArgs(const Args& args) {
   KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"action"}));
   EventsRequest req;
   req.action = r["action"].as<std::string>();
-  if (req.action != "list" && req.action != "groups") {
-    return InvalidArgument("unknown action '" + req.action + "' (list, groups)");
-  }
+  KT_RETURN_IF_ERROR(CheckAction(req.action, EventsActions()));
   if (const std::string model = r["cpu-model"].as<std::string>(); !model.empty()) {
     KT_ASSIGN_OR_RETURN(req.cpu_model, CoreTableNamed(model));
   }

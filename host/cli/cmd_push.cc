@@ -9,7 +9,6 @@
 #include "host/results/kernel_dir.h"
 
 namespace ktune::host {
-namespace {
 
 cxxopts::Options PushCliOptions() {
   cxxopts::Options o("khost push", "Send a kernel's bundle to an agent.");
@@ -19,8 +18,6 @@ cxxopts::Options PushCliOptions() {
   o.positional_help("<kernel>");
   return o;
 }
-
-}  // namespace
 
 Result<PushRequest> ParsePushArgs(const Args& args) {
   cxxopts::Options o = PushCliOptions();

@@ -20,8 +20,6 @@
 #include "host/results/samples.h"
 
 namespace ktune::host {
-namespace {
-
 cxxopts::Options ReportCliOptions() {
   cxxopts::Options o("khost report", "Show the results of a run.");
   o.add_options()("kernel", "kernel name", cxxopts::value<std::string>())(
@@ -49,6 +47,8 @@ cxxopts::Options ReportCliOptions() {
   o.positional_help("<kernel>");
   return o;
 }
+
+namespace {
 
 // Colour only for a table going to a terminal.
 bool Colour(const ReportRequest& req) {

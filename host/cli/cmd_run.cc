@@ -29,7 +29,6 @@
 #include "protocol/convert.h"
 
 namespace ktune::host {
-namespace {
 
 cxxopts::Options RunCliOptions() {
   cxxopts::Options o("khost run", "Measure every variant of a kernel on an agent.");
@@ -56,8 +55,6 @@ cxxopts::Options RunCliOptions() {
   o.positional_help("<kernel>");
   return o;
 }
-
-}  // namespace
 
 Result<RunOptions> ParseRunArgs(const Args& args) {
   cxxopts::Options o = RunCliOptions();

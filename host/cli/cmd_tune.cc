@@ -28,8 +28,6 @@
 
 namespace ktune::host {
 
-namespace {
-
 cxxopts::Options TuneCliOptions() {
   cxxopts::Options o("khost tune", "Build one ELF per configuration of a kernel.");
   o.add_options()("kernel", "kernel name (kernels/<name>/<name>.kspec) or a .kspec file",
@@ -79,8 +77,6 @@ cxxopts::Options TuneCliOptions() {
   o.positional_help("<kernel>");
   return o;
 }
-
-}  // namespace
 
 namespace {
 

@@ -1,5 +1,6 @@
 #include "host/cli/command.h"
 
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 
@@ -9,15 +10,21 @@ namespace ktune::host {
 
 const std::vector<CommandInfo>& Commands() {
   static const std::vector<CommandInfo> kCommands = {
-      {"tune", "build one ELF per configuration of a kernel, with test data", TuneMain},
-      {"push", "send a kernel's bundle to an agent (only what it lacks)", PushMain},
-      {"run", "measure every variant of a kernel on an agent", RunMain},
-      {"report", "show the results of a run, or compare two", ReportMain},
+      {"tune", "build one ELF per configuration of a kernel, with test data", TuneMain,
+       TuneCliOptions},
+      {"push", "send a kernel's bundle to an agent (only what it lacks)", PushMain, PushCliOptions},
+      {"run", "measure every variant of a kernel on an agent", RunMain, RunCliOptions},
+      {"report", "show the results of a run, or compare two", ReportMain, ReportCliOptions},
       {"analyze", "which variant wins, whether it is real, and which counters explain it",
-       AnalyzeMain},
-      {"events", "the events and groups of a CPU: list, groups", EventsMain},
-      {"agent", "the agents: add, list, status, remove, deploy", AgentMain},
-      {"corpus", "Triton kernels from Inductor dumps: extract, sample, export", CorpusMain},
+       AnalyzeMain, AnalyzeCliOptions},
+      {"events", "the events and groups of a CPU: list, groups", EventsMain, EventsCliOptions,
+       EventsActions()},
+      {"agent", "the agents: add, list, status, remove, deploy, tune-system", AgentMain,
+       AgentCliOptions, AgentActions()},
+      {"corpus", "Triton kernels from Inductor dumps: extract, sample, export", CorpusMain,
+       CorpusCliOptions, CorpusActions()},
+      {"completion", "print the shell completion script: bash, zsh", CompletionMain,
+       CompletionCliOptions, CompletionShells()},
   };
   return kCommands;
 }
@@ -26,8 +33,10 @@ namespace {
 
 void Usage(std::ostream& out) {
   out << "usage: khost <command> [options]   (khost <command> --help for its options)\n\n";
+  size_t width = 0;
+  for (const CommandInfo& c : Commands()) width = std::max(width, std::strlen(c.name));
   for (const CommandInfo& c : Commands()) {
-    out << "  " << c.name << std::string(10 - std::strlen(c.name), ' ') << c.summary << "\n";
+    out << "  " << c.name << std::string(width + 2 - std::strlen(c.name), ' ') << c.summary << "\n";
   }
 }
 

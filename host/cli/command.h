@@ -4,6 +4,7 @@
 // Exit status: 0 success, 1 the work failed, 2 the command line was wrong.
 #pragma once
 
+#include <cxxopts.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,9 @@ struct CommandInfo {
   const char* name;
   const char* summary;
   int (*main)(const Args& args);
+  cxxopts::Options (*options)();  // its command line (--help, khost completion)
+  // The words its first argument takes when that names an action (khost agent add, ...).
+  std::vector<std::string> actions = {};
 };
 
 const std::vector<CommandInfo>& Commands();
@@ -47,6 +51,7 @@ struct TuneRequest : TuneOptions {
   std::optional<SearchOptions> search;
 };
 Result<TuneRequest> ParseTuneArgs(const Args& args);
+cxxopts::Options TuneCliOptions();
 int TuneMain(const Args& args);
 
 // --- khost push <kernel> ---
@@ -57,6 +62,7 @@ struct PushRequest {
   std::string token_file;
 };
 Result<PushRequest> ParsePushArgs(const Args& args);
+cxxopts::Options PushCliOptions();
 int PushMain(const Args& args);
 
 // --- khost run <kernel> ---
@@ -76,6 +82,7 @@ struct RunOptions : MeasureOptions {
 };
 // Pure: checks syntax; event names are resolved against the agent's catalog when it answers.
 Result<RunOptions> ParseRunArgs(const Args& args);
+cxxopts::Options RunCliOptions();
 int RunMain(const Args& args);
 
 // --- khost report <kernel> ---
@@ -98,6 +105,7 @@ struct ReportRequest {
   bool wide = false;                 // tables in full (host/report/table.h FitTable)
 };
 Result<ReportRequest> ParseReportArgs(const Args& args);
+cxxopts::Options ReportCliOptions();
 int ReportMain(const Args& args);
 
 // --- khost analyze <kernel> ---
@@ -116,21 +124,24 @@ struct AnalyzeRequest {
   std::vector<std::string> searches;
 };
 Result<AnalyzeRequest> ParseAnalyzeArgs(const Args& args);
+cxxopts::Options AnalyzeCliOptions();
 int AnalyzeMain(const Args& args);
 
 // --- khost events list|groups ---
 struct EventsRequest {
-  std::string action;     // "list" or "groups"
+  std::string action;     // one of EventsActions()
   std::string cpu_model;  // a table to show; "" asks the agent
   std::string agent;
   std::string token_file;
 };
+const std::vector<std::string>& EventsActions();
 Result<EventsRequest> ParseEventsArgs(const Args& args);
+cxxopts::Options EventsCliOptions();
 int EventsMain(const Args& args);
 
 // --- khost agent add|list|status|remove|deploy|tune-system ---
 struct AgentRequest {
-  std::string action;  // "status", "list", "add", "remove", "deploy", "tune-system"
+  std::string action;  // one of AgentActions()
   std::string agent;   // status, tune-system: --agent, or the NAME given
   std::string token_file;
   RegisteredAgent entry;  // add: the new entry; remove, deploy: its name
@@ -138,12 +149,14 @@ struct AgentRequest {
   DeployOptions deploy;
   bool reset = false;  // tune-system: write back what it changed
 };
+const std::vector<std::string>& AgentActions();
 Result<AgentRequest> ParseAgentArgs(const Args& args);
+cxxopts::Options AgentCliOptions();
 int AgentMain(const Args& args);
 
 // --- khost corpus extract|sample|export ---
 struct CorpusRequest {
-  std::string action;              // "extract", "sample" or "export"
+  std::string action;              // one of CorpusActions()
   std::vector<std::string> paths;  // extract: the debug directories; else the one corpus
   std::string out;  // extract: the corpus; sample: its projections; export: the JSON file
   CorpusSampleOptions sample;
@@ -151,7 +164,21 @@ struct CorpusRequest {
   bool dedup = false;                      // export: identical kernels once
   size_t min_lines = 0, max_lines = 0;     // export: length limits, 0 for none
 };
+const std::vector<std::string>& CorpusActions();
 Result<CorpusRequest> ParseCorpusArgs(const Args& args);
+cxxopts::Options CorpusCliOptions();
 int CorpusMain(const Args& args);
+
+// --- khost completion bash|zsh ---
+// The shell completion script, generated from the command table and each command's options
+// (host/cli/completion.h), so it follows them as they change.
+struct CompletionRequest {
+  std::string shell;  // one of CompletionShells()
+};
+const std::vector<std::string>& CompletionShells();
+Result<CompletionRequest> ParseCompletionArgs(const Args& args);
+std::string CompletionScript(const CompletionRequest& req);
+cxxopts::Options CompletionCliOptions();
+int CompletionMain(const Args& args);
 
 }  // namespace ktune::host
