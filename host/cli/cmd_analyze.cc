@@ -1,8 +1,9 @@
 // khost analyze <kernel>: for a stored run (the newest unless --run names one), which variant
 // wins and whether the win is real, which counters explain it, and what each parameter does
-// (host/report/analysis.h). Prints the tables (table, markdown, csv or json) and writes, into the
-// analysis directory, the seed's high_correlations.csv, the tables as JSON, the plots (PNG and
-// SVG, through gnuplot) and one self-contained report.html. With --search, the searches of khost
+// (host/report/analysis.h). Prints the tables (table, markdown or csv) or the model as JSON, and
+// writes, into the analysis directory, the seed's high_correlations.csv, the model as
+// analysis.json (host/report/json_model.h), the plots (PNG and SVG, through gnuplot) and one
+// self-contained report.html. With --search, the searches of khost
 // tune --strategy instead: how each went, their convergence plot and what they evaluated
 // (search.html).
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "host/cli/command.h"
 #include "host/report/analysis.h"
 #include "host/report/html_report.h"
+#include "host/report/json_model.h"
 #include "host/report/plots.h"
 #include "host/report/report.h"
 #include "host/report/search_report.h"
@@ -201,15 +203,17 @@ Result<size_t> WriteAnalysis(const AnalyzeRequest& req, const LoadedRun& run,
   // Planned before anything is printed or written: a --heatmap naming no parameter stops here.
   KT_ASSIGN_OR_RETURN(std::vector<Plot> plots, PlanPlots(a, report, po));
   const std::vector<Table> tables = AnalysisTables(a, report);
+  const std::string json = RenderAnalysisJson(a, report);
   if (print) {
-    std::cout << RenderAll(tables, req.format,
-                           req.format == TableFormat::kConsole && StdoutWantsColour(),
-                           ConsoleWidth(req.wide));
+    std::cout << (req.format == TableFormat::kJson
+                      ? json
+                      : RenderAll(tables, req.format,
+                                  req.format == TableFormat::kConsole && StdoutWantsColour(),
+                                  ConsoleWidth(req.wide)));
   }
   KT_RETURN_IF_ERROR(MakeDirs(out));
   KT_RETURN_IF_ERROR(WriteFileAtomic(out + "/high_correlations.csv", HighCorrelationsCsv(a)));
-  KT_RETURN_IF_ERROR(
-      WriteFileAtomic(out + "/analysis.json", RenderAll(tables, TableFormat::kJson)));
+  KT_RETURN_IF_ERROR(WriteFileAtomic(out + "/analysis.json", json));
   HtmlInputs html;
   html.kernel = req.kernel;
   html.about = AboutRun(run);

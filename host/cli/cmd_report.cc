@@ -13,6 +13,7 @@
 #include "host/remote/agent_locator.h"
 #include "host/remote/run_receiver.h"
 #include "host/report/compare.h"
+#include "host/report/json_model.h"
 #include "host/report/report.h"
 #include "host/report/samples_report.h"
 #include "host/results/kernel_dir.h"
@@ -152,7 +153,7 @@ Result<std::string> RenderMeasurements(const ReportRequest& req, const LoadedRun
     case TableFormat::kMarkdown:
       return RenderMarkdown(ReportTable(report));
     case TableFormat::kJson:
-      return RenderJson(report);
+      return RenderReportJson(report);
   }
   return InternalError("unknown table format");
 }

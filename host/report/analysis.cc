@@ -499,6 +499,7 @@ Result<Analysis> Analyze(const RunReport& report, const AnalyzeOptions& options)
   a.run_id = report.run_id;
   a.param_names = report.param_names;
   a.threshold = options.threshold;
+  a.alpha = options.alpha;
   // The time BuildReport ranked by: the kernel's own when every valid variant printed it.
   a.time_name = report.best_by;
   const Validity validity = SplitByValidity(report);

@@ -103,6 +103,7 @@ struct Analysis {
   std::optional<WhyItWins> why;
   std::vector<std::string> notes;
   double threshold = 0.7;
+  double alpha = 0.05;  // the verdict's significance level
 };
 
 // Fails only when nothing can be analyzed: no variant valid in every repetition with a time.

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <map>
-#include <nlohmann/json.hpp>
 
 #include "common/csv.h"
 #include "common/events.h"
@@ -281,61 +280,6 @@ std::string DescribeRace(const Race& race) {
   return Join(parts, ", ");
 }
 
-nlohmann::ordered_json OptionalJson(const std::optional<double>& x) {
-  return x ? nlohmann::ordered_json(*x) : nlohmann::ordered_json(nullptr);
-}
-
-nlohmann::ordered_json ValueJson(const ValueSummary& s) {
-  nlohmann::ordered_json jv;
-  jv["unit"] = s.unit;
-  jv["status"] = ValueStatusName(s.status);
-  jv["n"] = s.counted;
-  jv["median"] = OptionalJson(s.median);
-  jv["mean"] = OptionalJson(s.mean);
-  jv["min"] = OptionalJson(s.min);
-  jv["max"] = OptionalJson(s.max);
-  jv["stddev"] = OptionalJson(s.stddev);
-  jv["cv"] = OptionalJson(s.cv);
-  if (s.ci) {
-    jv["ci95"] = {{"low", s.ci->low}, {"high", s.ci->high}, {"coverage", s.ci->coverage}};
-  } else {
-    jv["ci95"] = nullptr;
-  }
-  jv["outlier_repetitions"] = s.outliers;
-  jv["coverage"] = OptionalJson(s.coverage);
-  return jv;
-}
-
-nlohmann::ordered_json MetricJson(const MetricSummary& m) {
-  nlohmann::ordered_json jm;
-  jm["group"] = m.group;
-  jm["value"] = OptionalJson(m.value);
-  if (!m.value) jm["problem"] = m.problem;
-  return jm;
-}
-
-nlohmann::ordered_json VariantJson(const VariantSummary& v) {
-  nlohmann::ordered_json j;
-  j["index"] = v.index;
-  j["name"] = v.name;
-  j["elf"] = v.elf;
-  j["params"] = nlohmann::ordered_json::object();
-  for (const auto& [k, val] : v.params) j["params"][k] = val;
-  if (!v.shape.empty()) {
-    j["shape"] = nlohmann::ordered_json::object();
-    for (const auto& [k, val] : v.shape) j["shape"][k] = val;
-  }
-  j["repetitions"] = v.repetitions;
-  if (!v.stopped.empty()) j["stopped"] = v.stopped;
-  j["valid_repetitions"] = v.valid;
-  j["failure"] = v.failure;
-  j["values"] = nlohmann::ordered_json::object();
-  for (const ValueSummary& s : v.values) j["values"][s.name] = ValueJson(s);
-  j["metrics"] = nlohmann::ordered_json::object();
-  for (const MetricSummary& m : v.metrics) j["metrics"][m.name] = MetricJson(m);
-  return j;
-}
-
 }  // namespace
 
 const ValueSummary* VariantSummary::Find(const std::string& name) const {
@@ -469,30 +413,6 @@ Table ReportTable(const RunReport& report) {
 
 std::string RenderTable(const RunReport& report, bool colour, size_t width) {
   return RenderConsole(ReportTable(report), colour, width);
-}
-
-std::string RenderJson(const RunReport& report) {
-  nlohmann::ordered_json doc;
-  doc["schema"] = kResultsSchemaVersion;
-  doc["run_id"] = report.run_id;
-  doc["best"] = report.best ? nlohmann::ordered_json(report.variants[*report.best].name)
-                            : nlohmann::ordered_json(nullptr);
-  doc["best_by"] = report.best_by;
-  if (!report.shape_best.empty()) {
-    doc["best_per_shape"] = nlohmann::ordered_json::array();
-    for (const auto& [shape, best] : report.shape_best) {
-      nlohmann::ordered_json dims = nlohmann::ordered_json::object();
-      for (const auto& [name, value] : shape) dims[name] = value;
-      doc["best_per_shape"].push_back(
-          {{"shape", dims},
-           {"best", best ? nlohmann::ordered_json(report.variants[*best].name)
-                         : nlohmann::ordered_json(nullptr)}});
-    }
-  }
-  doc["notes"] = report.notes;
-  doc["variants"] = nlohmann::ordered_json::array();
-  for (const VariantSummary& v : report.variants) doc["variants"].push_back(VariantJson(v));
-  return doc.dump(2) + "\n";
 }
 
 SampledColumns KernelPeriodColumns(const std::vector<VariantSamples>& samples,

@@ -1,7 +1,7 @@
 // khost's result model and its reporters. BuildReport computes the model once from result rows
 // (common/results.h); each renderer only formats it:
 //   table       aligned console table, best variant marked
-//   json        the model as JSON
+//   json        the model as JSON (host/report/json_model.h)
 //   perf-stats  the seed's wide perf_stats.csv: Timestamp, ELF Name, <parameters>, Valid Output,
 //               Kernel Time (s), Total Time (s), <one column per event>; times as %.6f, N/A
 //               where a value is missing, NO in Valid Output for failed runs
@@ -123,7 +123,6 @@ std::vector<std::string> SystemNotes(const std::optional<SystemCheck>& check);
 // variant marked; RenderTable is its console rendering.
 Table ReportTable(const RunReport& report);
 std::string RenderTable(const RunReport& report, bool colour = false, size_t width = 0);
-std::string RenderJson(const RunReport& report);
 // Extra perf-stats columns from sampling, as the seed had them: per sampled event, the total
 // period of the kernel's own symbol, named "<event> (<symbol> period)".
 struct SampledColumns {

@@ -108,7 +108,21 @@ TEST_CASE(
                               "--out", tmp.path() + "/json"},
                              tmp.path());
   REQUIRE(json.exit_code == 0);
-  CHECK(json.out.starts_with("[\n  {\n    \"title\": \"run " + run_id));
+  // The model, as analysis.json holds it: numbers, checked against the results file by a
+  // script that reads it as users' scripts would (/usr/bin/python3: json and statistics).
+  CHECK(json.out.starts_with("{\n  \"schema\": \"ktune-analysis\",\n  \"version\": 1,"));
+  CHECK(json.out == ReadFile(tmp.path() + "/json/analysis.json").value());
+  if (fs::exists("/usr/bin/python3")) {
+    auto checked = RunTool(
+        {"/usr/bin/python3",
+         std::string(KTUNE_SOURCE_DIR) + "/tests/integration/check_analysis_json.py",
+         tmp.path() + "/json/analysis.json", root + "/spin/run/results/" + run_id + ".csv"});
+    REQUIRE(checked.ok());
+    CHECK_MESSAGE(checked->exit_code == 0, checked->output);
+    CHECK(Contains(checked->output, "analysis.json: 4 variants ranked, "));
+  } else {
+    MESSAGE("skipped the script's check of analysis.json: no /usr/bin/python3");
+  }
 
   // Headless Chromium loads the report: it parses, and renders a page image.
   const std::string chromium = FindInPath("chromium");

@@ -12,6 +12,7 @@
 #include "host/report/analysis.h"
 #include "host/report/compare.h"
 #include "host/report/html_report.h"
+#include "host/report/json_model.h"
 #include "host/report/plots.h"
 #include "host/report/report.h"
 #include "host/report/samples_report.h"
@@ -137,7 +138,7 @@ TEST_CASE("a multiplexed value shows how much of the run it was counted") {
   CHECK(*r.variants[0].Find("instructions")->coverage == doctest::Approx(0.5));
   CHECK_FALSE(r.variants[0].Find("page-faults")->coverage.has_value());
   CHECK_MESSAGE(RenderTable(r).find("650 (50% counted)") != std::string::npos, RenderTable(r));
-  CHECK(RenderJson(r).find("\"coverage\": 0.5") != std::string::npos);
+  CHECK(RenderReportJson(r).find("\"coverage\": 0.5") != std::string::npos);
 }
 
 TEST_CASE("metrics are evaluated from each variant's medians, problems said as such") {
@@ -158,7 +159,7 @@ TEST_CASE("metrics are evaluated from each variant's medians, problems said as s
   const std::string table = RenderTable(r);
   CHECK(table.find("faults per second") != std::string::npos);
   CHECK(table.find("<missing input cycles>") != std::string::npos);
-  const std::string json = RenderJson(r);
+  const std::string json = RenderReportJson(r);
   CHECK(json.find("\"problem\": \"division by zero\"") != std::string::npos);
   CHECK(json.find("\"group\": \"g\"") != std::string::npos);
 }
@@ -192,7 +193,7 @@ TEST_CASE("fitted to a width, the report collapses <not supported> and shortens 
 }
 
 TEST_CASE("json carries every statistic and null where none exists") {
-  const std::string j = RenderJson(BuildReport(Sample()));
+  const std::string j = RenderReportJson(BuildReport(Sample()));
   CHECK(j.find("\"best\": \"v1.elf\"") != std::string::npos);
   CHECK(j.find("\"status\": \"not supported\"") != std::string::npos);
   CHECK(j.find("\"median\": null") != std::string::npos);
