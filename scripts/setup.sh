@@ -50,6 +50,10 @@ packages=(
   # report in headless Chromium and check the statistics against scipy.
   gnuplot-nox chromium python3-scipy
 
+  # A compile farm for khost tune --launcher distcc: its test and benchmark start their own
+  # distccd on a loopback port (the package's own daemon stays off, as Debian ships it).
+  distcc
+
   # Agents reached by ssh (khost agent add --ssh, deploy); its tests start their own sshd on a
   # loopback port, and the side-by-side benchmark copies with scp and counts with perf.
   openssh-client openssh-server

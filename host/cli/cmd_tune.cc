@@ -34,7 +34,12 @@ cxxopts::Options TuneCliOptions() {
                   cxxopts::value<std::string>())(
       "toolchain", "toolchain profile: a name in the toolchains directory, or a .profile file",
       cxxopts::value<std::string>()->default_value("rvv-clang19"))(
-      "j,jobs", "parallel builds (0: one per core)", cxxopts::value<size_t>()->default_value("0"))(
+      "j,jobs", "parallel builds (0: one per core, or as many as distcc's hosts take)",
+      cxxopts::value<size_t>()->default_value("0"))(
+      "launcher",
+      "run every compile through this command, as CMake's COMPILER_LAUNCHER: distcc or icecc "
+      "for a compile farm (default: the toolchain profile's launcher, if any)",
+      cxxopts::value<std::string>())(
       "sample", "build N configurations drawn at random from the space", cxxopts::value<size_t>())(
       "seed", "seed of --sample and --strategy", cxxopts::value<uint64_t>()->default_value("0"))(
       "shape",
@@ -156,6 +161,10 @@ Result<TuneRequest> ParseTuneArgs(const Args& args) {
   req.root = r["root"].as<std::string>();
   req.toolchain = r["toolchain"].as<std::string>();
   req.jobs = r["jobs"].as<size_t>();
+  if (r.count("launcher")) {
+    req.launcher = SplitWords(r["launcher"].as<std::string>());
+    if (req.launcher.empty()) return InvalidArgument("--launcher names no command");
+  }
   if (r.count("sample")) {
     req.sample = r["sample"].as<size_t>();
     if (*req.sample == 0) return InvalidArgument("--sample must be at least 1");

@@ -3,10 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 #include "common/fs.h"
 #include "common/strings.h"
+#include "host/util/subprocess.h"
 
 namespace ktune::host {
 
@@ -24,7 +27,8 @@ Status SetKey(Toolchain& t, const std::string& key, std::string_view value, bool
                                                                   {"ll_flags", &t.ll_flags},
                                                                   {"objdump", &t.objdump},
                                                                   {"emulator", &t.emulator},
-                                                                  {"needs", &t.needs}};
+                                                                  {"needs", &t.needs},
+                                                                  {"launcher", &t.launcher}};
   const std::map<std::string, std::string*> strings = {{"description", &t.description},
                                                        {"processor", &t.processor},
                                                        {"name_prefix", &t.name_prefix},
@@ -71,24 +75,34 @@ Status Complete(Toolchain& t, const std::string& path, bool ll_flags_set) {
   return Status::Ok();
 }
 
+// The compile farms' launchers and their Debian packages.
+const std::map<std::string, std::string>& LauncherPackages() {
+  static const std::map<std::string, std::string> packages = {{"distcc", "distcc"},
+                                                              {"icecc", "icecc"}};
+  return packages;
+}
+
 }  // namespace
 
 Result<Toolchain> ParseToolchain(std::string_view text, const std::string& path) {
   Toolchain t;
   t.name = std::filesystem::path(path).stem().string();
-  t.text = std::string(text);
   bool ll_flags_set = false;
   size_t line = 0;
   for (std::string_view raw : Split(text, '\n')) {
     ++line;
     const std::string_view l = Trim(raw);
-    if (l.empty() || l[0] == '#') continue;
+    if (l.empty() || l[0] == '#') {
+      t.text += std::string(raw) + "\n";
+      continue;
+    }
     const std::string where = path + ":" + std::to_string(line) + ": ";
     const size_t eq = l.find('=');
     if (eq == std::string_view::npos) return InvalidArgument(where + "expected 'key = value'");
-    const Status set =
-        SetKey(t, std::string(Trim(l.substr(0, eq))), Trim(l.substr(eq + 1)), &ll_flags_set);
+    const std::string key(Trim(l.substr(0, eq)));
+    const Status set = SetKey(t, key, Trim(l.substr(eq + 1)), &ll_flags_set);
     if (!set.ok()) return InvalidArgument(where + set.message());
+    if (key != "launcher") t.text += std::string(raw) + "\n";
   }
   KT_RETURN_IF_ERROR(Complete(t, path, ll_flags_set));
   return t;
@@ -120,16 +134,43 @@ std::vector<std::string> ToolchainNames(const std::string& dir) {
 Status CheckTools(const Toolchain& t, bool with_emulator) {
   std::vector<std::string> tools = {t.cc[0], t.cxx[0], t.ll_cc[0], t.objdump[0]};
   tools.insert(tools.end(), t.needs.begin(), t.needs.end());
+  if (!t.launcher.empty()) tools.push_back(t.launcher[0]);
   if (with_emulator && !t.emulator.empty()) tools.push_back(t.emulator[0]);
   for (const std::string& tool : tools) {
     if (!FindInPath(tool).empty()) continue;
     auto p = t.packages.find(tool);
+    const auto known = LauncherPackages().find(tool);
+    const std::string package = p != t.packages.end()               ? p->second
+                                : known != LauncherPackages().end() ? known->second
+                                                                    : "";
     return NotFound("toolchain " + t.name + " needs " + tool + ", which is not in PATH: " +
-                    (p != t.packages.end() ? "install the Debian package " + p->second +
-                                                 " (scripts/setup.sh installs it)"
-                                           : std::string("its profile names no package for it")));
+                    (!package.empty() ? "install the Debian package " + package +
+                                            " (scripts/setup.sh installs it)"
+                                      : std::string("its profile names no package for it")));
   }
   return Status::Ok();
+}
+
+size_t BuildParallelism(const Toolchain& t, size_t jobs, std::string* said) {
+  const size_t cores = std::max<size_t>(1, std::thread::hardware_concurrency());
+  if (jobs > 0) {
+    *said = "-j " + std::to_string(jobs);
+    return jobs;
+  }
+  if (!t.launcher.empty() && std::filesystem::path(t.launcher[0]).filename() == "distcc") {
+    ToolOptions options;
+    options.timeout_seconds = 30;
+    Result<ToolRun> j = RunTool({t.launcher[0], "-j"}, options);
+    char* end = nullptr;
+    const unsigned long n =
+        j.ok() && j->exit_code == 0 ? std::strtoul(j->output.c_str(), &end, 10) : 0;
+    if (n > 0) {
+      *said = "distcc -j: " + std::to_string(n) + ", local cores: " + std::to_string(cores);
+      return std::max<size_t>(n, cores);
+    }
+  }
+  *said = "one per core";
+  return cores;
 }
 
 }  // namespace ktune::host

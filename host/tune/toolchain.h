@@ -16,6 +16,10 @@
 //   name_prefix, name_suffix   around <kernel>_<values> in ELF names (VL256_ ... _g_static_O2)
 //   packages      TOOL:DEBIAN_PACKAGE pairs, for the message when a tool is missing
 //   needs         further tools the compilers call (GNU ld for clang)
+//   launcher      runs every compile (not the link) as LAUNCHER COMPILER ARGS..., as CMake's
+//                 <LANG>_COMPILER_LAUNCHER: distcc or icecc for a compile farm (khost tune
+//                 --launcher sets or overrides it). Where a compile runs does not change what
+//                 it makes: the launcher is no part of a variant's cache key.
 #pragma once
 
 #include <map>
@@ -29,10 +33,10 @@ namespace ktune::host {
 
 struct Toolchain {
   std::string name;  // the profile's file name without .profile
-  std::string text;  // the profile's bytes (part of every variant's cache key)
+  std::string text;  // the profile's bytes but a launcher line (part of every cache key)
   std::string description, processor;
   std::vector<std::string> cc, cxx, target_flags, cflags, ldflags, ll_cc, ll_flags, objdump,
-      emulator, needs;
+      emulator, needs, launcher;
   std::string name_prefix, name_suffix;
   std::map<std::string, std::string> packages;  // tool -> Debian package
 };
@@ -46,9 +50,14 @@ Result<Toolchain> LoadToolchain(const std::string& name_or_path, const std::stri
 // The profiles in `dir`, by name.
 std::vector<std::string> ToolchainNames(const std::string& dir);
 
-// Checks that every tool the profile builds with (cc, cxx, ll_cc, objdump, needs; and the
-// emulator when `with_emulator`) is in PATH. The error names the first missing tool and the
+// Checks that every tool the profile builds with (cc, cxx, ll_cc, objdump, needs, launcher;
+// and the emulator when `with_emulator`) is in PATH. The error names the first missing tool and the
 // Debian package that provides it.
 Status CheckTools(const Toolchain& t, bool with_emulator);
+
+// How many compiles to run at once: `jobs` when given; else, through distcc, as many as its
+// hosts take (`distcc -j`: DISTCC_HOSTS or ~/.distcc/hosts), at least the local cores; else one
+// per local core. `said` tells where the number came from, for the tune's first line.
+size_t BuildParallelism(const Toolchain& t, size_t jobs, std::string* said);
 
 }  // namespace ktune::host

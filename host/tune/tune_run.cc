@@ -236,6 +236,7 @@ Result<TunePlan> PrepareTune(const TuneOptions& o) {
   TunePlan p;
   KT_ASSIGN_OR_RETURN(p.spec, LoadKernelSpec(o.kernel, o.kernels_dir));
   KT_ASSIGN_OR_RETURN(p.toolchain, LoadToolchain(o.toolchain, o.toolchains_dir));
+  if (!o.launcher.empty()) p.toolchain.launcher = o.launcher;
   KT_RETURN_IF_ERROR(CheckTools(p.toolchain, o.check));
   std::vector<ShapeSet> file_sets;
   if (!o.shapes_file.empty()) {
@@ -316,10 +317,16 @@ Status RunTune(const TuneOptions& o) {
   KT_ASSIGN_OR_RETURN(std::string shared_key, SharedKey(p.spec, p.toolchain));
   const std::vector<VariantJob> jobs =
       PlanVariants(p.spec, p.toolchain, p.configs, p.triton, run_dir);
-  const size_t parallel =
+  std::string about_parallel;
+  const size_t parallel = BuildParallelism(p.toolchain, o.jobs, &about_parallel);
+  const size_t checks =
       o.jobs > 0 ? o.jobs : std::max<size_t>(1, std::thread::hardware_concurrency());
   std::cout << "tune " << p.spec.name << " with " << p.toolchain.name << ": " << jobs.size()
-            << " variants (" << p.summary << "), " << parallel << " parallel builds\n"
+            << " variants (" << p.summary << "), " << parallel << " parallel builds"
+            << (p.toolchain.launcher.empty()
+                    ? ""
+                    : " through " + CommandLine(p.toolchain.launcher) + " (" + about_parallel + ")")
+            << "\n"
             << "test data: " << DescribeTestData(p.spec, p.data[0]) << " in " << run_dir
             << (p.shapes.size() > 1 ? "/test_data/<shape>, for each of " +
                                           std::to_string(p.shapes.size()) + " shapes"
@@ -338,7 +345,7 @@ Status RunTune(const TuneOptions& o) {
   Checked check;
   std::string checked;
   if (o.check && n.usable() > 0) {
-    check = CheckVariants(p, o.root, bin_dir, jobs, n.builds, parallel, o.check_timeout_seconds);
+    check = CheckVariants(p, o.root, bin_dir, jobs, n.builds, checks, o.check_timeout_seconds);
     checked = std::to_string(check.runs) +
               (p.shapes.size() > 1 ? " runs (" + std::to_string(n.usable()) + " variants at " +
                                          std::to_string(p.shapes.size()) + " shapes)"

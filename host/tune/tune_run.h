@@ -28,7 +28,9 @@ struct TuneOptions {
   std::string kernel;  // a name in kernels_dir, or a .kspec file
   std::string root = ".";
   std::string toolchain = "rvv-clang19";
-  size_t jobs = 0;  // 0: one per core
+  size_t jobs = 0;  // 0: one per core, or what the launcher takes (BuildParallelism)
+  // --launcher: every compile through it, instead of the profile's launcher (toolchain.h).
+  std::vector<std::string> launcher;
   std::optional<size_t> sample;
   uint64_t seed = 0;
   std::vector<std::string> shape;  // --shape sets (host/tune/shapes.h)

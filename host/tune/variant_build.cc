@@ -158,7 +158,12 @@ class VariantBuilder {
     }
     fs::remove(key_path, ec);
     log_.clear();
-    for (const auto& compile : c.compiles) KT_RETURN_IF_ERROR(Step(compile, {}));
+    // Through the launcher (a compile farm), which the key leaves out: it changes where a
+    // compile runs, not what it makes.
+    const std::string cwd = tc_.launcher.empty() ? "" : fs::current_path().string();
+    for (const auto& compile : c.compiles) {
+      KT_RETURN_IF_ERROR(Step(LaunchedCompile(tc_.launcher, compile, cwd), {}));
+    }
     KT_RETURN_IF_ERROR(Step(c.link, {}));
     fs::rename(c.elf + ".tmp", c.elf, ec);
     if (ec) return IoError("rename " + c.elf + ": " + ec.message());
@@ -261,6 +266,26 @@ std::vector<VariantJob> PlanVariants(const KernelSpec& spec, const Toolchain& to
     jobs.push_back(std::move(j));
   }
   return jobs;
+}
+
+std::vector<std::string> LaunchedCompile(const std::vector<std::string>& launcher,
+                                         const std::vector<std::string>& compile,
+                                         const std::string& cwd) {
+  const bool distcc = std::any_of(launcher.begin(), launcher.end(), [](const std::string& w) {
+    return fs::path(w).filename() == "distcc";
+  });
+  const bool clang =
+      !compile.empty() && fs::path(compile[0]).filename().string().starts_with("clang");
+  std::vector<std::string> out = launcher;
+  for (size_t i = 0; i < compile.size(); ++i) {
+    if (distcc && clang && i > 0 && compile[i].starts_with("--target=")) {
+      out.insert(out.end(), {"-target", compile[i].substr(std::string("--target=").size())});
+    } else {
+      out.push_back(compile[i]);
+    }
+  }
+  if (distcc && clang) out.push_back("-fdebug-compilation-dir=" + cwd);
+  return out;
 }
 
 std::vector<std::string> CompileCommand(const KernelSpec& spec, const Toolchain& toolchain,

@@ -64,6 +64,15 @@ std::vector<VariantJob> PlanVariants(const KernelSpec& spec, const Toolchain& to
 // What every variant's key shares: profile, compiler versions, spec directory and include files.
 Result<std::string> SharedKey(const KernelSpec& spec, const Toolchain& toolchain);
 
+// `compile` as it runs through the profile's launcher (pure; the cache key has `compile`
+// itself). Through distcc (3.4), a clang compile gets what it needs to make there what it makes
+// here: its target as "-target X" (distcc adds the host's own target to clang unless it sees
+// that form, not "--target=X") and -fdebug-compilation-dir=`cwd` (clang names the directory it
+// runs in, distccd's, where gcc keeps the one the preprocessed source names).
+std::vector<std::string> LaunchedCompile(const std::vector<std::string>& launcher,
+                                         const std::vector<std::string>& compile,
+                                         const std::string& cwd);
+
 // The command compiling `source` to `object` (pure).
 std::vector<std::string> CompileCommand(const KernelSpec& spec, const Toolchain& toolchain,
                                         const VariantJob& job, const std::string& source,

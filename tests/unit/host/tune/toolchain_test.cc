@@ -86,5 +86,57 @@ TEST_CASE("a missing tool names its Debian package; the emulator only when asked
   CHECK(Contains(CheckTools(t, false).message(), "its profile names no package for it"));
 }
 
+TEST_CASE("a launcher runs the compiles but is no part of the profile's key") {
+  const std::string base = "cc = gcc\ncxx = g++\nobjdump = llvm-objdump-19\n";
+  auto plain = ParseToolchain(base, "native.profile");
+  auto farm = ParseToolchain(base + "launcher = distcc\n", "native.profile");
+  REQUIRE(plain.ok());
+  REQUIRE(farm.ok());
+  CHECK(farm->launcher == std::vector<std::string>{"distcc"});
+  CHECK(plain->launcher.empty());
+  CHECK(farm->text == plain->text);  // text goes into every variant's cache key
+  auto env = ParseToolchain(base + "launcher = env DISTCC_HOSTS=h1 distcc\n", "x.profile");
+  CHECK(env->launcher == std::vector<std::string>{"env", "DISTCC_HOSTS=h1", "distcc"});
+
+  // Installed or not, named with its package.
+  Toolchain t = *farm;
+  t.cc = t.cxx = t.ll_cc = t.objdump = {"sh"};
+  t.launcher = {"sh"};
+  CHECK(CheckTools(t, false).ok());
+  t.launcher = {"ktune-missing-icecc"};
+  CHECK(CheckTools(t, false).message() ==
+        "toolchain native needs ktune-missing-icecc, which is not in PATH: its profile names no "
+        "package for it");
+  if (FindInPath("icecc").empty()) {
+    t.launcher = {"icecc"};
+    CHECK(Contains(CheckTools(t, false).message(), "install the Debian package icecc"));
+  }
+
+  // -j given wins; without a distributing launcher, one build per local core.
+  std::string said;
+  CHECK(BuildParallelism(t, 7, &said) == 7);
+  CHECK(said == "-j 7");
+  t.launcher.clear();
+  CHECK(BuildParallelism(t, 0, &said) >= 1);
+  CHECK(said == "one per core");
+}
+
+TEST_CASE("a compile through the launcher: distcc gets clang's target and compile directory") {
+  using V = std::vector<std::string>;
+  const V gcc = {"gcc", "-O2", "-g", "-c", "a.c", "-o", "a.o"};
+  CHECK(LaunchedCompile({}, gcc, "/w") == gcc);
+  CHECK(LaunchedCompile({"distcc"}, gcc, "/w") ==
+        V{"distcc", "gcc", "-O2", "-g", "-c", "a.c", "-o", "a.o"});
+  const V clang = {"clang-19", "--target=riscv64-linux-gnu", "-march=rv64gcv", "-c", "a.c"};
+  CHECK(LaunchedCompile({"/usr/bin/distcc"}, clang, "/w") ==
+        V{"/usr/bin/distcc", "clang-19", "-target", "riscv64-linux-gnu", "-march=rv64gcv", "-c",
+          "a.c", "-fdebug-compilation-dir=/w"});
+  CHECK(LaunchedCompile({"env", "DISTCC_HOSTS=h", "distcc"}, clang, "/w").back() ==
+        "-fdebug-compilation-dir=/w");
+  // icecc sends the compiler itself: nothing to adapt.
+  CHECK(LaunchedCompile({"icecc"}, clang, "/w") ==
+        V{"icecc", "clang-19", "--target=riscv64-linux-gnu", "-march=rv64gcv", "-c", "a.c"});
+}
+
 }  // namespace
 }  // namespace ktune::host
