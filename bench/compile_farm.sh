@@ -17,6 +17,11 @@ TOOLCHAIN=${TOOLCHAIN:-native}
 VARIANTS=${VARIANTS:-32}
 TRIALS=${TRIALS:-3}
 cores=$(nproc)
+case $TOOLCHAIN in  # binutils' objcopy of the target, to compare the variants' code
+  rvv-* | riscv64-*) objcopy=riscv64-linux-gnu-objcopy ;;
+  aarch64-*) objcopy=aarch64-linux-gnu-objcopy ;;
+  *) objcopy=objcopy ;;
+esac
 command -v distccd >/dev/null || { echo "compile_farm: no distccd (Debian package distcc)" >&2; exit 1; }
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
@@ -39,6 +44,7 @@ for i in 1 2; do
   hosts="$hosts 127.0.0.1:$port/$cores"
 done
 export DISTCC_HOSTS="${hosts# }" DISTCC_FALLBACK=0 DISTCC_BACKOFF_PERIOD=0 DISTCC_DIR="$tmp/distcc"
+mkdir -p "$DISTCC_DIR"
 sleep 1
 
 now() { date +%s.%N; }
@@ -61,8 +67,8 @@ for t in $(seq "$TRIALS"); do
   # trees differ in their paths, so only the symbols' code is compared, by size and bytes.
   for f in "$tmp/local-$t"/matmul/run/bin/*.elf; do
     g="$tmp/farm-$t/matmul/run/bin/$(basename "$f")"
-    objcopy -O binary --only-section=.text "$f" "$tmp/a.text"
-    objcopy -O binary --only-section=.text "$g" "$tmp/b.text"
+    "$objcopy" -O binary --only-section=.text "$f" "$tmp/a.text"
+    "$objcopy" -O binary --only-section=.text "$g" "$tmp/b.text"
     cmp -s "$tmp/a.text" "$tmp/b.text" || { echo "compile_farm: $(basename "$f")'s code differs" >&2; exit 1; }
   done
   rm -rf "$tmp/local-$t" "$tmp/farm-$t"
