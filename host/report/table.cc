@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "common/csv.h"
+#include "common/strings.h"
 
 namespace ktune::host {
 namespace {
@@ -82,13 +83,24 @@ std::pair<size_t, size_t> SharedEnds(const std::vector<std::string>& names,
   return {prefix, suffix};
 }
 
+// Each column's console width: its widest cell, header included.
+std::vector<size_t> ColumnWidths(const Table& t) {
+  std::vector<size_t> width(t.columns.size(), 0);
+  auto widen = [&](const std::vector<std::string>& cells) {
+    for (size_t i = 0; i < cells.size() && i < width.size(); ++i) {
+      width[i] = std::max(width[i], cells[i].size());
+    }
+  };
+  widen(t.columns);
+  for (const auto& r : t.rows) widen(r);
+  return width;
+}
+
+// The console line's width: the columns and the two spaces between them.
 size_t RenderedWidth(const Table& t) {
-  size_t total = 0;
-  for (size_t c = 0; c < t.columns.size(); ++c) {
-    size_t w = t.columns[c].size();
-    for (const auto& r : t.rows) w = std::max(w, r[c].size());
-    total += w + (c ? 2 : 0);
-  }
+  const std::vector<size_t> widths = ColumnWidths(t);
+  size_t total = widths.empty() ? 0 : 2 * (widths.size() - 1);
+  for (size_t w : widths) total += w;
   return total;
 }
 
@@ -131,24 +143,20 @@ void CollapsePlaceholders(Table* t) {
   t->short_columns = kept(short_columns);
   for (auto& r : t->rows) r = kept(r);
   std::vector<std::string> notes;
-  for (const auto& [text, columns] : said) {
-    std::string joined;
-    for (const std::string& c : columns) joined += (joined.empty() ? "" : ", ") + c;
-    notes.push_back(text + ": " + joined);
-  }
+  for (const auto& [text, columns] : said) notes.push_back(text + ": " + Join(columns, ", "));
   t->notes.insert(t->notes.begin(), notes.begin(), notes.end());
 }
 
 // The short headers, and a note of what they stand for.
 void ShortenHeaders(Table* t) {
-  std::string legend;
+  std::vector<std::string> legend;
   for (size_t c = 0; c < t->columns.size() && c < t->short_columns.size(); ++c) {
     const std::string& s = t->short_columns[c];
     if (s.empty() || s == t->columns[c]) continue;
-    legend += (legend.empty() ? "" : ", ") + s + " = " + t->columns[c];
+    legend.push_back(s + " = " + t->columns[c]);
     t->columns[c] = s;
   }
-  if (!legend.empty()) t->notes.push_back("columns: " + legend);
+  if (!legend.empty()) t->notes.push_back("columns: " + Join(legend, ", "));
 }
 
 // The text columns without what all their cells share ("matmul_" and "_g_static_O2.elf").
@@ -224,16 +232,9 @@ Table FitTable(const Table& table, size_t width) {
   return t;
 }
 
-std::string RenderConsole(const Table& fitted, bool colour, size_t max_width) {
-  const Table table = FitTable(fitted, max_width);
-  std::vector<size_t> width(table.columns.size(), 0);
-  auto widen = [&](const std::vector<std::string>& cells) {
-    for (size_t i = 0; i < cells.size() && i < width.size(); ++i) {
-      width[i] = std::max(width[i], cells[i].size());
-    }
-  };
-  widen(table.columns);
-  for (const auto& r : table.rows) widen(r);
+std::string RenderConsole(const Table& given, bool colour, size_t max_width) {
+  const Table table = FitTable(given, max_width);
+  const std::vector<size_t> width = ColumnWidths(table);
   auto line = [&](const std::vector<std::string>& cells) {
     std::string out;
     for (size_t i = 0; i < cells.size() && i < width.size(); ++i) {

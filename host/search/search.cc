@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
-#include <thread>
 
 #include "common/cpu.h"
 #include "common/fs.h"
@@ -300,8 +299,7 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
 
   Searcher s{tune, search, std::move(plan), run_dir, "", "", 1, {}, std::nullopt, 0, "", {}};
   s.bin_dir = std::filesystem::absolute(run_dir + "/bin").lexically_normal().string();
-  std::string about_parallel;
-  s.parallel = BuildParallelism(s.plan.toolchain, tune.jobs, &about_parallel);
+  s.parallel = BuildParallelism(s.plan.toolchain, tune.jobs).count;
   KT_ASSIGN_OR_RETURN(s.session, OpenAgentSession(search.agent, search.token_file));
   KT_ASSIGN_OR_RETURN(s.shared_key, SharedKey(s.plan.spec, s.plan.toolchain));
   KT_RETURN_IF_ERROR(WriteShapesTestData(s.plan, run_dir));

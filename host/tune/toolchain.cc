@@ -151,26 +151,29 @@ Status CheckTools(const Toolchain& t, bool with_emulator) {
   return Status::Ok();
 }
 
-size_t BuildParallelism(const Toolchain& t, size_t jobs, std::string* said) {
+bool LaunchesDistcc(const std::vector<std::string>& launcher) {
+  return std::any_of(launcher.begin(), launcher.end(), [](const std::string& word) {
+    return std::filesystem::path(word).filename() == "distcc";
+  });
+}
+
+BuildSlots BuildParallelism(const Toolchain& t, size_t jobs) {
   const size_t cores = std::max<size_t>(1, std::thread::hardware_concurrency());
-  if (jobs > 0) {
-    *said = "-j " + std::to_string(jobs);
-    return jobs;
-  }
-  if (!t.launcher.empty() && std::filesystem::path(t.launcher[0]).filename() == "distcc") {
+  if (jobs > 0) return {jobs, "-j " + std::to_string(jobs)};
+  if (LaunchesDistcc(t.launcher)) {
     ToolOptions options;
     options.timeout_seconds = 30;
-    Result<ToolRun> j = RunTool({t.launcher[0], "-j"}, options);
-    char* end = nullptr;
+    std::vector<std::string> ask = t.launcher;
+    ask.push_back("-j");
+    Result<ToolRun> j = RunTool(ask, options);
     const unsigned long n =
-        j.ok() && j->exit_code == 0 ? std::strtoul(j->output.c_str(), &end, 10) : 0;
+        j.ok() && j->exit_code == 0 ? std::strtoul(j->output.c_str(), nullptr, 10) : 0;
     if (n > 0) {
-      *said = "distcc -j: " + std::to_string(n) + ", local cores: " + std::to_string(cores);
-      return std::max<size_t>(n, cores);
+      return {std::max<size_t>(n, cores),
+              "distcc -j: " + std::to_string(n) + ", local cores: " + std::to_string(cores)};
     }
   }
-  *said = "one per core";
-  return cores;
+  return {cores, "one per core"};
 }
 
 }  // namespace ktune::host

@@ -55,9 +55,16 @@ std::vector<std::string> ToolchainNames(const std::string& dir);
 // Debian package that provides it.
 Status CheckTools(const Toolchain& t, bool with_emulator);
 
-// How many compiles to run at once: `jobs` when given; else, through distcc, as many as its
-// hosts take (`distcc -j`: DISTCC_HOSTS or ~/.distcc/hosts), at least the local cores; else one
-// per local core. `said` tells where the number came from, for the tune's first line.
-size_t BuildParallelism(const Toolchain& t, size_t jobs, std::string* said);
+// Whether `launcher` runs distcc (distcc itself, or a command such as env ... distcc).
+bool LaunchesDistcc(const std::vector<std::string>& launcher);
+
+// How many builds to run at once: `jobs` when given; else, through distcc, as many as its hosts
+// take (`LAUNCHER -j`: DISTCC_HOSTS or ~/.distcc/hosts), at least the local cores; else one per
+// local core. `source` says where the number came from, for the tune's first line.
+struct BuildSlots {
+  size_t count = 1;
+  std::string source;
+};
+BuildSlots BuildParallelism(const Toolchain& t, size_t jobs);
 
 }  // namespace ktune::host

@@ -317,15 +317,15 @@ Status RunTune(const TuneOptions& o) {
   KT_ASSIGN_OR_RETURN(std::string shared_key, SharedKey(p.spec, p.toolchain));
   const std::vector<VariantJob> jobs =
       PlanVariants(p.spec, p.toolchain, p.configs, p.triton, run_dir);
-  std::string about_parallel;
-  const size_t parallel = BuildParallelism(p.toolchain, o.jobs, &about_parallel);
+  const BuildSlots slots = BuildParallelism(p.toolchain, o.jobs);
+  const size_t parallel = slots.count;
   const size_t checks =
       o.jobs > 0 ? o.jobs : std::max<size_t>(1, std::thread::hardware_concurrency());
   std::cout << "tune " << p.spec.name << " with " << p.toolchain.name << ": " << jobs.size()
             << " variants (" << p.summary << "), " << parallel << " parallel builds"
             << (p.toolchain.launcher.empty()
                     ? ""
-                    : " through " + CommandLine(p.toolchain.launcher) + " (" + about_parallel + ")")
+                    : " through " + CommandLine(p.toolchain.launcher) + " (" + slots.source + ")")
             << "\n"
             << "test data: " << DescribeTestData(p.spec, p.data[0]) << " in " << run_dir
             << (p.shapes.size() > 1 ? "/test_data/<shape>, for each of " +

@@ -271,9 +271,7 @@ std::vector<VariantJob> PlanVariants(const KernelSpec& spec, const Toolchain& to
 std::vector<std::string> LaunchedCompile(const std::vector<std::string>& launcher,
                                          const std::vector<std::string>& compile,
                                          const std::string& cwd) {
-  const bool distcc = std::any_of(launcher.begin(), launcher.end(), [](const std::string& w) {
-    return fs::path(w).filename() == "distcc";
-  });
+  const bool distcc = LaunchesDistcc(launcher);
   const bool clang =
       !compile.empty() && fs::path(compile[0]).filename().string().starts_with("clang");
   std::vector<std::string> out = launcher;

@@ -113,12 +113,13 @@ TEST_CASE("a launcher runs the compiles but is no part of the profile's key") {
   }
 
   // -j given wins; without a distributing launcher, one build per local core.
-  std::string said;
-  CHECK(BuildParallelism(t, 7, &said) == 7);
-  CHECK(said == "-j 7");
+  BuildSlots slots = BuildParallelism(t, 7);
+  CHECK(slots.count == 7);
+  CHECK(slots.source == "-j 7");
   t.launcher.clear();
-  CHECK(BuildParallelism(t, 0, &said) >= 1);
-  CHECK(said == "one per core");
+  slots = BuildParallelism(t, 0);
+  CHECK(slots.count >= 1);
+  CHECK(slots.source == "one per core");
 }
 
 TEST_CASE("a compile through the launcher: distcc gets clang's target and compile directory") {
