@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Per-measured-run overhead of agentd against perf, on /bin/true and on a ~10 ms kernel.
 #
-#   bench/overhead.sh [BUILD_DIR]      (N runs per long sweep, default 60; TRIALS, default 7)
+#   bench/overhead.sh [BUILD_DIR]      (N runs per long sweep, default 60; TRIALS, default 7;
+#                                       WORKLOADS, default "true k10"; CPU: pin every method's
+#                                       workload to that CPU, as a tuning user does)
 #
 # Methods, each timed as a whole sweep, short (N/6 runs) and long (N runs), in every trial (the
 # methods take turns within each trial, so drift of the machine affects all alike; medians over
@@ -21,6 +23,11 @@ build=$(cd "${1:-$repo/build}" && pwd)
 N=${N:-60}
 N_SHORT=$((N / 6))
 TRIALS=${TRIALS:-7}
+read -r -a workloads <<< "${WORKLOADS:-true k10}"
+# With CPU set, bare and perf run under taskset (perf waits on that CPU while its workload runs)
+# and khost asks agentd for --cpu (the kernel on that CPU, agentd's own threads off it).
+pin=() cpu_opt=()
+if [ -n "${CPU:-}" ]; then pin=(taskset -c "$CPU"); cpu_opt=(--cpu "$CPU"); fi
 tmp=$(mktemp -d)
 chmod 755 "$tmp"  # agentd as root runs kernels as nobody, who must reach the store
 trap 'kill $agent_pid 2>/dev/null || true; rm -rf "$tmp"' EXIT
@@ -51,12 +58,12 @@ sweep() {  # method workload runs -> nanoseconds for that many runs
   if [ "$w" = k10 ]; then args=("" 10); else args=(); fi
   t0=$(now)
   case $method in
-    bare) (cd "$tmp/root" && "$tmp/spawn_loop" "$n" "$elf" "${args[@]}") ;;
-    perf_r) (cd "$tmp/root" && perf stat -r "$n" -x, -e task-clock "$elf" "${args[@]}") ;;
+    bare) (cd "$tmp/root" && "${pin[@]}" "$tmp/spawn_loop" "$n" "$elf" "${args[@]}") ;;
+    perf_r) (cd "$tmp/root" && "${pin[@]}" perf stat -r "$n" -x, -e task-clock "$elf" "${args[@]}") ;;
     perf_each) (cd "$tmp/root" && for _ in $(seq "$n"); do
-                  perf stat -x, -e task-clock "$elf" "${args[@]}"; done) ;;
+                  "${pin[@]}" perf stat -x, -e task-clock "$elf" "${args[@]}"; done) ;;
     agentd) "$build/bin/khost" run "$w" --root "$tmp/root" --agent "$addr" --reps "$n" \
-              --warmup 0 --events task-clock ;;
+              --warmup 0 --events task-clock "${cpu_opt[@]}" ;;
   esac > /dev/null 2>&1
   echo $(( $(now) - t0 ))
 }
@@ -65,7 +72,7 @@ methods=(bare perf_r perf_each agentd)
 
 echo "| workload | method | µs/run | fixed ms | overhead µs/run | ÷ perf -r's | amortized overhead µs/run | ÷ perf -r's |"
 echo "|---|---|---|---|---|---|---|---|"
-for w in true k10; do
+for w in "${workloads[@]}"; do
   for _ in $(seq "$TRIALS"); do
     for m in "${methods[@]}"; do
       short=$(sweep "$m" "$w" "$N_SHORT")

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 
 #include "protocol/convert.h"
 #include "protocol/frame_codec.h"
@@ -40,7 +41,6 @@ Journal::~Journal() {
 void Journal::Append(RepetitionRow row, std::string excerpt, std::optional<Profile> profile) {
   std::lock_guard<std::mutex> lock(mu_);
   queue_.push_back({std::move(row), std::move(excerpt), std::move(profile)});
-  cv_.notify_one();
 }
 
 Status Journal::status() {
@@ -63,8 +63,11 @@ void Journal::Loop() {
     std::deque<Entry> batch;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return closing_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // closing, and everything is written
+      if (!closing_) cv_.wait_for(lock, std::chrono::nanoseconds(kJournalSyncIntervalNs));
+      if (queue_.empty()) {
+        if (closing_) return;  // everything is written
+        continue;
+      }
       batch.swap(queue_);
       if (!error_.ok()) continue;  // after a failure nothing more is written or sent
     }

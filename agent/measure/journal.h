@@ -3,7 +3,12 @@
 // (agent/store/layout.h, RunLayout) and the server hands their paths over as JournalFiles. Rows
 // are appended and fsynced on a thread of their own, in batches, so the disk's latency stays out
 // of the measurement loop; each row (with its profile) is handed to `on_durable` (which sends it
-// to the host) only after its fsync returned.
+// to the host) only after its fsync returned. The writer takes what is queued once every
+// kJournalSyncIntervalNs, not at each row: with short kernels, a write, its fsync, the interrupt
+// and work queue of the disk, the sending and the host's work on the row would otherwise come
+// between every two runs, or share every run. A row reaches the host at most that much later; an
+// agent that dies loses at most that much of its measurements (khost run --resume measures them
+// again).
 #pragma once
 
 #include <condition_variable>
@@ -24,6 +29,8 @@
 #include "protocol/ktune.pb.h"
 
 namespace ktune::agent {
+
+constexpr uint64_t kJournalSyncIntervalNs = 100'000'000;
 
 // Where a run's journal is kept.
 struct JournalFiles {
@@ -52,7 +59,8 @@ class Journal {
   static std::map<RowKey, wire::Envelope> ReadProfiles(const JournalFiles& files);
   ~Journal();
 
-  // Queues a row and its profile; returns at once.
+  // Queues a row and its profile; returns at once. The writer takes it within
+  // kJournalSyncIntervalNs (or at Close).
   void Append(RepetitionRow row, std::string excerpt, std::optional<Profile> profile = {});
   // The first write or fsync error so far (ok while none happened).
   Status status();

@@ -12,7 +12,7 @@ namespace {
 // Two pages of records: an exec and an exit take about 100 bytes, a FORK record 40.
 constexpr size_t kDataPages = 2;
 
-perf_event_attr TrackingAttr(bool monotonic, size_t ring_bytes) {
+perf_event_attr TrackingAttr(size_t ring_bytes) {
   perf_event_attr attr;
   std::memset(&attr, 0, sizeof attr);
   attr.size = sizeof attr;
@@ -29,10 +29,9 @@ perf_event_attr TrackingAttr(bool monotonic, size_t ring_bytes) {
   attr.exclude_hv = 1;
   attr.watermark = 1;
   attr.wakeup_watermark = static_cast<uint32_t>(ring_bytes / 2);
-  if (monotonic) {
-    attr.use_clockid = 1;
-    attr.clockid = CLOCK_MONOTONIC;
-  }
+  // use_clockid came with Linux 4.1; a RISC-V board counts with the SBI PMU driver of 5.18 on.
+  attr.use_clockid = 1;
+  attr.clockid = CLOCK_MONOTONIC;
   return attr;
 }
 
@@ -47,13 +46,10 @@ T Load(const char* p) {
 
 Result<RunClock> RunClock::Open(pid_t pid) {
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  Result<ScopedFd> fd = OpenPerfEvent(TrackingAttr(true, kDataPages * page), pid, -1, -1);
-  // Kernels before 4.1 know no use_clockid; their perf clock serves as well for a difference.
-  if (!fd.ok()) fd = OpenPerfEvent(TrackingAttr(false, kDataPages * page), pid, -1, -1);
-  if (!fd.ok()) return fd.status();
-  Result<PerfRing> ring = PerfRing::Map(fd->get(), kDataPages, page);
+  KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenPerfEvent(TrackingAttr(kDataPages * page), pid, -1, -1));
+  Result<PerfRing> ring = PerfRing::Map(fd.get(), kDataPages, page);
   if (!ring.ok()) return Status(ErrorCode::kUnsupported, ring.status().message());
-  return RunClock(pid, std::move(fd).value(), std::move(ring).value());
+  return RunClock(pid, std::move(fd), std::move(ring).value());
 }
 
 void RunClock::Drain() {

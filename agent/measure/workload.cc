@@ -140,11 +140,14 @@ struct ChildPipes {
   std::pair<ScopedFd, ScopedFd> start, error, output;
 };
 
-Result<ChildPipes> MakeChildPipes() {
+Result<ChildPipes> MakeChildPipes(bool pinned) {
   ChildPipes p;
   KT_ASSIGN_OR_RETURN(p.start, MakePipe());
   KT_ASSIGN_OR_RETURN(p.error, MakePipe());
   KT_ASSIGN_OR_RETURN(p.output, MakePipe());
+  // Pinned, the output is read only now and then while the kernel runs (WaitForExit): a bigger
+  // pipe lets it write more before it waits. Where the system refuses, the pipe keeps its size.
+  if (pinned) (void)::fcntl(p.output.first.get(), F_SETPIPE_SZ, kPinnedOutputPipeBytes);
   return p;
 }
 
@@ -342,7 +345,7 @@ KT_LAUNCH_CHILD int RunChild(void* arg) {
 }  // namespace
 
 Result<Workload> Workload::Prepare(const WorkloadOptions& options) {
-  KT_ASSIGN_OR_RETURN(ChildPipes pipes, MakeChildPipes());
+  KT_ASSIGN_OR_RETURN(ChildPipes pipes, MakeChildPipes(options.cpu >= 0));
   KT_ASSIGN_OR_RETURN(const int devnull, DevNull());
   auto plan = std::make_unique<ChildPlan>(options, pipes, devnull);
   // The child starts with every signal blocked, so that no handler of the agent's runs in it
@@ -451,6 +454,11 @@ void Workload::Start(Progress& p) {
 
 void Workload::WaitForExit(Progress& p) {
   const uint64_t deadline = options_.timeout_ns ? p.t0 + options_.timeout_ns : 0;
+  // Pinned, this thread shares the kernel's CPU (agent/server/measurer.cc): it does not wake for
+  // each chunk of output the kernel writes, but looks at the pipe every kPinnedOutputPeriodNs and
+  // reads what it holds then (polls with no wait, `look`), and at the exit.
+  const bool pinned = options_.cpu >= 0;
+  bool look = !pinned;
   std::vector<int> watched = watch_fds_;
   bool exited = false;
   while (!exited) {
@@ -464,12 +472,16 @@ void Workload::WaitForExit(Progress& p) {
         timeout_ms = static_cast<int>((deadline - now) / 1000000u) + 1;
       }
     }
+    // (A deadline is then seen up to a period late.)
+    if (pinned && p.output_open) timeout_ms = look ? 0 : kPinnedOutputPeriodNs / 1000000u;
+    const bool read_output = p.output_open && look;
     std::vector<pollfd> fds = {{pid_fd_.get(), POLLIN, 0},
                                {p.result.cancelled ? -1 : p.cancel_fd, POLLIN, 0},
-                               {p.output_open ? output_fd_.get() : -1, POLLIN, 0}};
+                               {read_output ? output_fd_.get() : -1, POLLIN, 0}};
     for (int fd : watched) fds.push_back({fd, POLLIN, 0});
     const int n = ::poll(fds.data(), fds.size(), timeout_ms);
     if (n < 0 && errno != EINTR) break;
+    if (n == 0 && pinned) look = !look;  // the period is up, or the pipe is empty
     if (n <= 0) continue;
     bool watch_ready = false;
     for (size_t k = 3; k < fds.size(); ++k) {
@@ -486,7 +498,7 @@ void Workload::WaitForExit(Progress& p) {
       p.t1 = MonotonicNs();
       exited = true;
     }
-    if (p.output_open && fds[2].revents) p.output_open = ReadOutput(p);
+    if (read_output && fds[2].revents) p.output_open = ReadOutput(p);
   }
   p.result.wall_ns = p.t1 > p.t0 ? p.t1 - p.t0 : 0;
 }

@@ -46,6 +46,11 @@ class Canceller {
 
 // How long output is still read after the child exited (from descendants still holding the pipe).
 constexpr uint64_t kDrainAfterExitNs = 200'000'000;
+// A pinned kernel shares its CPU with the thread waiting for it, which reads its output only this
+// often while it runs, from a pipe of this size (where the system allows): a kernel that writes
+// more than that in the period waits for the read.
+constexpr uint64_t kPinnedOutputPeriodNs = 50'000'000;
+constexpr int kPinnedOutputPipeBytes = 1 << 20;
 
 // What a workload may use (setrlimit in the child, soft and hard); 0 leaves a limit as it is.
 struct WorkloadLimits {

@@ -91,10 +91,15 @@ void Measurer::Plan(Job& job) {
 }
 
 Status Measurer::Measure(Job& job) {
-  // agentd's threads (this one reading the kernel's output, the journal's writer it starts, the
-  // sessions sending rows) run elsewhere while kernels run on the measured CPU.
+  // agentd's other threads (the journal's writer, the sessions sending rows, the acceptor) run
+  // elsewhere while kernels run on the measured CPU. This one, which launches the kernels and
+  // waits for them, runs on it, as perf stat does under taskset: a kernel is then cloned on its
+  // CPU and its exit wakes a thread there, with no migration and no wake-up of another CPU
+  // between two runs; while a kernel runs, this thread sleeps (Workload::WaitForExit reads its
+  // output only now and then). The journal's writer is started off it.
   const KeepThreadsOff off_measured_cpu(job.plan.cpu);
   KT_ASSIGN_OR_RETURN(std::unique_ptr<Journal> journal, Journal::Open(job.journal, job.on_row));
+  const PinThread on_measured_cpu(job.plan.cpu);
   for (const RepetitionRow& row : journal->rows_before()) job.plan.skip.insert(KeyOf(row));
   MeasurePlan& plan = job.plan;
   plan.limits = sandbox_.limits;

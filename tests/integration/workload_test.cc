@@ -178,6 +178,22 @@ TEST_CASE("pinning restricts the workload to one CPU") {
   CHECK(r.output.find("Cpus_allowed_list:\t0\n") != std::string::npos);
 }
 
+TEST_CASE("pinned, a kernel that floods its output is read in full and runs to its end") {
+  // The thread waiting for a pinned kernel reads its output only every kPinnedOutputPeriodNs:
+  // 8 MiB is several pipes' worth, so the kernel waits for reads and must still get them all.
+  WorkloadOptions o;
+  o.path = test::ElvesDir() + "/flood.elf";
+  o.args = {"8"};
+  o.cpu = 0;
+  uint64_t seen = 0;
+  o.on_output = [&](std::string_view chunk) { seen += chunk.size(); };
+  WorkloadResult r = Workload::Prepare(o).value().Run();
+  CHECK(r.outcome.ToString() == "exit:0");
+  CHECK(r.output_bytes == 8u * 1024 * 1024 + std::string("Running C Kernel Time: 0.25 s\n").size());
+  CHECK(seen == r.output_bytes);
+  CHECK(r.output.find("Running C Kernel Time: 0.25 s") != std::string::npos);
+}
+
 TEST_CASE("the canceller stops a running workload") {
   auto canceller = Canceller::Create();
   REQUIRE(canceller.ok());

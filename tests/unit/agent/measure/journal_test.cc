@@ -1,0 +1,107 @@
+// agent/measure/journal.h: rows are written, synced and handed on in the order they came, by the
+// writer's next batch or at close; a reopened journal appends after what it holds.
+#include "agent/measure/journal.h"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <vector>
+
+#include "tests/unit/temp_dir.h"
+
+namespace ktune::agent {
+namespace {
+
+RepetitionRow Row(uint32_t repetition) {
+  RepetitionRow row;
+  row.run_id = "20261126T120000.000Z-abcdef";
+  row.board = "x86_64:test";
+  row.variant = "ok.elf";
+  row.elf = "k/run/bin/ok.elf";
+  row.elf_hash = std::string(64, 'a');
+  row.repetition = repetition;
+  row.valid = true;
+  row.values.push_back({kWallTime, 1e6 + repetition, "ns", 0, 0, ValueStatus::kOk});
+  return row;
+}
+
+// The repetitions handed on so far, and a wait for the count to reach n (it returns at once when
+// it has; the limit only keeps a broken journal from hanging the test).
+struct Handed {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<uint32_t> repetitions;
+
+  Journal::OnDurable Sink() {
+    return [this](const RepetitionRow& row, const std::string&, const Profile*) {
+      std::lock_guard<std::mutex> lock(mu);
+      repetitions.push_back(row.repetition);
+      cv.notify_all();
+    };
+  }
+  std::vector<uint32_t> WaitFor(size_t n) {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait_for(lock, std::chrono::seconds(30), [&] { return repetitions.size() >= n; });
+    return repetitions;
+  }
+};
+
+std::vector<uint32_t> RepetitionsIn(const JournalFiles& files) {
+  auto rows = Journal::ReadRows(files);
+  REQUIRE(rows.ok());
+  std::vector<uint32_t> out;
+  for (const RepetitionRow& row : *rows) out.push_back(row.repetition);
+  return out;
+}
+
+TEST_CASE("rows are written, then handed on, in order: by the writer's next batch, or at close") {
+  test::UnitTempDir dir("ktune-journal-test");
+  const JournalFiles files{dir / "results.csv", dir / "profiles.frames"};
+  Handed handed;
+  auto journal = Journal::Open(files, handed.Sink()).value();
+  journal->Append(Row(0), "");
+  journal->Append(Row(1), "");
+  CHECK(handed.WaitFor(2) == std::vector<uint32_t>{0, 1});
+  // Handed on only once in the file.
+  CHECK(RepetitionsIn(files) == std::vector<uint32_t>{0, 1});
+
+  journal->Append(Row(2), "");
+  journal->Append(Row(3), "");
+  REQUIRE(journal->Close().ok());
+  CHECK(handed.WaitFor(4) == std::vector<uint32_t>{0, 1, 2, 3});
+  CHECK(RepetitionsIn(files) == std::vector<uint32_t>{0, 1, 2, 3});
+}
+
+TEST_CASE("a journal closed with nothing queued writes nothing") {
+  test::UnitTempDir dir("ktune-journal-test");
+  const JournalFiles files{dir / "results.csv", dir / "profiles.frames"};
+  Handed handed;
+  auto journal = Journal::Open(files, handed.Sink()).value();
+  REQUIRE(journal->Close().ok());
+  CHECK(handed.repetitions.empty());
+  CHECK(RepetitionsIn(files).empty());
+}
+
+TEST_CASE("a reopened journal keeps its rows and appends after them") {
+  test::UnitTempDir dir("ktune-journal-test");
+  const JournalFiles files{dir / "results.csv", dir / "profiles.frames"};
+  {
+    Handed handed;
+    auto journal = Journal::Open(files, handed.Sink()).value();
+    journal->Append(Row(0), "");
+    REQUIRE(journal->Close().ok());
+  }
+  Handed handed;
+  auto journal = Journal::Open(files, handed.Sink()).value();
+  REQUIRE(journal->rows_before().size() == 1);
+  CHECK(journal->rows_before()[0].repetition == 0);
+  journal->Append(Row(1), "");
+  REQUIRE(journal->Close().ok());
+  CHECK(handed.repetitions == std::vector<uint32_t>{1});
+  CHECK(RepetitionsIn(files) == std::vector<uint32_t>{0, 1});
+}
+
+}  // namespace
+}  // namespace ktune::agent
