@@ -3,7 +3,8 @@
 #
 #   bench/overhead.sh [BUILD_DIR]      (N runs per long sweep, default 60; TRIALS, default 7;
 #                                       WORKLOADS, default "true k10"; CPU: pin every method's
-#                                       workload to that CPU, as a tuning user does)
+#                                       workload to that CPU, as a tuning user does; AGENT2:
+#                                       another build's agentd, timed beside this one)
 #
 # Methods, each timed as a whole sweep, short (N/6 runs) and long (N runs), in every trial (the
 # methods take turns within each trial, so drift of the machine affects all alike; medians over
@@ -30,7 +31,8 @@ pin=() cpu_opt=()
 if [ -n "${CPU:-}" ]; then pin=(taskset -c "$CPU"); cpu_opt=(--cpu "$CPU"); fi
 tmp=$(mktemp -d)
 chmod 755 "$tmp"  # agentd as root runs kernels as nobody, who must reach the store
-trap 'kill $agent_pid 2>/dev/null || true; rm -rf "$tmp"' EXIT
+agent_pid= agent2_pid=
+trap 'kill $agent_pid $agent2_pid 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
 cc -O2 -o "$tmp/spawn_loop" "$repo/bench/spawn_loop.c"
 ok_elf="$build/tests/elves/ok.elf"
@@ -46,10 +48,20 @@ make_kernel() {  # name elf args-json
 make_kernel true /bin/true '[]'
 make_kernel k10 "$ok_elf" '["", "10"]'
 
-"$build/bin/agentd" --listen 127.0.0.1:0 --store "$tmp/store" --log-level error > "$tmp/agent.out" &
-agent_pid=$!
-for _ in $(seq 50); do grep -q listening "$tmp/agent.out" 2>/dev/null && break; sleep 0.1; done
-addr=$(sed -n 's/.* listening on \([^ ]*\) .*/\1/p' "$tmp/agent.out")
+start_agent() {  # agentd store out -> its address (its pid in out.pid)
+  "$1" --listen 127.0.0.1:0 --store "$2" --log-level error > "$3" &
+  echo $! > "$3.pid"
+  for _ in $(seq 50); do grep -q listening "$3" 2>/dev/null && break; sleep 0.1; done
+  sed -n 's/.* listening on \([^ ]*\) .*/\1/p' "$3"
+}
+addr=$(start_agent "$build/bin/agentd" "$tmp/store" "$tmp/agent.out")
+agent_pid=$(cat "$tmp/agent.out.pid")
+methods=(bare perf_r perf_each agentd)
+if [ -n "${AGENT2:-}" ]; then
+  addr2=$(start_agent "$AGENT2/bin/agentd" "$tmp/store2" "$tmp/agent2.out")
+  agent2_pid=$(cat "$tmp/agent2.out.pid")
+  methods+=(agentd2)
+fi
 
 now() { date +%s%N; }
 sweep() {  # method workload runs -> nanoseconds for that many runs
@@ -62,13 +74,15 @@ sweep() {  # method workload runs -> nanoseconds for that many runs
     perf_r) (cd "$tmp/root" && "${pin[@]}" perf stat -r "$n" -x, -e task-clock "$elf" "${args[@]}") ;;
     perf_each) (cd "$tmp/root" && for _ in $(seq "$n"); do
                   "${pin[@]}" perf stat -x, -e task-clock "$elf" "${args[@]}"; done) ;;
-    agentd) "$build/bin/khost" run "$w" --root "$tmp/root" --agent "$addr" --reps "$n" \
-              --warmup 0 --events task-clock "${cpu_opt[@]}" ;;
+    agentd | agentd2)
+      local a=$addr
+      [ "$method" = agentd2 ] && a=$addr2
+      "$build/bin/khost" run "$w" --root "$tmp/root" --agent "$a" --reps "$n" --warmup 0 \
+        --events task-clock "${cpu_opt[@]}" ;;
   esac > /dev/null 2>&1
   echo $(( $(now) - t0 ))
 }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-methods=(bare perf_r perf_each agentd)
 
 echo "| workload | method | µs/run | fixed ms | overhead µs/run | ÷ perf -r's | amortized overhead µs/run | ÷ perf -r's |"
 echo "|---|---|---|---|---|---|---|---|"
@@ -95,7 +109,8 @@ for w in "${workloads[@]}"; do
     read -r slope fixed amort < <(stats "$m")
     awk -v name="$name" -v m="$m" -v s="$slope" -v f="$fixed" -v a="$amort" -v bs="$b_slope" \
         -v ba="$b_amort" -v rs="$r_slope" -v ra="$r_amort" 'BEGIN {
-      label = (m == "perf_r") ? "perf -r" : (m == "perf_each") ? "perf each" : m
+      label = (m == "perf_r") ? "perf -r" : (m == "perf_each") ? "perf each" : \
+              (m == "agentd2") ? "agentd of AGENT2" : m
       if (m == "bare") {
         printf "| %s | %s | %.1f | %.1f | | | | |\n", name, label, s, f
       } else {

@@ -48,7 +48,10 @@ measure() {  # tool -> CV in percent
       rm -rf "$tmp/root/one/run/results"
       "$build/bin/khost" run one --root "$tmp/root" --agent "$addr" --reps "$RUNS" --warmup 1 \
         --cpu "$CPU" --events task-clock ${KTUNE_OPTS:-} > /dev/null 2>&1
-      awk -F, '$15 == "wall-time" && $13 == 1 {print $16}' "$tmp/root/one/run/results/"*.csv | cv ;;
+      # The columns by their header's names (common/results.h; they moved with the schema).
+      awk -F, 'NR == 1 {for (i = 1; i <= NF; ++i) col[$i] = i; next}
+               $col["name"] == "wall-time" && $col["valid"] == 1 {print $col["value"]}' \
+        "$tmp/root/one/run/results/"*.csv | cv ;;
     perf)
       taskset -c "$CPU" "$elf" "$WORK"
       taskset -c "$CPU" perf stat -r "$RUNS" -e task-clock "$elf" "$WORK" 2>&1 >/dev/null |
