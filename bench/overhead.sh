@@ -4,7 +4,7 @@
 #   bench/overhead.sh [BUILD_DIR]      (N runs per long sweep, default 60; TRIALS, default 7;
 #                                       WORKLOADS, default "true k10"; CPU: pin every method's
 #                                       workload to that CPU, as a tuning user does; AGENT2:
-#                                       another build's agentd, timed beside this one)
+#                                       another build directory, whose agentd is timed beside)
 #
 # Methods, each timed as a whole sweep, short (N/6 runs) and long (N runs), in every trial (the
 # methods take turns within each trial, so drift of the machine affects all alike; medians over
@@ -13,7 +13,7 @@
 #   perf -r    perf stat -r N -e task-clock WORKLOAD
 #   perf each  separate `perf stat -e task-clock WORKLOAD` calls from a shell loop (the seed's way)
 #   agentd     khost run --reps N --warmup 0 --events task-clock against a running agentd
-#              (includes khost's start, the push check, and the per-row fsync on both sides)
+#              (includes khost's start, the push check, the agent's journal and the host's file)
 # Per run = (long sweep - short sweep) / (N - N/6): what one more repetition costs; fixed = the
 # short sweep less its runs (a tool's start, connection, report). Overhead = per run - bare's per
 # run. "amortized" is the older figure: the long sweep / N - bare's, fixed cost included.
@@ -25,6 +25,9 @@ N=${N:-60}
 N_SHORT=$((N / 6))
 TRIALS=${TRIALS:-7}
 read -r -a workloads <<< "${WORKLOADS:-true k10}"
+for w in "${workloads[@]}"; do
+  case $w in true | k10) ;; *) echo "bench: WORKLOADS: true or k10, not $w" >&2; exit 2 ;; esac
+done
 # With CPU set, bare and perf run under taskset (perf waits on that CPU while its workload runs)
 # and khost asks agentd for --cpu (the kernel on that CPU, agentd's own threads off it).
 pin=() cpu_opt=()
@@ -56,10 +59,12 @@ start_agent() {  # agentd store out -> its address (its pid in out.pid)
 }
 addr=$(start_agent "$build/bin/agentd" "$tmp/store" "$tmp/agent.out")
 agent_pid=$(cat "$tmp/agent.out.pid")
+[ -n "$addr" ] || { echo "bench: agentd did not start: $(cat "$tmp/agent.out")" >&2; exit 1; }
 methods=(bare perf_r perf_each agentd)
 if [ -n "${AGENT2:-}" ]; then
   addr2=$(start_agent "$AGENT2/bin/agentd" "$tmp/store2" "$tmp/agent2.out")
   agent2_pid=$(cat "$tmp/agent2.out.pid")
+  [ -n "$addr2" ] || { echo "bench: AGENT2's agentd did not start" >&2; exit 1; }
   methods+=(agentd2)
 fi
 

@@ -49,7 +49,7 @@ measure() {  # tool -> CV in percent
       "$build/bin/khost" run one --root "$tmp/root" --agent "$addr" --reps "$RUNS" --warmup 1 \
         --cpu "$CPU" --events task-clock ${KTUNE_OPTS:-} > /dev/null 2>&1
       # The columns by their header's names (common/results.h; they moved with the schema).
-      awk -F, 'NR == 1 {for (i = 1; i <= NF; ++i) col[$i] = i; next}
+      awk -F, 'FNR == 1 {for (i = 1; i <= NF; ++i) col[$i] = i; next}
                $col["name"] == "wall-time" && $col["valid"] == 1 {print $col["value"]}' \
         "$tmp/root/one/run/results/"*.csv | cv ;;
     perf)

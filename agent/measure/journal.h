@@ -6,9 +6,9 @@
 // to the host) only after its fsync returned. The writer takes what is queued once every
 // kJournalSyncIntervalNs, not at each row: with short kernels, a write, its fsync, the interrupt
 // and work queue of the disk, the sending and the host's work on the row would otherwise come
-// between every two runs, or share every run. A row reaches the host at most that much later; an
-// agent that dies loses at most that much of its measurements (khost run --resume measures them
-// again).
+// between every two runs, or share every run. A row reaches the host about that much later (plus
+// the write and fsync of its batch); an agent that dies loses about that much of its measurements
+// (khost run --resume measures them again).
 #pragma once
 
 #include <condition_variable>

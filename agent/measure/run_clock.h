@@ -3,8 +3,8 @@
 // (a COMM record marked exec) and its exit (an EXIT record), each stamped with CLOCK_MONOTONIC in
 // the workload's own context. Their difference leaves out the agent's own latencies, which a
 // clock read by the agent counts: the start byte reaching the child, and the exit reaching the
-// agent's thread (woken on another CPU, where khost and the agent's other threads run, it can
-// notice a few milliseconds late: docs/BENCHMARKS.md, P7).
+// agent's thread (which, when it ran on another CPU beside khost and the agent's other threads,
+// could notice a few milliseconds late: docs/BENCHMARKS.md, P7).
 //
 // The event is not inherited (the kernel maps no ring of an inherited per-task event), so it sees
 // the workload's first process only: its exec, the threads and children it creates (FORK

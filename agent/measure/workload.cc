@@ -455,16 +455,18 @@ void Workload::Start(Progress& p) {
 void Workload::WaitForExit(Progress& p) {
   const uint64_t deadline = options_.timeout_ns ? p.t0 + options_.timeout_ns : 0;
   // Pinned, this thread shares the kernel's CPU (agent/server/measurer.cc): it does not wake for
-  // each chunk of output the kernel writes, but looks at the pipe every kPinnedOutputPeriodNs and
-  // reads what it holds then (polls with no wait, `look`), and at the exit.
+  // each chunk of output the kernel writes, but looks at the pipe every kPinnedOutputPeriodNs
+  // (`next_look`) and reads what it holds then, polling with no wait (`look`) until it is empty;
+  // and at the exit.
   const bool pinned = options_.cpu >= 0;
   bool look = !pinned;
+  uint64_t next_look = p.t0 + kPinnedOutputPeriodNs;
   std::vector<int> watched = watch_fds_;
   bool exited = false;
   while (!exited) {
     int timeout_ms = -1;
+    const uint64_t now = MonotonicNs();
     if (deadline && !p.timed_out) {
-      const uint64_t now = MonotonicNs();
       if (now >= deadline) {
         KillGroup();
         p.timed_out = true;
@@ -472,8 +474,11 @@ void Workload::WaitForExit(Progress& p) {
         timeout_ms = static_cast<int>((deadline - now) / 1000000u) + 1;
       }
     }
-    // (A deadline is then seen up to a period late.)
-    if (pinned && p.output_open) timeout_ms = look ? 0 : kPinnedOutputPeriodNs / 1000000u;
+    if (pinned && p.output_open) {
+      look = look || now >= next_look;
+      const int look_ms = look ? 0 : static_cast<int>((next_look - now) / 1000000u) + 1;
+      timeout_ms = timeout_ms < 0 ? look_ms : std::min(timeout_ms, look_ms);
+    }
     const bool read_output = p.output_open && look;
     std::vector<pollfd> fds = {{pid_fd_.get(), POLLIN, 0},
                                {p.result.cancelled ? -1 : p.cancel_fd, POLLIN, 0},
@@ -481,7 +486,10 @@ void Workload::WaitForExit(Progress& p) {
     for (int fd : watched) fds.push_back({fd, POLLIN, 0});
     const int n = ::poll(fds.data(), fds.size(), timeout_ms);
     if (n < 0 && errno != EINTR) break;
-    if (n == 0 && pinned) look = !look;  // the period is up, or the pipe is empty
+    if (n == 0 && pinned && look) {  // the pipe is empty: the next look is a period away
+      look = false;
+      next_look = MonotonicNs() + kPinnedOutputPeriodNs;
+    }
     if (n <= 0) continue;
     bool watch_ready = false;
     for (size_t k = 3; k < fds.size(); ++k) {

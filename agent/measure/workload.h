@@ -2,7 +2,8 @@
 // group, stdin from /dev/null, stdout+stderr into a pipe, CPU pinning, working directory, every
 // inherited fd close-on-exec, default signal dispositions and an empty signal mask) and then
 // blocks on a start pipe; the caller opens counters on the child's pid; Run() writes the byte
-// that lets the child exec, streams its output to an observer while keeping a bounded copy,
+// that lets the child exec, streams its output to an observer while keeping a bounded copy (a
+// pinned child's, every kPinnedOutputPeriodNs rather than as it comes),
 // enforces the timeout by killing the whole process group, and reports how the run ended. The
 // child is cloned with CLONE_VM, as posix_spawn does, not forked: there is no copy of the agent's
 // memory to make at the clone and none to tear down at exec (docs/BENCHMARKS.md, launch cost).
@@ -72,12 +73,13 @@ struct WorkloadOptions {
   std::string cwd;
   WorkloadLimits limits;
   std::optional<WorkloadUser> user;      // switch to it (no supplementary groups) before exec
-  int cpu = -1;                          // pin to this CPU when >= 0
+  int cpu = -1;  // pin to this CPU when >= 0 (and read the output every kPinnedOutputPeriodNs)
   uint64_t timeout_ns = 0;               // 0: no timeout
   size_t output_head_bytes = 1u << 20;   // the first bytes kept of stdout+stderr
   size_t output_tail_bytes = 64u << 10;  // and the last bytes
   const Canceller* canceller = nullptr;
-  // Sees every byte of stdout+stderr as it arrives, whatever the bounds keep.
+  // Sees every byte of stdout+stderr as it is read (as it arrives; pinned, every
+  // kPinnedOutputPeriodNs and at the exit), whatever the bounds keep.
   std::function<void(std::string_view)> on_output;
 };
 

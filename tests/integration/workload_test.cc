@@ -185,6 +185,7 @@ TEST_CASE("pinned, a kernel that floods its output is read in full and runs to i
   o.path = test::ElvesDir() + "/flood.elf";
   o.args = {"8"};
   o.cpu = 0;
+  o.timeout_ns = 60'000'000'000;  // a pipe never read would hold the kernel: fail, do not hang
   uint64_t seen = 0;
   o.on_output = [&](std::string_view chunk) { seen += chunk.size(); };
   WorkloadResult r = Workload::Prepare(o).value().Run();

@@ -48,6 +48,12 @@ struct Handed {
   }
 };
 
+// A fresh directory and the journal's files in it.
+struct JournalDir {
+  test::UnitTempDir dir{"ktune-journal-test"};
+  JournalFiles files{dir / "results.csv", dir / "profiles.frames"};
+};
+
 std::vector<uint32_t> RepetitionsIn(const JournalFiles& files) {
   auto rows = Journal::ReadRows(files);
   REQUIRE(rows.ok());
@@ -57,8 +63,8 @@ std::vector<uint32_t> RepetitionsIn(const JournalFiles& files) {
 }
 
 TEST_CASE("rows are written, then handed on, in order: by the writer's next batch, or at close") {
-  test::UnitTempDir dir("ktune-journal-test");
-  const JournalFiles files{dir / "results.csv", dir / "profiles.frames"};
+  const JournalDir at;
+  const JournalFiles& files = at.files;
   Handed handed;
   auto journal = Journal::Open(files, handed.Sink()).value();
   journal->Append(Row(0), "");
@@ -75,8 +81,8 @@ TEST_CASE("rows are written, then handed on, in order: by the writer's next batc
 }
 
 TEST_CASE("a journal closed with nothing queued writes nothing") {
-  test::UnitTempDir dir("ktune-journal-test");
-  const JournalFiles files{dir / "results.csv", dir / "profiles.frames"};
+  const JournalDir at;
+  const JournalFiles& files = at.files;
   Handed handed;
   auto journal = Journal::Open(files, handed.Sink()).value();
   REQUIRE(journal->Close().ok());
@@ -85,8 +91,8 @@ TEST_CASE("a journal closed with nothing queued writes nothing") {
 }
 
 TEST_CASE("a reopened journal keeps its rows and appends after them") {
-  test::UnitTempDir dir("ktune-journal-test");
-  const JournalFiles files{dir / "results.csv", dir / "profiles.frames"};
+  const JournalDir at;
+  const JournalFiles& files = at.files;
   {
     Handed handed;
     auto journal = Journal::Open(files, handed.Sink()).value();
