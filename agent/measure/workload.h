@@ -72,7 +72,7 @@ struct WorkloadOptions {
   std::vector<std::string> env;  // NAME=VALUE set in the agent's environment for the workload
   std::string cwd;
   WorkloadLimits limits;
-  std::optional<WorkloadUser> user;      // switch to it (no supplementary groups) before exec
+  std::optional<WorkloadUser> user;  // switch to it (no supplementary groups) before exec
   int cpu = -1;  // pin to this CPU when >= 0 (and read the output every kPinnedOutputPeriodNs)
   uint64_t timeout_ns = 0;               // 0: no timeout
   size_t output_head_bytes = 1u << 20;   // the first bytes kept of stdout+stderr
