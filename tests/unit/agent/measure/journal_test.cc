@@ -52,6 +52,11 @@ struct Handed {
 struct JournalDir {
   test::UnitTempDir dir{"ktune-journal-test"};
   JournalFiles files{dir / "results.csv", dir / "profiles.frames"};
+
+  // The journal of these files, handing its rows to `handed`.
+  std::unique_ptr<Journal> Open(Handed& handed) const {
+    return Journal::Open(files, handed.Sink()).value();
+  }
 };
 
 std::vector<uint32_t> RepetitionsIn(const JournalFiles& files) {
@@ -64,49 +69,46 @@ std::vector<uint32_t> RepetitionsIn(const JournalFiles& files) {
 
 TEST_CASE("rows are written, then handed on, in order: by the writer's next batch, or at close") {
   const JournalDir at;
-  const JournalFiles& files = at.files;
   Handed handed;
-  auto journal = Journal::Open(files, handed.Sink()).value();
+  auto journal = at.Open(handed);
   journal->Append(Row(0), "");
   journal->Append(Row(1), "");
   CHECK(handed.WaitFor(2) == std::vector<uint32_t>{0, 1});
   // Handed on only once in the file.
-  CHECK(RepetitionsIn(files) == std::vector<uint32_t>{0, 1});
+  CHECK(RepetitionsIn(at.files) == std::vector<uint32_t>{0, 1});
 
   journal->Append(Row(2), "");
   journal->Append(Row(3), "");
   REQUIRE(journal->Close().ok());
   CHECK(handed.WaitFor(4) == std::vector<uint32_t>{0, 1, 2, 3});
-  CHECK(RepetitionsIn(files) == std::vector<uint32_t>{0, 1, 2, 3});
+  CHECK(RepetitionsIn(at.files) == std::vector<uint32_t>{0, 1, 2, 3});
 }
 
 TEST_CASE("a journal closed with nothing queued writes nothing") {
   const JournalDir at;
-  const JournalFiles& files = at.files;
   Handed handed;
-  auto journal = Journal::Open(files, handed.Sink()).value();
+  auto journal = at.Open(handed);
   REQUIRE(journal->Close().ok());
   CHECK(handed.repetitions.empty());
-  CHECK(RepetitionsIn(files).empty());
+  CHECK(RepetitionsIn(at.files).empty());
 }
 
 TEST_CASE("a reopened journal keeps its rows and appends after them") {
   const JournalDir at;
-  const JournalFiles& files = at.files;
   {
     Handed handed;
-    auto journal = Journal::Open(files, handed.Sink()).value();
+    auto journal = at.Open(handed);
     journal->Append(Row(0), "");
     REQUIRE(journal->Close().ok());
   }
   Handed handed;
-  auto journal = Journal::Open(files, handed.Sink()).value();
+  auto journal = at.Open(handed);
   REQUIRE(journal->rows_before().size() == 1);
   CHECK(journal->rows_before()[0].repetition == 0);
   journal->Append(Row(1), "");
   REQUIRE(journal->Close().ok());
   CHECK(handed.repetitions == std::vector<uint32_t>{1});
-  CHECK(RepetitionsIn(files) == std::vector<uint32_t>{0, 1});
+  CHECK(RepetitionsIn(at.files) == std::vector<uint32_t>{0, 1});
 }
 
 }  // namespace
