@@ -4,7 +4,7 @@
 # landscape: the best variant (WORK thousand iterations), a runner-up GAP% slower, and 14 more
 # 10% to 150% slower. Each trial measures the sweep (--cpu CPU, --warmup 1) and asks `khost
 # analyze` for its verdict: the true winner named (decided), the wrong one named, or no winner
-# (not distinguishable, unstable). TRIALS trials of --reps auto (its defaults: --min-reps 6,
+# (not distinguishable, unstable). TRIALS trials of --reps auto (its defaults: --min-reps 4,
 # --max-reps 30, --target-ci 2); then fixed --reps R up the ladder REPS_LADDER, TRIALS trials
 # each, until one names the true winner in every trial. Repetitions counted are the measured
 # rows (warm-ups, one per variant either way, are not). Prints Markdown tables.

@@ -4,19 +4,22 @@
 # repetitions, for ktune (`khost run --reps RUNS --warmup 1 --cpu CPU`), `perf stat -r RUNS` and
 # `hyperfine --runs RUNS --warmup 1 -N` (both under `taskset -c CPU`, perf after one unmeasured
 # run), all on the same ELF (bench/fixed_work.c, WORK thousand iterations). TRIALS trials, the
-# tools taking turns within each; the table gives each tool's median CV over the trials and its
-# ratio to the better of perf's and hyperfine's.
+# tools taking turns within each in a shuffled order (on a VM the machine's own speed drifts
+# from second to second, and a fixed order would give one tool the same place in every drift);
+# the table gives each tool's median CV over the trials and its ratio to the better of perf's and
+# hyperfine's. A single trial's CV is noisy (from 0.6% to 20% for every tool in a noisy hour),
+# so the median wants many trials: at 15, two runs minutes apart gave ktune 0.69x and 3.50x.
 #
 # perf prints the standard deviation of the mean ("+- x%" = s / sqrt(n) / mean), so its CV is
 # x * sqrt(RUNS); ktune's and hyperfine's come from their per-run times (sample standard
 # deviation, n - 1).
 #
-#   bench/variability.sh [BUILD_DIR]     (RUNS=20, TRIALS=7, WORK=5000, CPU=1)
+#   bench/variability.sh [BUILD_DIR]     (RUNS=20, TRIALS=40, WORK=5000, CPU=1)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$repo/build}" && pwd)
 RUNS=${RUNS:-20}
-TRIALS=${TRIALS:-7}
+TRIALS=${TRIALS:-40}
 WORK=${WORK:-5000}
 CPU=${CPU:-1}
 command -v hyperfine > /dev/null || { echo "bench: hyperfine missing (scripts/setup.sh)" >&2; exit 1; }
@@ -67,7 +70,7 @@ measure() {  # tool -> CV in percent
 
 tools=(ktune perf hyperfine)
 for _ in $(seq "$TRIALS"); do
-  for t in "${tools[@]}"; do measure "$t" >> "$tmp/$t.cv"; done
+  for t in $(printf '%s\n' "${tools[@]}" | shuf); do measure "$t" >> "$tmp/$t.cv"; done
 done
 k=$(median < "$tmp/ktune.cv"); p=$(median < "$tmp/perf.cv"); h=$(median < "$tmp/hyperfine.cv")
 echo "| tool | median CV % | CV % per trial | ÷ the better of perf's and hyperfine's |"

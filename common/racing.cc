@@ -1,6 +1,7 @@
 #include "common/racing.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace ktune {
@@ -21,6 +22,20 @@ const char* StopReasonName(StopReason reason) {
       return "time";
   }
   return "?";
+}
+
+std::optional<Interval> RacingBounds(const std::vector<double>& values) {
+  if (std::optional<Interval> ci = MedianConfidenceInterval(values)) return ci;
+  Interval range{INFINITY, -INFINITY, 0};
+  uint32_t finite = 0;
+  for (double x : values) {
+    if (!std::isfinite(x)) continue;
+    ++finite;
+    range.low = std::min(range.low, x);
+    range.high = std::max(range.high, x);
+  }
+  if (finite < kMinRacingReps) return std::nullopt;
+  return range;
 }
 
 Race::Race(RacingOptions options, uint32_t variants) : options_(options), entries_(variants) {}
@@ -55,42 +70,44 @@ void Race::Add(const RepetitionRow& row) {
   if (wall && Usable(wall->status)) e.wall_s.push_back(wall->value * 1e-9);
 }
 
-StopReason Race::Decide(uint32_t v, const std::vector<std::optional<Interval>>& ci,
+StopReason Race::Decide(uint32_t v, const std::vector<std::optional<Interval>>& bounds,
                         std::optional<uint32_t> best) const {
   const Entry& e = entries_[v];
   if (e.failed) return StopReason::kFailed;
-  if (e.rounds < options_.min_reps || !ci[v] || !best) return StopReason::kMeasuring;
-  const Interval& mine = *ci[v];
-  const Interval& top = *ci[*best];
-  if (v != *best) return mine.low > top.high ? StopReason::kSlower : StopReason::kMeasuring;
+  if (e.rounds < options_.min_reps || !bounds[v] || !best) return StopReason::kMeasuring;
+  const Interval& top = *bounds[*best];
+  if (v != *best) return bounds[v]->low > top.high ? StopReason::kSlower : StopReason::kMeasuring;
+  // The best settles on its 95% interval, not on a range of fewer values.
+  const std::optional<Interval> ci = MedianConfidenceInterval(times(v));
+  if (!ci) return StopReason::kMeasuring;
   const double median = *Median(times(v));
-  const double wider = std::max(median - mine.low, mine.high - median);
+  const double wider = std::max(median - ci->low, ci->high - median);
   if (median <= 0 || wider > options_.target_ci * median) return StopReason::kMeasuring;
   // The best settles when no other variant still measuring overlaps it.
   for (uint32_t w = 0; w < entries_.size(); ++w) {
-    if (w == v || !measuring(w) || entries_[w].failed || !ci[w]) continue;
-    if (ci[w]->low <= top.high) return StopReason::kMeasuring;
+    if (w == v || !measuring(w) || entries_[w].failed || !bounds[w]) continue;
+    if (bounds[w]->low <= top.high) return StopReason::kMeasuring;
   }
   return StopReason::kSettled;
 }
 
 void Race::EndRound(uint32_t round) {
-  std::vector<std::optional<Interval>> ci(entries_.size());
+  std::vector<std::optional<Interval>> bounds(entries_.size());
   std::optional<uint32_t> best;
   std::optional<double> best_median;
   for (uint32_t v = 0; v < entries_.size(); ++v) {
     if (measuring(v)) ++entries_[v].rounds;
     if (entries_[v].failed) continue;
-    ci[v] = MedianConfidenceInterval(times(v));
+    bounds[v] = RacingBounds(times(v));
     const std::optional<double> median = Median(times(v));
-    if (ci[v] && (!best_median || *median < *best_median)) {
+    if (bounds[v] && (!best_median || *median < *best_median)) {
       best = v;
       best_median = median;
     }
   }
   std::vector<StopReason> decided(entries_.size(), StopReason::kMeasuring);
   for (uint32_t v = 0; v < entries_.size(); ++v) {
-    if (measuring(v)) decided[v] = Decide(v, ci, best);
+    if (measuring(v)) decided[v] = Decide(v, bounds, best);
   }
   for (uint32_t v = 0; v < entries_.size(); ++v) {
     if (!measuring(v)) continue;

@@ -1,13 +1,17 @@
 // Adaptive repetitions (khost run --reps auto): the variants are measured in rounds, and after
 // each round this rule decides which variants need more. Racing, as F-race and irace drop
-// configurations: a variant whose 95% interval of the median (common/median.h) lies wholly above
-// the best variant's is clearly slower and stops; one that still overlaps the best goes on. The
-// best (the lowest median) is settled once its interval is within the target of its median and
-// no variant still measuring overlaps it. A variant with an invalid run stops as failed; the rest
-// stop at the cap of rounds, or when the run's time is up. A variant stops only after min_reps
-// rounds. agentd races a run as it measures it; khost replays the same rule over the stored rows
-// to say why each variant stopped, so both sides share this one definition. Pure: the same rows
-// give the same decisions.
+// configurations: a variant whose bounds lie wholly above the best variant's is clearly slower
+// and stops; one that still overlaps the best goes on. A variant's bounds are its 95% interval
+// of the median (common/median.h) once it has the 6 values that needs; with 4 or 5 values they
+// are its [min, max], so that a variant is dropped that early only when every one of its times
+// is above every one of the best's: Mann-Whitney's U = 0, one-sided p = 1/70 at 4 against 4 and
+// 1/252 at 5 against 5 (3 against 3 would be 1/20, not below 0.05). The best (the lowest median)
+// is settled once its 95% interval is within the target of its median and no variant still
+// measuring overlaps it. A variant with an invalid run stops as failed; the rest stop at the cap
+// of rounds, or when the run's time is up. A variant stops only after min_reps rounds (at least
+// kMinRacingReps). agentd races a run as it measures it; khost replays the same rule over the
+// stored rows to say why each variant stopped, so both sides share this one definition. Pure:
+// the same rows give the same decisions.
 //
 // Time is the kernel's own time when every row so far printed it, else the wall time (as khost's
 // reports rank). A variant's values are its counting rows of every pass; sampling rows are left
@@ -23,9 +27,16 @@
 
 namespace ktune {
 
+// The fewest values by which a variant can be told slower than another at p < 0.05 (above).
+constexpr uint32_t kMinRacingReps = 4;
+
+// A variant's bounds in the race (above): its 95% interval of the median from 6 values, its
+// [min, max] (coverage 0) with kMinRacingReps or 5, nullopt with fewer.
+std::optional<Interval> RacingBounds(const std::vector<double>& values);
+
 struct RacingOptions {
-  uint32_t min_reps = 6;    // rounds before a variant may stop (>= 6: an interval needs 6 values)
-  uint32_t max_reps = 30;   // rounds at most
+  uint32_t min_reps = kMinRacingReps;  // rounds before a variant may stop (>= kMinRacingReps)
+  uint32_t max_reps = 30;              // rounds at most
   double target_ci = 0.02;  // settled when the interval's wider side is within this of the median
 };
 
@@ -60,7 +71,7 @@ class Race {
   const std::vector<double>& times(uint32_t variant) const;
 
  private:
-  StopReason Decide(uint32_t v, const std::vector<std::optional<Interval>>& ci,
+  StopReason Decide(uint32_t v, const std::vector<std::optional<Interval>>& bounds,
                     std::optional<uint32_t> best) const;
   RacingOptions options_;
   std::vector<Entry> entries_;

@@ -8,6 +8,7 @@
 #include "agent/store/run_files.h"
 #include "common/events.h"
 #include "common/manifest.h"
+#include "common/racing.h"
 #include "protocol/convert.h"
 
 namespace ktune::agent {
@@ -17,8 +18,8 @@ namespace {
 Status CheckAdaptive(const wire::RunRequest& req) {
   if (!req.has_adaptive()) return Status::Ok();
   const wire::AdaptiveReps& a = req.adaptive();
-  if (a.min_reps() < 6 || a.min_reps() > req.repetitions()) {
-    return InvalidArgument("adaptive repetitions need 6 <= min_reps <= max_reps, not " +
+  if (a.min_reps() < kMinRacingReps || a.min_reps() > req.repetitions()) {
+    return InvalidArgument("adaptive repetitions need 4 <= min_reps <= max_reps, not " +
                            std::to_string(a.min_reps()) + " and " +
                            std::to_string(req.repetitions()));
   }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 
+#include "common/racing.h"
 #include "common/strings.h"
 #include "host/events/event_groups.h"
 
@@ -16,8 +17,8 @@ void AddMeasureOptions(cxxopts::Options& o, bool order_seed) {
       "measured repetitions per variant, or auto: rounds until each variant is settled or "
       "clearly slower than the best",
       cxxopts::value<std::string>()->default_value("5"))(
-      "min-reps", "with --reps auto: rounds before a variant may stop (at least 6)",
-      cxxopts::value<int64_t>()->default_value("6"))(
+      "min-reps", "with --reps auto: rounds before a variant may stop (at least 4)",
+      cxxopts::value<int64_t>()->default_value("4"))(
       "max-reps", "with --reps auto: rounds at most",
       cxxopts::value<int64_t>()->default_value("30"))(
       "target-ci",
@@ -113,9 +114,9 @@ Status ParseSamplingOptions(const cxxopts::ParseResult& r, MeasureOptions* opts)
 Status ParseAdaptiveOptions(const cxxopts::ParseResult& r, MeasureOptions* opts) {
   const int64_t min_reps = r["min-reps"].as<int64_t>(), max_reps = r["max-reps"].as<int64_t>();
   const double target_pct = r["target-ci"].as<double>();
-  if (min_reps < 6) {
+  if (min_reps < kMinRacingReps) {
     return InvalidArgument(
-        "--min-reps must be at least 6: a 95% interval of a median needs 6 values");
+        "--min-reps must be at least 4: fewer values cannot tell a variant slower at p < 0.05");
   }
   if (max_reps < min_reps || max_reps > 100000) {
     return InvalidArgument("--max-reps must be between --min-reps (" + std::to_string(min_reps) +

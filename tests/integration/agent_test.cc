@@ -390,10 +390,10 @@ TEST_CASE("runs are refused for unknown bundles, absent ELFs, unknown events and
   no_variant.clear_variants();
   expect_error(no_variant, ErrorCode::kInvalidArgument, "run request names no variant");
   wire::RunRequest adaptive = MakeRunRequest(*opts, *dir, pushed->bundle_id, "r");
-  adaptive.mutable_adaptive()->set_min_reps(6);
+  adaptive.mutable_adaptive()->set_min_reps(4);
   adaptive.mutable_adaptive()->set_target_ci(0.02);
   expect_error(adaptive, ErrorCode::kInvalidArgument,
-               "need 6 <= min_reps <= max_reps, not 6 and 1");
+               "need 4 <= min_reps <= max_reps, not 4 and 1");
   wire::RunRequest bad_id = MakeRunRequest(*opts, *dir, pushed->bundle_id, "../escape");
   expect_error(bad_id, ErrorCode::kInvalidArgument, "invalid run id");
   // A parameter the journal could not keep (FetchRun and resume read it back).

@@ -6,6 +6,7 @@
 // event of the same kind reads 0), user/kernel filtering through sscofpmf.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -242,19 +243,21 @@ TEST_CASE(
     CHECK(v->status == ValueStatus::kOk);
     CHECK(v->value == 2 * n + 5);  // as in the first test: exact in every round
   }
-  // Racing: the long loop is dropped after the 6 rounds every variant gets; the equal two
-  // overlap each other and go on, at most to the cap.
-  CHECK(rows_of[2] == 6);
+  // Racing: the long loop is dropped after the 4 rounds every variant gets, every one of its
+  // times above every one of the others'. The equal two go on, at most to the cap; the best of
+  // them gets at least the 6 rounds a 95% interval needs before it can settle.
+  CHECK(rows_of[2] == 4);
   for (uint32_t v : {0u, 1u}) {
-    CHECK(rows_of[v] >= 6);
+    CHECK(rows_of[v] >= 4);
     CHECK(rows_of[v] <= 8);
   }
+  CHECK(std::max(rows_of[0], rows_of[1]) >= 6);
   auto meta = ReadRunMeta(RunMetaPath(results));
   REQUIRE(meta.ok());
   CHECK(meta->order == "interleaved");
   REQUIRE(meta->adaptive.has_value());
   CHECK(meta->complete);
-  CHECK(Contains(run.out, "1 dropped as slower after 6 rounds"));
+  CHECK(Contains(run.out, " dropped as slower after 4"));
 }
 
 TEST_CASE("virtual board: cycles:u samples land in the hot function") {

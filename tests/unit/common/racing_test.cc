@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <vector>
 
 namespace ktune {
@@ -40,14 +41,51 @@ Race RaceOf(const RacingOptions& options,
   return race;
 }
 
-TEST_CASE("racing: a clearly slower variant stops at min_reps, the best settles") {
+TEST_CASE("racing: a variant's bounds are its range with 4 or 5 values, its interval from 6") {
+  CHECK_FALSE(RacingBounds({}).has_value());
+  CHECK_FALSE(RacingBounds({1, 2, 3}).has_value());
+  CHECK_FALSE(RacingBounds({1, 2, 3, NAN}).has_value());  // three usable values
+  auto range = RacingBounds({3, 1, 4, 2});
+  REQUIRE(range.has_value());
+  CHECK(range->low == 1);
+  CHECK(range->high == 4);
+  CHECK(range->coverage == 0);
+  range = RacingBounds({3, 1, 4, 2, 5, NAN});
+  REQUIRE(range.has_value());
+  CHECK(range->high == 5);
+  // With 9 values the 95% interval is [x(2), x(8)] (coverage 1 - 2 * 10/512 = 96.1%).
+  auto ci = RacingBounds({9, 1, 8, 2, 7, 3, 6, 4, 5});
+  REQUIRE(ci.has_value());
+  CHECK(ci->low == 2);
+  CHECK(ci->high == 8);
+  CHECK(ci->coverage == doctest::Approx(1 - 20.0 / 512));
+}
+
+TEST_CASE("racing: a clearly slower variant stops at min_reps, the best settles from 6 rounds") {
   const Race race = RaceOf({}, {{&kTight, 1.0}, {&kTight, 1.5}});
-  // After 6 rounds the slower one's interval [1.498, 1.5045] is wholly above the best's
-  // [0.998, 1.003], whose wider side (0.3%) is within 2%.
+  // After 4 rounds every time of the slower one (1.4985-1.5015) is above every one of the
+  // best's (0.999-1.002). The best, alone and within 0.3% of its median, settles once its 95%
+  // interval exists: at 6 values.
   CHECK(race.entries()[0].reason == StopReason::kSettled);
   CHECK(race.entries()[0].rounds == 6);
   CHECK(race.entries()[1].reason == StopReason::kSlower);
-  CHECK(race.entries()[1].rounds == 6);
+  CHECK(race.entries()[1].rounds == 4);
+}
+
+TEST_CASE("racing: with 4 values, one time inside the best's range keeps a variant measuring") {
+  Race race({}, 3);
+  const std::vector<std::vector<double>> times = {
+      {1.00, 1.01, 1.02, 1.03},    // the best
+      {1.025, 1.05, 1.06, 1.07},   // 1.025 is below the best's 1.03
+      {1.035, 1.05, 1.06, 1.07}};  // every time above 1.03
+  for (uint32_t round = 0; round < 4; ++round) {
+    for (uint32_t v = 0; v < 3; ++v) race.Add(Row(v, round, times[v][round]));
+    race.EndRound(round);
+  }
+  CHECK(race.entries()[0].reason == StopReason::kMeasuring);
+  CHECK(race.entries()[1].reason == StopReason::kMeasuring);
+  CHECK(race.entries()[2].reason == StopReason::kSlower);
+  CHECK(race.entries()[2].rounds == 4);
 }
 
 TEST_CASE("racing: nothing stops before min_reps, however clear") {
@@ -67,19 +105,19 @@ TEST_CASE("racing: ties overlap to the cap, and say so") {
   CHECK(race.entries()[0].rounds == 12);
   CHECK(race.entries()[1].reason == StopReason::kCap);
   CHECK(race.entries()[2].reason == StopReason::kSlower);
-  CHECK(race.entries()[2].rounds == 6);
+  CHECK(race.entries()[2].rounds == 4);
 }
 
 TEST_CASE("racing: a noisy best measures on until its interval is within the target") {
   // kLoose spreads +-20%: with a 2% target the best runs to the cap while the slower one, far
-  // off, is dropped; with a 25% target it settles at min_reps.
+  // off, is dropped at min_reps; with a 25% target it settles at 6, when its interval exists.
   RacingOptions options;
   options.max_reps = 20;
   Race race = RaceOf(options, {{&kLoose, 1.0}, {&kTight, 2.0}});
   CHECK(race.entries()[0].reason == StopReason::kCap);
   CHECK(race.entries()[0].rounds == 20);
   CHECK(race.entries()[1].reason == StopReason::kSlower);
-  CHECK(race.entries()[1].rounds == 6);
+  CHECK(race.entries()[1].rounds == 4);
   options.target_ci = 0.25;
   race = RaceOf(options, {{&kLoose, 1.0}, {&kTight, 2.0}});
   CHECK(race.entries()[0].reason == StopReason::kSettled);
@@ -130,11 +168,11 @@ TEST_CASE("racing: time up stops the variants still measuring") {
 }
 
 TEST_CASE("racing: replaying stored rows gives the same decisions, and where to go on") {
-  // The rows a race of two passes measured: variant 1 dropped after round 5.
+  // The rows a race of two passes measured: variant 1 dropped after round 3 (its 4th).
   std::vector<RepetitionRow> rows;
   for (uint32_t r = 0; r < 9; ++r) {
     for (uint32_t v = 0; v < 2; ++v) {
-      if (v == 1 && r >= 6) continue;
+      if (v == 1 && r >= 4) continue;
       for (uint32_t pass = 0; pass < 2; ++pass) {
         RepetitionRow row = Row(v, r, Time(kLoose, r + pass, v ? 5.0 : 1.0));
         row.pass = pass;
@@ -147,7 +185,7 @@ TEST_CASE("racing: replaying stored rows gives the same decisions, and where to 
   CHECK(replayed.race.entries()[0].reason == StopReason::kMeasuring);
   CHECK(replayed.race.entries()[0].rounds == 9);
   CHECK(replayed.race.entries()[1].reason == StopReason::kSlower);
-  CHECK(replayed.race.entries()[1].rounds == 6);
+  CHECK(replayed.race.entries()[1].rounds == 4);
   // Round 9 cut short after one pass: its row is in, the round is not ended.
   rows.push_back(Row(0, 9, 1.0));
   replayed = ReplayRace({}, 2, 2, rows);

@@ -63,7 +63,7 @@ TEST_CASE("run --reps auto: its options, their defaults, and bad input") {
   auto d = ParseRunArgs({"k", "--reps", "auto"});
   REQUIRE(d.ok());
   REQUIRE(d->adaptive.has_value());
-  CHECK(d->adaptive->min_reps == 6);
+  CHECK(d->adaptive->min_reps == 4);
   CHECK(d->adaptive->max_reps == 30);
   CHECK(d->adaptive->target_ci == doctest::Approx(0.02));
   CHECK(d->repetitions == 30);  // the cap
@@ -91,8 +91,8 @@ TEST_CASE("run --reps auto: its options, their defaults, and bad input") {
   };
   CHECK(error({"k", "--reps", "auto", "--min-reps", "10", "--max-reps", "8"}) ==
         "--max-reps must be between --min-reps (10) and 100000");
-  CHECK(error({"k", "--reps", "auto", "--min-reps", "5"}) ==
-        "--min-reps must be at least 6: a 95% interval of a median needs 6 values");
+  CHECK(error({"k", "--reps", "auto", "--min-reps", "3"}) ==
+        "--min-reps must be at least 4: fewer values cannot tell a variant slower at p < 0.05");
   CHECK(error({"k", "--reps", "auto", "--target-ci", "0"}) ==
         "--target-ci must be a percentage above 0 and below 100");
   CHECK(error({"k", "--reps", "auto", "--target-ci", "100"}) ==
