@@ -7,10 +7,12 @@
 # (not distinguishable, unstable). TRIALS trials of --reps auto (its defaults: --min-reps 4,
 # --max-reps 30, --target-ci 2); then fixed --reps R up the ladder REPS_LADDER, TRIALS trials
 # each, until one names the true winner in every trial. Repetitions counted are the measured
-# rows (warm-ups, one per variant either way, are not). Prints Markdown tables.
+# rows (warm-ups, one per variant either way, are not). AUTO_ALSO (e.g. "--min-reps 6", the rule
+# before d20251b): a second --reps auto with these options, its trials alternating with the
+# first's, in a row of its own. Prints Markdown tables.
 #
 #   bench/adaptive.sh [BUILD_DIR]   (TRIALS=20, WORK=3000, GAP=2, CPU=1,
-#                                    REPS_LADDER="6 8 10 12 15 20 25 30 40")
+#                                    REPS_LADDER="6 8 10 12 15 20 25 30 40", AUTO_ALSO unset)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$repo/build}" && pwd)
@@ -70,10 +72,15 @@ summary() {  # label file -> a table row
     }' "$2"
 }
 
-for _ in $(seq "$TRIALS"); do trial --reps auto >> "$tmp/auto"; done
+for _ in $(seq "$TRIALS"); do
+  trial --reps auto >> "$tmp/auto"
+  # shellcheck disable=SC2086  # AUTO_ALSO is options, split on purpose
+  if [ -n "${AUTO_ALSO:-}" ]; then trial --reps auto $AUTO_ALSO >> "$tmp/auto_also"; fi
+done
 echo "| --reps | trials | true winner named | wrong winner named | no winner | repetitions (mean) | min | max |"
 echo "|---|---|---|---|---|---|---|---|"
 summary auto "$tmp/auto"
+if [ -n "${AUTO_ALSO:-}" ]; then summary "auto $AUTO_ALSO" "$tmp/auto_also"; fi
 auto_mean=$(awk '{t += $2} END {print t / NR}' "$tmp/auto")
 fixed=
 for r in $REPS_LADDER; do

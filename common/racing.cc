@@ -1,10 +1,14 @@
 #include "common/racing.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 
 namespace ktune {
+namespace {
+
+constexpr double kRangeCoverage = 0.875;  // of [min, max] with kMinRacingReps values
+
+}  // namespace
 
 const char* StopReasonName(StopReason reason) {
   switch (reason) {
@@ -25,17 +29,9 @@ const char* StopReasonName(StopReason reason) {
 }
 
 std::optional<Interval> RacingBounds(const std::vector<double>& values) {
-  if (std::optional<Interval> ci = MedianConfidenceInterval(values)) return ci;
-  Interval range{INFINITY, -INFINITY, 0};
-  uint32_t finite = 0;
-  for (double x : values) {
-    if (!std::isfinite(x)) continue;
-    ++finite;
-    range.low = std::min(range.low, x);
-    range.high = std::max(range.high, x);
-  }
-  if (finite < kMinRacingReps) return std::nullopt;
-  return range;
+  // [min, max] covers the median with probability 1 - 2 * 0.5^n: 87.5% for 4 values, 93.75% for
+  // 5, so an interval at 87.5% is that range (common/median.h).
+  return MedianConfidenceInterval(values, values.size() < 6 ? kRangeCoverage : 0.95);
 }
 
 Race::Race(RacingOptions options, uint32_t variants) : options_(options), entries_(variants) {}
@@ -71,12 +67,16 @@ void Race::Add(const RepetitionRow& row) {
 }
 
 StopReason Race::Decide(uint32_t v, const std::vector<std::optional<Interval>>& bounds,
-                        std::optional<uint32_t> best) const {
+                        std::optional<uint32_t> best, std::optional<uint32_t> runner_up) const {
   const Entry& e = entries_[v];
   if (e.failed) return StopReason::kFailed;
   if (e.rounds < options_.min_reps || !bounds[v] || !best) return StopReason::kMeasuring;
   const Interval& top = *bounds[*best];
-  if (v != *best) return bounds[v]->low > top.high ? StopReason::kSlower : StopReason::kMeasuring;
+  if (v != *best) {
+    // The runner-up gets the rounds the verdict's paired test needs (racing.h).
+    if (v == runner_up && e.rounds < kRunnerUpRounds) return StopReason::kMeasuring;
+    return bounds[v]->low > top.high ? StopReason::kSlower : StopReason::kMeasuring;
+  }
   // The best settles on its 95% interval, not on a range of fewer values.
   const std::optional<Interval> ci = MedianConfidenceInterval(times(v));
   if (!ci) return StopReason::kMeasuring;
@@ -93,21 +93,29 @@ StopReason Race::Decide(uint32_t v, const std::vector<std::optional<Interval>>& 
 
 void Race::EndRound(uint32_t round) {
   std::vector<std::optional<Interval>> bounds(entries_.size());
-  std::optional<uint32_t> best;
-  std::optional<double> best_median;
+  // The lowest and second lowest medians of the variants with bounds (the lower index first on
+  // equal medians).
+  std::optional<uint32_t> best, runner_up;
+  double best_median = 0, runner_up_median = 0;
   for (uint32_t v = 0; v < entries_.size(); ++v) {
     if (measuring(v)) ++entries_[v].rounds;
     if (entries_[v].failed) continue;
     bounds[v] = RacingBounds(times(v));
-    const std::optional<double> median = Median(times(v));
-    if (bounds[v] && (!best_median || *median < *best_median)) {
+    if (!bounds[v]) continue;
+    const double median = *Median(times(v));
+    if (!best || median < best_median) {
+      runner_up = best;
+      runner_up_median = best_median;
       best = v;
       best_median = median;
+    } else if (!runner_up || median < runner_up_median) {
+      runner_up = v;
+      runner_up_median = median;
     }
   }
   std::vector<StopReason> decided(entries_.size(), StopReason::kMeasuring);
   for (uint32_t v = 0; v < entries_.size(); ++v) {
-    if (measuring(v)) decided[v] = Decide(v, bounds, best);
+    if (measuring(v)) decided[v] = Decide(v, bounds, best, runner_up);
   }
   for (uint32_t v = 0; v < entries_.size(); ++v) {
     if (!measuring(v)) continue;

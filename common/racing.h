@@ -5,13 +5,16 @@
 // of the median (common/median.h) once it has the 6 values that needs; with 4 or 5 values they
 // are its [min, max], so that a variant is dropped that early only when every one of its times
 // is above every one of the best's: Mann-Whitney's U = 0, one-sided p = 1/70 at 4 against 4 and
-// 1/252 at 5 against 5 (3 against 3 would be 1/20, not below 0.05). The best (the lowest median)
-// is settled once its 95% interval is within the target of its median and no variant still
-// measuring overlaps it. A variant with an invalid run stops as failed; the rest stop at the cap
-// of rounds, or when the run's time is up. A variant stops only after min_reps rounds (at least
-// kMinRacingReps). agentd races a run as it measures it; khost replays the same rule over the
-// stored rows to say why each variant stopped, so both sides share this one definition. Pure:
-// the same rows give the same decisions.
+// 1/252 at 5 against 5 (3 against 3 would be 1/20, not below 0.05). The runner-up (the second
+// lowest median) stops no sooner than kRunnerUpRounds: khost analyze's verdict compares it with
+// the best, and when the times drifted it pairs their rounds, which takes 6 (a sign test of 6 of
+// 6 gives p = 1/32 two-sided, 5 of 5 only 1/16). The best (the lowest median) is settled once its
+// 95% interval is within the target of its median and no variant still measuring overlaps it. A
+// variant with an invalid run stops as failed; the rest stop at the cap of rounds, or when the
+// run's time is up. A variant stops only after min_reps rounds (at least kMinRacingReps). agentd
+// races a run as it measures it; khost replays the same rule over the stored rows to say why each
+// variant stopped, so both sides share this one definition. Pure: the same rows give the same
+// decisions.
 //
 // Time is the kernel's own time when every row so far printed it, else the wall time (as khost's
 // reports rank). A variant's values are its counting rows of every pass; sampling rows are left
@@ -30,8 +33,12 @@ namespace ktune {
 // The fewest values by which a variant can be told slower than another at p < 0.05 (above).
 constexpr uint32_t kMinRacingReps = 4;
 
+// The rounds the runner-up gets at least (above).
+constexpr uint32_t kRunnerUpRounds = 6;
+
 // A variant's bounds in the race (above): its 95% interval of the median from 6 values, its
-// [min, max] (coverage 0) with kMinRacingReps or 5, nullopt with fewer.
+// [min, max] with kMinRacingReps or 5 (coverage 87.5% or 93.75%), nullopt with fewer. Values that
+// are not finite count here but not in the interval (a 6th that is NaN leaves no bounds).
 std::optional<Interval> RacingBounds(const std::vector<double>& values);
 
 struct RacingOptions {
@@ -72,7 +79,7 @@ class Race {
 
  private:
   StopReason Decide(uint32_t v, const std::vector<std::optional<Interval>>& bounds,
-                    std::optional<uint32_t> best) const;
+                    std::optional<uint32_t> best, std::optional<uint32_t> runner_up) const;
   RacingOptions options_;
   std::vector<Entry> entries_;
   bool every_row_has_kernel_time_ = true;

@@ -49,10 +49,14 @@ TEST_CASE("racing: a variant's bounds are its range with 4 or 5 values, its inte
   REQUIRE(range.has_value());
   CHECK(range->low == 1);
   CHECK(range->high == 4);
-  CHECK(range->coverage == 0);
-  range = RacingBounds({3, 1, 4, 2, 5, NAN});
+  CHECK(range->coverage == 0.875);
+  // A value that is not finite counts toward the 6 but is not in the interval.
+  CHECK_FALSE(RacingBounds({3, 1, 4, 2, 5, NAN}).has_value());
+  range = RacingBounds({3, 1, 4, 2, 5});
   REQUIRE(range.has_value());
+  CHECK(range->low == 1);
   CHECK(range->high == 5);
+  CHECK(range->coverage == 0.9375);
   // With 9 values the 95% interval is [x(2), x(8)] (coverage 1 - 2 * 10/512 = 96.1%).
   auto ci = RacingBounds({9, 1, 8, 2, 7, 3, 6, 4, 5});
   REQUIRE(ci.has_value());
@@ -61,31 +65,36 @@ TEST_CASE("racing: a variant's bounds are its range with 4 or 5 values, its inte
   CHECK(ci->coverage == doctest::Approx(1 - 20.0 / 512));
 }
 
-TEST_CASE("racing: a clearly slower variant stops at min_reps, the best settles from 6 rounds") {
-  const Race race = RaceOf({}, {{&kTight, 1.0}, {&kTight, 1.5}});
-  // After 4 rounds every time of the slower one (1.4985-1.5015) is above every one of the
-  // best's (0.999-1.002). The best, alone and within 0.3% of its median, settles once its 95%
-  // interval exists: at 6 values.
+TEST_CASE("racing: a clearly slower variant stops at min_reps, the runner-up and the best at 6") {
+  const Race race = RaceOf({}, {{&kTight, 1.0}, {&kTight, 1.5}, {&kTight, 2.0}});
+  // After 4 rounds every time of the slowest (1.998-2.004) is above every one of the best's
+  // (0.999-1.002). So are the runner-up's (1.4985-1.5015), but it is kept until 6 rounds, when
+  // its 95% interval is wholly above the best's. The best, within 0.3% of its median, settles
+  // then, once its interval exists and nothing measuring overlaps it.
   CHECK(race.entries()[0].reason == StopReason::kSettled);
   CHECK(race.entries()[0].rounds == 6);
   CHECK(race.entries()[1].reason == StopReason::kSlower);
-  CHECK(race.entries()[1].rounds == 4);
+  CHECK(race.entries()[1].rounds == 6);
+  CHECK(race.entries()[2].reason == StopReason::kSlower);
+  CHECK(race.entries()[2].rounds == 4);
 }
 
-TEST_CASE("racing: with 4 values, one time inside the best's range keeps a variant measuring") {
-  Race race({}, 3);
+TEST_CASE("racing: with 4 values, a variant stops when all its times are above all the best's") {
+  Race race({}, 4);
   const std::vector<std::vector<double>> times = {
-      {1.00, 1.01, 1.02, 1.03},    // the best
-      {1.025, 1.05, 1.06, 1.07},   // 1.025 is below the best's 1.03
-      {1.035, 1.05, 1.06, 1.07}};  // every time above 1.03
+      {1.00, 1.01, 1.02, 1.03},      // the best
+      {1.031, 1.032, 1.033, 1.034},  // the runner-up (median 1.0325): above, but kept
+      {1.025, 1.05, 1.06, 1.07},     // 1.025 is below the best's 1.03: measuring
+      {1.035, 1.06, 1.07, 1.08}};    // every time above 1.03: slower
   for (uint32_t round = 0; round < 4; ++round) {
-    for (uint32_t v = 0; v < 3; ++v) race.Add(Row(v, round, times[v][round]));
+    for (uint32_t v = 0; v < 4; ++v) race.Add(Row(v, round, times[v][round]));
     race.EndRound(round);
   }
   CHECK(race.entries()[0].reason == StopReason::kMeasuring);
   CHECK(race.entries()[1].reason == StopReason::kMeasuring);
-  CHECK(race.entries()[2].reason == StopReason::kSlower);
-  CHECK(race.entries()[2].rounds == 4);
+  CHECK(race.entries()[2].reason == StopReason::kMeasuring);
+  CHECK(race.entries()[3].reason == StopReason::kSlower);
+  CHECK(race.entries()[3].rounds == 4);
 }
 
 TEST_CASE("racing: nothing stops before min_reps, however clear") {
@@ -110,14 +119,15 @@ TEST_CASE("racing: ties overlap to the cap, and say so") {
 
 TEST_CASE("racing: a noisy best measures on until its interval is within the target") {
   // kLoose spreads +-20%: with a 2% target the best runs to the cap while the slower one, far
-  // off, is dropped at min_reps; with a 25% target it settles at 6, when its interval exists.
+  // off, is dropped at 6 (the runner-up); with a 25% target it settles at 6, when its interval
+  // exists.
   RacingOptions options;
   options.max_reps = 20;
   Race race = RaceOf(options, {{&kLoose, 1.0}, {&kTight, 2.0}});
   CHECK(race.entries()[0].reason == StopReason::kCap);
   CHECK(race.entries()[0].rounds == 20);
   CHECK(race.entries()[1].reason == StopReason::kSlower);
-  CHECK(race.entries()[1].rounds == 4);
+  CHECK(race.entries()[1].rounds == 6);
   options.target_ci = 0.25;
   race = RaceOf(options, {{&kLoose, 1.0}, {&kTight, 2.0}});
   CHECK(race.entries()[0].reason == StopReason::kSettled);
@@ -168,11 +178,11 @@ TEST_CASE("racing: time up stops the variants still measuring") {
 }
 
 TEST_CASE("racing: replaying stored rows gives the same decisions, and where to go on") {
-  // The rows a race of two passes measured: variant 1 dropped after round 3 (its 4th).
+  // The rows a race of two passes measured: variant 1, the runner-up, dropped after round 5.
   std::vector<RepetitionRow> rows;
   for (uint32_t r = 0; r < 9; ++r) {
     for (uint32_t v = 0; v < 2; ++v) {
-      if (v == 1 && r >= 4) continue;
+      if (v == 1 && r >= 6) continue;
       for (uint32_t pass = 0; pass < 2; ++pass) {
         RepetitionRow row = Row(v, r, Time(kLoose, r + pass, v ? 5.0 : 1.0));
         row.pass = pass;
@@ -185,7 +195,7 @@ TEST_CASE("racing: replaying stored rows gives the same decisions, and where to 
   CHECK(replayed.race.entries()[0].reason == StopReason::kMeasuring);
   CHECK(replayed.race.entries()[0].rounds == 9);
   CHECK(replayed.race.entries()[1].reason == StopReason::kSlower);
-  CHECK(replayed.race.entries()[1].rounds == 4);
+  CHECK(replayed.race.entries()[1].rounds == 6);
   // Round 9 cut short after one pass: its row is in, the round is not ended.
   rows.push_back(Row(0, 9, 1.0));
   replayed = ReplayRace({}, 2, 2, rows);
