@@ -77,9 +77,10 @@ StopReason Race::Decide(uint32_t v, const std::vector<std::optional<Interval>>& 
     if (v == runner_up && e.rounds < kRunnerUpRounds) return StopReason::kMeasuring;
     return bounds[v]->low > top.high ? StopReason::kSlower : StopReason::kMeasuring;
   }
-  // The best settles on its 95% interval, not on a range of fewer values.
+  // The best settles on its 95% interval, not on a range of fewer values, and not before the
+  // rounds the verdict's paired test needs (with several passes the interval comes sooner).
   const std::optional<Interval> ci = MedianConfidenceInterval(times(v));
-  if (!ci) return StopReason::kMeasuring;
+  if (!ci || e.rounds < kRunnerUpRounds) return StopReason::kMeasuring;
   const double median = *Median(times(v));
   const double wider = std::max(median - ci->low, ci->high - median);
   if (median <= 0 || wider > options_.target_ci * median) return StopReason::kMeasuring;
@@ -93,8 +94,8 @@ StopReason Race::Decide(uint32_t v, const std::vector<std::optional<Interval>>& 
 
 void Race::EndRound(uint32_t round) {
   std::vector<std::optional<Interval>> bounds(entries_.size());
-  // The lowest and second lowest medians of the variants with bounds (the lower index first on
-  // equal medians).
+  // The lowest median of the variants with bounds, and the second lowest of those still
+  // measuring (the lower index first on equal medians).
   std::optional<uint32_t> best, runner_up;
   double best_median = 0, runner_up_median = 0;
   for (uint32_t v = 0; v < entries_.size(); ++v) {
@@ -104,11 +105,13 @@ void Race::EndRound(uint32_t round) {
     if (!bounds[v]) continue;
     const double median = *Median(times(v));
     if (!best || median < best_median) {
-      runner_up = best;
-      runner_up_median = best_median;
+      if (best && measuring(*best)) {
+        runner_up = best;
+        runner_up_median = best_median;
+      }
       best = v;
       best_median = median;
-    } else if (!runner_up || median < runner_up_median) {
+    } else if (measuring(v) && (!runner_up || median < runner_up_median)) {
       runner_up = v;
       runner_up_median = median;
     }

@@ -6,10 +6,12 @@
 // are its [min, max], so that a variant is dropped that early only when every one of its times
 // is above every one of the best's: Mann-Whitney's U = 0, one-sided p = 1/70 at 4 against 4 and
 // 1/252 at 5 against 5 (3 against 3 would be 1/20, not below 0.05). The runner-up (the second
-// lowest median) stops no sooner than kRunnerUpRounds: khost analyze's verdict compares it with
-// the best, and when the times drifted it pairs their rounds, which takes 6 (a sign test of 6 of
-// 6 gives p = 1/32 two-sided, 5 of 5 only 1/16). The best (the lowest median) is settled once its
-// 95% interval is within the target of its median and no variant still measuring overlaps it. A
+// lowest median among the variants still measuring) and the best stop no sooner than
+// kRunnerUpRounds: khost analyze's verdict compares the two, and when the times drifted it pairs
+// their rounds, which takes 6 (a sign test of 6 of 6 gives p = 1/32 two-sided, 5 of 5 only 1/16).
+// Best effort: a variant dropped earlier can still rank second in analyze when the runner-up's
+// median later rises above its own. The best (the lowest median) is settled once its 95%
+// interval is within the target of its median and no variant still measuring overlaps it. A
 // variant with an invalid run stops as failed; the rest stop at the cap of rounds, or when the
 // run's time is up. A variant stops only after min_reps rounds (at least kMinRacingReps). agentd
 // races a run as it measures it; khost replays the same rule over the stored rows to say why each

@@ -68,7 +68,7 @@ TEST_CASE("racing: a variant's bounds are its range with 4 or 5 values, its inte
 TEST_CASE("racing: a clearly slower variant stops at min_reps, the runner-up and the best at 6") {
   const Race race = RaceOf({}, {{&kTight, 1.0}, {&kTight, 1.5}, {&kTight, 2.0}});
   // After 4 rounds every time of the slowest (1.998-2.004) is above every one of the best's
-  // (0.999-1.002). So are the runner-up's (1.4985-1.5015), but it is kept until 6 rounds, when
+  // (0.999-1.002). So are the runner-up's (1.4985-1.503), but it is kept until 6 rounds, when
   // its 95% interval is wholly above the best's. The best, within 0.3% of its median, settles
   // then, once its interval exists and nothing measuring overlaps it.
   CHECK(race.entries()[0].reason == StopReason::kSettled);
@@ -77,6 +77,41 @@ TEST_CASE("racing: a clearly slower variant stops at min_reps, the runner-up and
   CHECK(race.entries()[1].rounds == 6);
   CHECK(race.entries()[2].reason == StopReason::kSlower);
   CHECK(race.entries()[2].rounds == 4);
+}
+
+TEST_CASE("racing: with two passes the best and the runner-up still get 6 rounds") {
+  // Two values a round: the best's 95% interval exists from round 3 on and the runner-up's range
+  // lies above it, but the verdict pairs rounds, not values.
+  Race race({}, 2);
+  for (uint32_t round = 0; !race.done(); ++round) {
+    for (uint32_t v = 0; v < 2; ++v) {
+      for (uint32_t pass = 0; pass < 2; ++pass) {
+        RepetitionRow row = Row(v, round, Time(kTight, 2 * round + pass, v ? 1.5 : 1.0));
+        row.pass = pass;
+        race.Add(row);
+      }
+    }
+    race.EndRound(round);
+  }
+  CHECK(race.entries()[0].reason == StopReason::kSettled);
+  CHECK(race.entries()[0].rounds == 6);
+  CHECK(race.entries()[1].reason == StopReason::kSlower);
+  CHECK(race.entries()[1].rounds == 6);
+}
+
+TEST_CASE("racing: the runner-up is the second of the variants still measuring") {
+  // Round 4: B (median 2.5) is the runner-up and C, every time above A's, is dropped. Round 5:
+  // B's median rises to 3, above the stopped C's 2.8, and B is still the runner-up, kept.
+  Race race({}, 3);
+  const std::vector<std::vector<double>> times = {
+      {1, 1, 1, 1, 1}, {2, 2, 3, 3, 10}, {2.8, 2.8, 2.8, 2.8, 2.8}};
+  for (uint32_t round = 0; round < 5; ++round) {
+    for (uint32_t v = 0; v < 3; ++v) race.Add(Row(v, round, times[v][round]));
+    race.EndRound(round);
+  }
+  CHECK(race.entries()[2].reason == StopReason::kSlower);
+  CHECK(race.entries()[2].rounds == 4);
+  CHECK(race.entries()[1].reason == StopReason::kMeasuring);
 }
 
 TEST_CASE("racing: with 4 values, a variant stops when all its times are above all the best's") {
