@@ -41,6 +41,16 @@ Race RaceOf(const RacingOptions& options,
   return race;
 }
 
+// The race of these times, times[variant][round], one round after another.
+Race RaceOfTable(const std::vector<std::vector<double>>& times) {
+  Race race({}, static_cast<uint32_t>(times.size()));
+  for (uint32_t round = 0; round < times[0].size(); ++round) {
+    for (uint32_t v = 0; v < times.size(); ++v) race.Add(Row(v, round, times[v][round]));
+    race.EndRound(round);
+  }
+  return race;
+}
+
 TEST_CASE("racing: a variant's bounds are its range with 4 or 5 values, its interval from 6") {
   CHECK_FALSE(RacingBounds({}).has_value());
   CHECK_FALSE(RacingBounds({1, 2, 3}).has_value());
@@ -102,29 +112,18 @@ TEST_CASE("racing: with two passes the best and the runner-up still get 6 rounds
 TEST_CASE("racing: the runner-up is the second of the variants still measuring") {
   // Round 4: B (median 2.5) is the runner-up and C, every time above A's, is dropped. Round 5:
   // B's median rises to 3, above the stopped C's 2.8, and B is still the runner-up, kept.
-  Race race({}, 3);
-  const std::vector<std::vector<double>> times = {
-      {1, 1, 1, 1, 1}, {2, 2, 3, 3, 10}, {2.8, 2.8, 2.8, 2.8, 2.8}};
-  for (uint32_t round = 0; round < 5; ++round) {
-    for (uint32_t v = 0; v < 3; ++v) race.Add(Row(v, round, times[v][round]));
-    race.EndRound(round);
-  }
+  const Race race = RaceOfTable({{1, 1, 1, 1, 1}, {2, 2, 3, 3, 10}, {2.8, 2.8, 2.8, 2.8, 2.8}});
   CHECK(race.entries()[2].reason == StopReason::kSlower);
   CHECK(race.entries()[2].rounds == 4);
   CHECK(race.entries()[1].reason == StopReason::kMeasuring);
 }
 
 TEST_CASE("racing: with 4 values, a variant stops when all its times are above all the best's") {
-  Race race({}, 4);
-  const std::vector<std::vector<double>> times = {
-      {1.00, 1.01, 1.02, 1.03},      // the best
-      {1.031, 1.032, 1.033, 1.034},  // the runner-up (median 1.0325): above, but kept
-      {1.025, 1.05, 1.06, 1.07},     // 1.025 is below the best's 1.03: measuring
-      {1.035, 1.06, 1.07, 1.08}};    // every time above 1.03: slower
-  for (uint32_t round = 0; round < 4; ++round) {
-    for (uint32_t v = 0; v < 4; ++v) race.Add(Row(v, round, times[v][round]));
-    race.EndRound(round);
-  }
+  const Race race =
+      RaceOfTable({{1.00, 1.01, 1.02, 1.03},      // the best
+                   {1.031, 1.032, 1.033, 1.034},  // the runner-up (median 1.0325): above, but kept
+                   {1.025, 1.05, 1.06, 1.07},     // 1.025 is below the best's 1.03: measuring
+                   {1.035, 1.06, 1.07, 1.08}});   // every time above 1.03: slower
   CHECK(race.entries()[0].reason == StopReason::kMeasuring);
   CHECK(race.entries()[1].reason == StopReason::kMeasuring);
   CHECK(race.entries()[2].reason == StopReason::kMeasuring);
