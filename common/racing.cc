@@ -77,12 +77,12 @@ StopReason Race::Decide(uint32_t v, const std::vector<std::optional<Interval>>& 
     if (v == runner_up && e.rounds < kRunnerUpRounds) return StopReason::kMeasuring;
     return bounds[v]->low > top.high ? StopReason::kSlower : StopReason::kMeasuring;
   }
-  // The best settles on its 95% interval, not on a range of fewer values, and not before the
-  // rounds the verdict's paired test needs (with several passes the interval comes sooner).
-  const std::optional<Interval> ci = MedianConfidenceInterval(times(v));
-  if (!ci || e.rounds < kRunnerUpRounds) return StopReason::kMeasuring;
+  // The best settles on its 95% interval (its bounds from 6 values), not on a range of fewer
+  // values, and not before the rounds the verdict's paired test needs (with several passes the
+  // interval comes sooner).
+  if (top.coverage < 0.95 || e.rounds < kRunnerUpRounds) return StopReason::kMeasuring;
   const double median = *Median(times(v));
-  const double wider = std::max(median - ci->low, ci->high - median);
+  const double wider = std::max(median - top.low, top.high - median);
   if (median <= 0 || wider > options_.target_ci * median) return StopReason::kMeasuring;
   // The best settles when no other variant still measuring overlaps it.
   for (uint32_t w = 0; w < entries_.size(); ++w) {
