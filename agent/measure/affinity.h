@@ -1,5 +1,5 @@
 // CPU affinity around a pinned run (khost run --cpu N): the counter-budget probe counts on the
-// measured CPU (PinThread), agentd's own threads (sessions, the journal writer) stay off it while
+// measured CPU (PinThread), agentd's own threads (sessions, the acceptor) stay off it while
 // kernels run there (KeepThreadsOff), and the measurer, which launches them and sleeps while they
 // run, is pinned to it (agent/server/measurer.cc); the kernel's child pins itself to N before exec
 // (workload.cc). Both give the masks back when they end.

@@ -31,58 +31,40 @@ Journal::Journal(JournalFiles files, ScopedFd fd, std::vector<RepetitionRow> row
     : files_(std::move(files)),
       fd_(std::move(fd)),
       rows_before_(std::move(rows_before)),
-      on_durable_(std::move(on_durable)),
-      thread_([this] { Loop(); }) {}
+      on_durable_(std::move(on_durable)) {}
 
 Journal::~Journal() {
   (void)Close();
 }
 
 void Journal::Append(RepetitionRow row, std::string excerpt, std::optional<Profile> profile) {
-  std::lock_guard<std::mutex> lock(mu_);
+  if (!error_.ok()) return;  // after a failure nothing more is written or sent
   queue_.push_back({std::move(row), std::move(excerpt), std::move(profile)});
-}
-
-Status Journal::status() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return error_;
+  if (Clock::now() >= next_sync_) WriteBatch();
 }
 
 Status Journal::Close() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    closing_ = true;
-    cv_.notify_one();
-  }
-  if (thread_.joinable()) thread_.join();
-  return status();
+  if (error_.ok() && !queue_.empty()) WriteBatch();
+  return error_;
 }
 
-void Journal::Loop() {
-  for (;;) {
-    std::deque<Entry> batch;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      if (!closing_) cv_.wait_for(lock, std::chrono::nanoseconds(kJournalSyncIntervalNs));
-      if (queue_.empty()) {
-        if (closing_) return;  // everything is written
-        continue;
-      }
-      batch.swap(queue_);
-      if (!error_.ok()) continue;  // after a failure nothing more is written or sent
-    }
-    std::string text;
-    for (const Entry& e : batch) text += ToCsvLines(e.row);
-    Status s = WriteProfiles(batch);
-    if (s.ok()) s = WriteAll(fd_.get(), text, files_.results);
-    if (s.ok() && ::fdatasync(fd_.get()) != 0) s = ErrnoError("fsync " + files_.results, errno);
-    if (!s.ok()) {
-      std::lock_guard<std::mutex> lock(mu_);
-      error_ = s;
-      continue;
-    }
-    for (const Entry& e : batch) on_durable_(e.row, e.excerpt, e.profile ? &*e.profile : nullptr);
+void Journal::WriteBatch() {
+  const Clock::time_point start = Clock::now();
+  std::string text;
+  for (const Entry& e : queue_) text += ToCsvLines(e.row);
+  Status s = WriteProfiles(queue_);
+  if (s.ok()) s = WriteAll(fd_.get(), text, files_.results);
+  if (s.ok() && ::fdatasync(fd_.get()) != 0) s = ErrnoError("fsync " + files_.results, errno);
+  if (!s.ok()) {
+    error_ = s;
+    queue_.clear();
+    return;
   }
+  for (const Entry& e : queue_) on_durable_(e.row, e.excerpt, e.profile ? &*e.profile : nullptr);
+  queue_.clear();
+  const Clock::time_point end = Clock::now();
+  const auto sync_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count();
+  next_sync_ = end + std::chrono::nanoseconds(NextSyncDelayNs(static_cast<uint64_t>(sync_ns)));
 }
 
 Status Journal::WriteProfiles(const std::deque<Entry>& batch) {

@@ -1,25 +1,26 @@
 // The agent's per-run results: a results file (results.csv), and a profiles file
 // (profiles.frames) for the sampling profiles, one protocol frame each; the store names them
 // (agent/store/layout.h, RunLayout) and the server hands their paths over as JournalFiles. Rows
-// are appended and fsynced on a thread of their own, in batches, so the disk's latency stays out
-// of the measurement loop; each row (with its profile) is handed to `on_durable` (which sends it
-// to the host) only after its fsync returned. The writer takes what is queued once every
-// kJournalSyncIntervalNs, not at each row: with short kernels, a write, its fsync, the interrupt
-// and work queue of the disk, the sending and the host's work on the row would otherwise come
-// between every two runs, or share every run. A row reaches the host about that much later (plus
-// the write and fsync of its batch); an agent that dies loses about that much of its measurements
-// (khost run --resume measures them again).
+// are appended and fsynced in batches, each row (with its profile) handed to `on_durable` (which
+// sends it to the host) only after its fsync returned.
+//
+// The batches are written by the measurer's own thread, between two runs: Append writes what is
+// queued when the last batch is kJournalSyncIntervalNs old, so that with short kernels a write,
+// its fsync and the disk's interrupt (which may be handled on the measured CPU: on this VM it is
+// bound to CPU 1) come once every 0.1 s and never while a kernel runs (docs/BENCHMARKS.md, P7).
+// Where a sync is slow (an SD card), batches are spaced further, so that syncing takes at most
+// 1 / kJournalSyncTimeShare of the time. A row reaches the host up to that much later (or after
+// the next run, when that one is longer); an agent that dies loses the rows queued since the
+// last batch (khost run --resume measures them again).
 #pragma once
 
-#include <condition_variable>
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "common/fs.h"
@@ -31,6 +32,14 @@
 namespace ktune::agent {
 
 constexpr uint64_t kJournalSyncIntervalNs = 100'000'000;
+constexpr uint64_t kJournalSyncTimeShare = 20;
+
+// How long after a batch that took `sync_ns` to write and sync the next one is due: the interval,
+// or 20 times the sync's own time when that is longer.
+constexpr uint64_t NextSyncDelayNs(uint64_t sync_ns) {
+  return sync_ns > kJournalSyncIntervalNs / kJournalSyncTimeShare ? sync_ns * kJournalSyncTimeShare
+                                                                  : kJournalSyncIntervalNs;
+}
 
 // Where a run's journal is kept.
 struct JournalFiles {
@@ -59,12 +68,13 @@ class Journal {
   static std::map<RowKey, wire::Envelope> ReadProfiles(const JournalFiles& files);
   ~Journal();
 
-  // Queues a row and its profile; returns at once. The writer takes it within
-  // kJournalSyncIntervalNs (or at Close).
+  // Queues a row and its profile, then writes, syncs and hands on everything queued when a batch
+  // is due (the first row's at once). Called between two runs, never while a kernel runs.
   void Append(RepetitionRow row, std::string excerpt, std::optional<Profile> profile = {});
-  // The first write or fsync error so far (ok while none happened).
-  Status status();
-  // Writes everything queued, stops the writer thread, and returns status().
+  // The first write or fsync error so far (ok while none happened); after one, nothing more is
+  // written or handed on.
+  Status status() const { return error_; }
+  // Writes everything queued and returns status().
   Status Close();
 
  private:
@@ -75,19 +85,18 @@ class Journal {
     std::string excerpt;
     std::optional<Profile> profile;
   };
-  void Loop();
+  // Writes, syncs and hands on the queue.
+  void WriteBatch();
   Status WriteProfiles(const std::deque<Entry>& batch);
   const JournalFiles files_;
   ScopedFd fd_;
   std::vector<RepetitionRow> rows_before_;
   ScopedFd profiles_fd_;  // opened with the first profile
   OnDurable on_durable_;
-  std::mutex mu_;
-  std::condition_variable cv_;
   std::deque<Entry> queue_;
-  bool closing_ = false;
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point next_sync_;  // the clock's epoch: the first row is written at once
   Status error_;
-  std::thread thread_;  // last: starts once the members above exist
 };
 
 // The SampleProfile message of `row`'s profile: as kept in profiles.frames and sent after the

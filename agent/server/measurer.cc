@@ -91,12 +91,12 @@ void Measurer::Plan(Job& job) {
 }
 
 Status Measurer::Measure(Job& job) {
-  // agentd's other threads (the journal's writer, the sessions sending rows, the acceptor) run
-  // elsewhere while kernels run on the measured CPU. This one, which launches the kernels and
-  // waits for them, runs on it, as perf stat does under taskset: a kernel is then cloned on its
-  // CPU and its exit wakes a thread there, with no migration and no wake-up of another CPU
-  // between two runs; while a kernel runs, this thread sleeps (Workload::WaitForExit reads its
-  // output only now and then). The journal's writer is started off it.
+  // agentd's other threads (the sessions sending rows, the acceptor) run elsewhere while kernels
+  // run on the measured CPU. This one, which launches the kernels and waits for them, runs on it,
+  // as perf stat does under taskset: a kernel is then cloned on its CPU and its exit wakes a
+  // thread there, with no migration and no wake-up of another CPU between two runs; while a
+  // kernel runs, this thread sleeps (Workload::WaitForExit reads its output only now and then).
+  // It also writes and syncs the journal, between two runs (agent/measure/journal.h).
   const KeepThreadsOff off_measured_cpu(job.plan.cpu);
   KT_ASSIGN_OR_RETURN(std::unique_ptr<Journal> journal, Journal::Open(job.journal, job.on_row));
   const PinThread on_measured_cpu(job.plan.cpu);

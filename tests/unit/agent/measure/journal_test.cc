@@ -1,12 +1,11 @@
-// agent/measure/journal.h: rows are written, synced and handed on in the order they came, by the
-// writer's next batch or at close; a reopened journal appends after what it holds.
+// agent/measure/journal.h: rows are written, synced and handed on in the order they came, by
+// Append on the caller's thread when a batch is due (the first row at once) or at close; batches
+// are spaced by the interval or 20 times a slow sync; a reopened journal appends after what it
+// holds.
 #include "agent/measure/journal.h"
 
 #include <doctest/doctest.h>
 
-#include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <vector>
 
 #include "tests/unit/temp_dir.h"
@@ -27,24 +26,14 @@ RepetitionRow Row(uint32_t repetition) {
   return row;
 }
 
-// The repetitions handed on so far, and a wait for the count to reach n (it returns at once when
-// it has; the limit only keeps a broken journal from hanging the test).
+// The repetitions handed on so far (on the thread that appends or closes).
 struct Handed {
-  std::mutex mu;
-  std::condition_variable cv;
   std::vector<uint32_t> repetitions;
 
   Journal::OnDurable Sink() {
     return [this](const RepetitionRow& row, const std::string&, const Profile*) {
-      std::lock_guard<std::mutex> lock(mu);
       repetitions.push_back(row.repetition);
-      cv.notify_all();
     };
-  }
-  std::vector<uint32_t> WaitFor(size_t n) {
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait_for(lock, std::chrono::seconds(30), [&] { return repetitions.size() >= n; });
-    return repetitions;
   }
 };
 
@@ -67,21 +56,32 @@ std::vector<uint32_t> RepetitionsIn(const JournalFiles& files) {
   return out;
 }
 
-TEST_CASE("rows are written, then handed on, in order: by the writer's next batch, or at close") {
+TEST_CASE(
+    "rows are written, then handed on, in order: the first at once, the rest when due or at "
+    "close") {
   const JournalDir at;
   Handed handed;
   auto journal = at.Open(handed);
+  // The first row is written, synced and handed on before Append returns, on this thread.
   journal->Append(Row(0), "");
-  journal->Append(Row(1), "");
-  CHECK(handed.WaitFor(2) == std::vector<uint32_t>{0, 1});
-  // Handed on only once in the file.
-  CHECK(RepetitionsIn(at.files) == std::vector<uint32_t>{0, 1});
+  CHECK(handed.repetitions == std::vector<uint32_t>{0});
+  CHECK(RepetitionsIn(at.files) == std::vector<uint32_t>{0});
 
+  journal->Append(Row(1), "");
   journal->Append(Row(2), "");
   journal->Append(Row(3), "");
   REQUIRE(journal->Close().ok());
-  CHECK(handed.WaitFor(4) == std::vector<uint32_t>{0, 1, 2, 3});
+  // Handed on once each, in order, and in the file once each.
+  CHECK(handed.repetitions == std::vector<uint32_t>{0, 1, 2, 3});
   CHECK(RepetitionsIn(at.files) == std::vector<uint32_t>{0, 1, 2, 3});
+}
+
+TEST_CASE("the next batch is due after the interval, or after 20 times a sync slower than 5 ms") {
+  CHECK(NextSyncDelayNs(0) == kJournalSyncIntervalNs);
+  CHECK(NextSyncDelayNs(117'000) == 100'000'000);  // this VM's fdatasync
+  CHECK(NextSyncDelayNs(5'000'000) == 100'000'000);
+  CHECK(NextSyncDelayNs(5'000'001) == 100'000'020);
+  CHECK(NextSyncDelayNs(30'000'000) == 600'000'000);  // a slow SD card: 5% of the time syncing
 }
 
 TEST_CASE("a journal closed with nothing queued writes nothing") {
