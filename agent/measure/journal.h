@@ -7,7 +7,7 @@
 // The batches are written by the measurer's own thread, between two runs: Append writes what is
 // queued when the last batch is kJournalSyncIntervalNs old, so that with short kernels a write,
 // its fsync and the disk's interrupt (which may be handled on the measured CPU: on this VM it is
-// bound to CPU 1) come once every 0.1 s and never while a kernel runs (docs/BENCHMARKS.md, P7).
+// bound to CPU 1) come once every 0.25 s and never while a kernel runs (docs/BENCHMARKS.md, P7).
 // Where a sync is slow (an SD card), batches are spaced further, so that syncing takes at most
 // 1 / kJournalSyncTimeShare of the time. A row reaches the host up to that much later (or after
 // the next run, when that one is longer); an agent that dies loses the rows queued since the
@@ -31,7 +31,7 @@
 
 namespace ktune::agent {
 
-constexpr uint64_t kJournalSyncIntervalNs = 100'000'000;
+constexpr uint64_t kJournalSyncIntervalNs = 250'000'000;
 constexpr uint64_t kJournalSyncTimeShare = 20;
 
 // How long after a batch that took `sync_ns` to write and sync the next one is due: the interval,
