@@ -14,7 +14,10 @@
 # x * sqrt(RUNS); ktune's and hyperfine's come from their per-run times (sample standard
 # deviation, n - 1).
 #
-#   bench/variability.sh [BUILD_DIR]     (RUNS=20, TRIALS=40, WORK=5000, CPU=1)
+# AGENT2: another build directory, whose agentd is measured beside as a fourth tool (ktune2), the
+# same khost asking it.
+#
+#   bench/variability.sh [BUILD_DIR]     (RUNS=20, TRIALS=40, WORK=5000, CPU=1, AGENT2)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$repo/build}" && pwd)
@@ -25,7 +28,8 @@ CPU=${CPU:-1}
 command -v hyperfine > /dev/null || { echo "bench: hyperfine missing (scripts/setup.sh)" >&2; exit 1; }
 tmp=$(mktemp -d)
 chmod o+x "$tmp"  # agentd as root runs kernels as nobody
-trap 'kill $agent_pid 2>/dev/null || true; rm -rf "$tmp"' EXIT
+agent_pid= agent2_pid=
+trap 'kill $agent_pid $agent2_pid 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
 cc -O2 -o "$tmp/fixed_work" "$repo/bench/fixed_work.c"
 mkdir -p "$tmp/root/one/run/bin"
@@ -34,10 +38,22 @@ echo "{\"variants\": [{\"elf_path\": \"one/run/bin/one.elf\", \"args\": [\"$WORK
   > "$tmp/root/one/run/configs.json"
 elf="$tmp/root/one/run/bin/one.elf"
 
+listening_at() {  # agentd's output file -> its address, once it listens
+  for _ in $(seq 50); do grep -q listening "$1" 2>/dev/null && break; sleep 0.1; done
+  sed -n 's/.* listening on \([^ ]*\) .*/\1/p' "$1"
+}
 "$build/bin/agentd" --listen 127.0.0.1:0 --store "$tmp/store" --log-level error > "$tmp/agent.out" &
 agent_pid=$!
-for _ in $(seq 50); do grep -q listening "$tmp/agent.out" 2>/dev/null && break; sleep 0.1; done
-addr=$(sed -n 's/.* listening on \([^ ]*\) .*/\1/p' "$tmp/agent.out")
+addr=$(listening_at "$tmp/agent.out")
+tools=(ktune perf hyperfine)
+if [ -n "${AGENT2:-}" ]; then
+  "$AGENT2/bin/agentd" --listen 127.0.0.1:0 --store "$tmp/store2" --log-level error \
+    > "$tmp/agent2.out" &
+  agent2_pid=$!
+  addr2=$(listening_at "$tmp/agent2.out")
+  [ -n "$addr2" ] || { echo "bench: AGENT2's agentd did not start" >&2; exit 1; }
+  tools+=(ktune2)
+fi
 
 cv() {  # values, one per line -> CV in percent
   awk '{x[NR] = $1; s += $1} END {m = s / NR; for (i in x) v += (x[i] - m) ^ 2;
@@ -47,9 +63,11 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2
 
 measure() {  # tool -> CV in percent
   case $1 in
-    ktune)
+    ktune | ktune2)
       rm -rf "$tmp/root/one/run/results"
-      "$build/bin/khost" run one --root "$tmp/root" --agent "$addr" --reps "$RUNS" --warmup 1 \
+      local at=$addr
+      [ "$1" = ktune2 ] && at=$addr2
+      "$build/bin/khost" run one --root "$tmp/root" --agent "$at" --reps "$RUNS" --warmup 1 \
         --cpu "$CPU" --events task-clock ${KTUNE_OPTS:-} > /dev/null 2>&1
       # The columns by their header's names (common/results.h; they moved with the schema).
       awk -F, 'FNR == 1 {for (i = 1; i <= NF; ++i) col[$i] = i; next}
@@ -68,7 +86,6 @@ measure() {  # tool -> CV in percent
   esac
 }
 
-tools=(ktune perf hyperfine)
 for _ in $(seq "$TRIALS"); do
   for t in $(printf '%s\n' "${tools[@]}" | shuf); do measure "$t" >> "$tmp/$t.cv"; done
 done
@@ -79,6 +96,7 @@ for t in "${tools[@]}"; do
   m=$(median < "$tmp/$t.cv")
   awk -v t="$t" -v m="$m" -v p="$p" -v h="$h" -v all="$(paste -sd' ' "$tmp/$t.cv")" 'BEGIN {
     best = (p < h) ? p : h
-    name = (t == "ktune") ? "ktune (khost run --cpu)" : (t == "perf") ? "perf stat -r" : "hyperfine -N"
+    name = (t == "ktune") ? "ktune (khost run --cpu)" : (t == "ktune2") ? "ktune, agentd of AGENT2" \
+         : (t == "perf") ? "perf stat -r" : "hyperfine -N"
     printf "| %s | %.2f | %s | %.2f |\n", name, m, all, m / best }'
 done
