@@ -43,8 +43,12 @@ void Journal::Append(RepetitionRow row, std::string excerpt, std::optional<Profi
   if (Clock::now() >= next_sync_) WriteBatch();
 }
 
-Status Journal::Close() {
+void Journal::Flush() {
   if (error_.ok() && !queue_.empty()) WriteBatch();
+}
+
+Status Journal::Close() {
+  Flush();
   return error_;
 }
 

@@ -34,8 +34,8 @@ namespace ktune::agent {
 constexpr uint64_t kJournalSyncIntervalNs = 250'000'000;
 constexpr uint64_t kJournalSyncTimeShare = 20;
 
-// How long after a batch that took `sync_ns` to write and sync the next one is due: the interval,
-// or 20 times the sync's own time when that is longer.
+// How long after a batch that took `sync_ns` (to write, sync and hand on: its whole time on the
+// measurer's path) the next one is due: the interval, or 20 times that when it is longer.
 constexpr uint64_t NextSyncDelayNs(uint64_t sync_ns) {
   return sync_ns > kJournalSyncIntervalNs / kJournalSyncTimeShare ? sync_ns * kJournalSyncTimeShare
                                                                   : kJournalSyncIntervalNs;
@@ -74,6 +74,8 @@ class Journal {
   // The first write or fsync error so far (ok while none happened); after one, nothing more is
   // written or handed on.
   Status status() const { return error_; }
+  // Writes everything queued now, due or not (before a wait or a warm-up run).
+  void Flush();
   // Writes everything queued and returns status().
   Status Close();
 

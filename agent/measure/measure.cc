@@ -211,6 +211,8 @@ void AddMachineState(const MachineState& state, RepetitionRow& row) {
 // repetition (sampled when it is the sampling pass), into the journal and the race, if any. The
 // machine's state is read when the slot starts a round (a new repetition index).
 Status MeasureSlot(Measuring& m, const Slot& slot, Race* race) {
+  // What is queued is written before the waits and warm-ups rather than after the next run.
+  if (slot.warm_up || m.plan.cooldown_ns > 0 || m.plan.max_temp_mc > 0) m.journal.Flush();
   if (slot.warm_up) WarmUp(m.plan, slot.variant, m.canceller);
   CoolDown(m);
   if (m.plan.machine_state && m.state_repetition != slot.repetition) {

@@ -59,7 +59,7 @@ std::function<void(const PassPlan&)> TellPlanned(asio::io_context& io,
   };
 }
 
-// The journal's thread made a row durable: it goes to the run's sessions.
+// The measurer's thread made a row durable, between two runs: it goes to the run's sessions.
 Journal::OnDurable TellRow(asio::io_context& io, std::shared_ptr<RunState> state) {
   return
       [&io, state](const RepetitionRow& row, const std::string& excerpt, const Profile* profile) {

@@ -191,7 +191,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.fake_system_root = agent_dir + "/system";
   {
     boost::asio::io_context io;
-    // The server's threads (measurement, journal) inherit this thread's signal mask: started
+    // The server's threads (the measurer's) inherit this thread's signal mask: started
     // with libFuzzer's watchdog signal (SIGALRM, for -timeout) blocked, they leave it to this
     // thread, so it never interrupts their blocking calls, as nothing does in agentd.
     sigset_t alarm, before;

@@ -85,6 +85,21 @@ TEST_CASE(
   CHECK(NextSyncDelayNs(30'000'000) == 600'000'000);  // a slow SD card: 5% of the time syncing
 }
 
+TEST_CASE("Flush writes and hands on what is queued, due or not") {
+  const JournalDir at;
+  Handed handed;
+  auto journal = at.Open(handed);
+  journal->Append(Row(0), "");  // at once: the first
+  journal->Append(Row(1), "");
+  journal->Flush();
+  CHECK(handed.repetitions == std::vector<uint32_t>{0, 1});
+  CHECK(RepetitionsIn(at.files) == std::vector<uint32_t>{0, 1});
+  journal->Flush();  // nothing queued: nothing written
+  REQUIRE(journal->Close().ok());
+  CHECK(handed.repetitions == std::vector<uint32_t>{0, 1});
+  CHECK(RepetitionsIn(at.files) == std::vector<uint32_t>{0, 1});
+}
+
 TEST_CASE("a journal closed with nothing queued writes nothing") {
   const JournalDir at;
   Handed handed;
