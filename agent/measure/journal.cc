@@ -40,7 +40,7 @@ Journal::~Journal() {
 void Journal::Append(RepetitionRow row, std::string excerpt, std::optional<Profile> profile) {
   if (!error_.ok()) return;  // after a failure nothing more is written or sent
   queue_.push_back({std::move(row), std::move(excerpt), std::move(profile)});
-  if (Clock::now() >= next_sync_) WriteBatch();
+  if (Clock::now() >= next_sync_) Flush();
 }
 
 void Journal::Flush() {

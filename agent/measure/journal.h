@@ -14,6 +14,7 @@
 // last batch (khost run --resume measures them again).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <functional>
@@ -37,8 +38,7 @@ constexpr uint64_t kJournalSyncTimeShare = 20;
 // How long after a batch that took `sync_ns` (to write, sync and hand on: its whole time on the
 // measurer's path) the next one is due: the interval, or 20 times that when it is longer.
 constexpr uint64_t NextSyncDelayNs(uint64_t sync_ns) {
-  return sync_ns > kJournalSyncIntervalNs / kJournalSyncTimeShare ? sync_ns * kJournalSyncTimeShare
-                                                                  : kJournalSyncIntervalNs;
+  return std::max(kJournalSyncIntervalNs, sync_ns * kJournalSyncTimeShare);
 }
 
 // Where a run's journal is kept.
