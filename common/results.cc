@@ -48,13 +48,6 @@ constexpr SignalName kSignals[] = {
     {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"},
 };
 
-std::string SignalToString(int sig) {
-  for (const auto& s : kSignals) {
-    if (s.number == sig) return s.name;
-  }
-  return std::to_string(sig);
-}
-
 Result<int> SignalFromString(std::string_view s) {
   for (const auto& sig : kSignals) {
     if (s == sig.name) return sig.number;
@@ -197,6 +190,13 @@ Status AddLine(std::string_view line, ResultsFile* file) {
 
 }  // namespace
 
+std::string SignalName(int signal) {
+  for (const auto& s : kSignals) {
+    if (s.number == signal) return s.name;
+  }
+  return std::to_string(signal);
+}
+
 const char* ValueStatusName(ValueStatus s) {
   switch (s) {
     case ValueStatus::kOk:
@@ -228,7 +228,7 @@ std::string Outcome::ToString() const {
     case OutcomeKind::kExited:
       return "exit:" + std::to_string(code);
     case OutcomeKind::kSignaled:
-      return "signal:" + SignalToString(code);
+      return "signal:" + SignalName(code);
     case OutcomeKind::kTimedOut:
       return "timeout";
     case OutcomeKind::kLaunchFailed:

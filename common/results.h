@@ -67,6 +67,9 @@ struct MeasuredValue {
   ValueStatus status = ValueStatus::kOk;
 };
 
+// "SIGSEGV" for SIGSEGV; the number, as text, for a signal without a name here.
+std::string SignalName(int signal);
+
 // How a run ended.
 enum class OutcomeKind { kExited, kSignaled, kTimedOut, kLaunchFailed };
 struct Outcome {

@@ -40,5 +40,9 @@ std::vector<std::string_view> Split(std::string_view s, char sep);
 std::string_view Trim(std::string_view s);
 // The words of `s`, separated by runs of blanks (space, tab, CR, LF, VT, FF); none for blank text.
 std::vector<std::string> SplitWords(std::string_view s);
+// `s` safe to print on a terminal: control bytes (below 0x20, and 0x7f) and a backslash become C
+// escapes ("\n", "\t", "\\", "\x1b"), so that text quoted from a file or an argument can neither
+// move the cursor nor run a terminal's escape sequence. Other bytes (UTF-8 text) stay.
+std::string EscapedText(std::string_view s);
 
 }  // namespace ktune

@@ -1,9 +1,9 @@
 // Where everything lives under agentd's store directory; the one place its paths are built, down
 // to each file's name:
 //   blobs/<2 hex>/<hash>      file contents, named by their hash, read-only
-//   tmp/<pid>/                what agent <pid> is writing (each agent sharing the store has its
-//                             own): <hash>.<unique>, a blob being received, never visible under
-//                             blobs/ until verified; tree.<unique>, a bundle's tree being built
+//   tmp/<pid>/                what agent <pid> is writing: <hash>.<unique>, a blob being
+//                             received, never visible under blobs/ until verified;
+//                             tree.<unique>, a bundle's tree being built
 //   bundles/<id>/manifest     a bundle's manifest (common/manifest.h canonical text); its mtime
 //                             is when the bundle was last pushed or run (eviction is LRU)
 //   bundles/<id>/tree/        the bundle materialized: the seed's layout, <kernel>/run/...,
@@ -16,6 +16,8 @@
 //   pmu-budgets               counter budgets per CPU model (agent/measure/passes.h)
 //   tuned-system              the values tune-system replaced (agent/server/tune_system.h)
 //   agentd.log, agentd.pid    a daemon's log and process id (agent/main.cc)
+//   agentd.lock               locked by the one agent using the store, and holding its pid
+//                             (agent/store/store.h Store::Open)
 #pragma once
 
 #include <string>
@@ -77,6 +79,7 @@ class StoreLayout {
   std::string tuned_system() const { return root_ + "/tuned-system"; }
   std::string log_file() const { return root_ + "/agentd.log"; }
   std::string pid_file() const { return root_ + "/agentd.pid"; }
+  std::string lock_file() const { return root_ + "/agentd.lock"; }
 
  private:
   std::string root_;

@@ -1,13 +1,13 @@
 #include "agent/store/store.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <csignal>
 #include <filesystem>
 
 #include "common/strings.h"
@@ -66,19 +66,23 @@ Result<Store> Store::Open(const std::string& root) {
     KT_RETURN_IF_ERROR(MakeDirs(dir));
   }
   const StoreLayout layout(fs::absolute(root).lexically_normal().string());
-  // Temp directories of agents that no longer run are never completed; those of live agents
-  // sharing this store are theirs.
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(layout.tmp(), ec)) {
-    auto pid = ParseInt(entry.path().filename().string());
-    if (pid.ok() && *pid > 0 && (::kill(*pid, 0) == 0 || errno == EPERM)) continue;
-    RemoveTree(entry.path().string());
+  // One agent per store, for the agent's life: two would measure at once and evict each other's
+  // bundles. The lock goes with the process (close-on-exec: no kernel inherits it); the file
+  // names its holder.
+  KT_ASSIGN_OR_RETURN(ScopedFd lock, OpenFile(layout.lock_file(), O_RDWR | O_CREAT));
+  const std::string pid = std::to_string(::getpid());
+  if (::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
+    auto holder = ReadFilePrefix(layout.lock_file(), 32);
+    return Unavailable("store " + layout.root() + " is in use by agentd pid " +
+                       std::string(Trim(holder.ok() ? *holder : "?")) +
+                       " (one agentd per store; --store names another)");
   }
-  const long pid = ::getpid();
-  const std::string tmp = layout.AgentTmp(pid);
-  RemoveTree(tmp);  // an earlier agent that had this pid
-  KT_RETURN_IF_ERROR(MakeDirs(tmp));
-  return Store(layout.root(), pid);
+  if (::ftruncate(lock.get(), 0) != 0) return ErrnoError("truncate " + layout.lock_file(), errno);
+  KT_RETURN_IF_ERROR(WriteAll(lock.get(), pid + "\n", layout.lock_file()));
+  // What an earlier agent was writing when it stopped is never completed.
+  RemoveTree(layout.tmp());
+  KT_RETURN_IF_ERROR(MakeDirs(layout.AgentTmp(::getpid())));
+  return Store(layout.root(), ::getpid(), std::move(lock));
 }
 
 std::string Store::BlobPath(const std::string& hash) const {

@@ -50,6 +50,9 @@ class BlobWriter {
 
 class Store {
  public:
+  // Creates the store's directories and locks it for this process: a store another agentd holds
+  // is refused, naming that agent's pid (layout's agentd.lock). What an earlier agent left half
+  // written (tmp/) is removed.
   static Result<Store> Open(const std::string& root);
 
   const std::string& root() const { return layout_.root(); }
@@ -96,9 +99,11 @@ class Store {
   // Removes the blobs no bundle's manifest holds, but those in `keep`.
   void RemoveUnheldBlobs(const std::set<std::string>& keep);
 
-  Store(std::string root, long pid) : layout_(std::move(root)), pid_(pid) {}
+  Store(std::string root, long pid, ScopedFd lock)
+      : layout_(std::move(root)), pid_(pid), lock_(std::move(lock)) {}
   StoreLayout layout_;
-  long pid_;  // this agent's: its temp directory is layout_.AgentTmp(pid_)
+  long pid_;       // this agent's: its temp directory is layout_.AgentTmp(pid_)
+  ScopedFd lock_;  // layout_.lock_file(), locked: the store is this agent's
 };
 
 }  // namespace ktune::agent

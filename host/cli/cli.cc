@@ -31,6 +31,34 @@ Result<cxxopts::ParseResult> ParseOptions(cxxopts::Options& options, const Args&
   }
 }
 
+Result<int64_t> IntegerOption(const cxxopts::ParseResult& r, const std::string& name, int64_t min,
+                              int64_t max, const std::string& what) {
+  const std::string text = r[name].as<std::string>();
+  const Result<int64_t> v = ParseInt64(text);
+  if (v.ok() && *v >= min && *v <= max) return *v;
+  return InvalidArgument("--" + name + " '" + text + "': " + what + " from " + std::to_string(min) +
+                         " to " + std::to_string(max));
+}
+
+Result<double> RealOption(const cxxopts::ParseResult& r, const std::string& name, double min,
+                          double max, const std::string& what, bool above_min) {
+  const std::string text = r[name].as<std::string>();
+  const Result<double> v = ParseDouble(text);
+  if (v.ok() && (above_min ? *v > min : *v >= min) && *v <= max) return *v;
+  return InvalidArgument("--" + name + " '" + text + "': " + what +
+                         (above_min ? " above " + FormatDouble(min) + " and at most "
+                                    : " from " + FormatDouble(min) + " to ") +
+                         FormatDouble(max));
+}
+
+Result<uint64_t> Uint64Option(const cxxopts::ParseResult& r, const std::string& name) {
+  const std::string text = r[name].as<std::string>();
+  const Result<uint64_t> v = ParseUint64(text);
+  if (v.ok()) return *v;
+  return InvalidArgument("--" + name + " '" + text +
+                         "': a whole number from 0 to 18446744073709551615");
+}
+
 Status CheckAction(const std::string& action, const std::vector<std::string>& actions) {
   if (std::ranges::find(actions, action) != actions.end()) return Status::Ok();
   return InvalidArgument("unknown action '" + action + "' (" + Join(actions, ", ") + ")");
@@ -78,7 +106,13 @@ bool WantsHelp(const Args& args) {
 }
 
 void PrintError(const std::string& command, const Status& status) {
-  std::cerr << "khost " << command << ": " << status.message() << "\n";
+  std::cerr << "khost " << command << ": " << EscapedText(status.message()) << "\n";
+}
+
+void PrintRunWarnings(const std::string& command, const LoadedRun& run) {
+  for (const std::string& w : RunWarnings(run)) {
+    std::cerr << "khost " << command << ": " << EscapedText(w) << "\n";
+  }
 }
 
 }  // namespace ktune::host

@@ -10,6 +10,7 @@
 
 #include "common/status.h"
 #include "host/cli/command.h"
+#include "host/results/results_dir.h"
 
 namespace ktune::host {
 
@@ -27,6 +28,19 @@ void AddWideOption(cxxopts::Options& options);
 
 bool WantsHelp(const Args& args);
 
+// A numeric option's value, read and checked in one place so that every error names the option,
+// the value and what it takes ("--cooldown '99999999999': a number of milliseconds from 0 to
+// 3600000"). Such options are declared as text (cxxopts::value<std::string>) so that cxxopts'
+// own "Argument 'x' failed to parse" never answers in its place. `what` says what the number is
+// ("a whole number of builds", "a TCP port"). The option must have a default or have been given.
+Result<int64_t> IntegerOption(const cxxopts::ParseResult& r, const std::string& name, int64_t min,
+                              int64_t max, const std::string& what);
+// A real number; `above_min`: the minimum itself is refused ("above 0 and at most 60").
+Result<double> RealOption(const cxxopts::ParseResult& r, const std::string& name, double min,
+                          double max, const std::string& what, bool above_min = false);
+// A whole number from 0 to 2^64 - 1 (a seed).
+Result<uint64_t> Uint64Option(const cxxopts::ParseResult& r, const std::string& name);
+
 // A command with actions (khost agent add, ...): an error unless `action` is one of `actions`
 // ("unknown action 'x' (add, list, ...)").
 Status CheckAction(const std::string& action, const std::vector<std::string>& actions);
@@ -39,6 +53,9 @@ Status OptionsOnlyWith(const cxxopts::ParseResult& result, const std::string& co
 
 // Prints "khost <command>: <message>" on stderr.
 void PrintError(const std::string& command, const Status& status);
+
+// Prints each of RunWarnings(run) as "khost <command>: <warning>" on stderr.
+void PrintRunWarnings(const std::string& command, const LoadedRun& run);
 
 // A subcommand: --help prints its options (exit 0); the arguments become a request with the pure
 // `parse` (a usage error exits 2); `execute` does the work (a failure exits 1). Either error is

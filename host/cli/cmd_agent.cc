@@ -33,7 +33,7 @@ cxxopts::Options AgentCliOptions() {
       "ssh", "add: the board is reached by ssh at [USER@]HOST[:PORT]",
       cxxopts::value<std::string>()->default_value(""))(
       "agent-port", "add --ssh: agentd's port on the board's loopback",
-      cxxopts::value<uint32_t>()->default_value(std::to_string(kDefaultAgentPort)))(
+      cxxopts::value<std::string>()->default_value(std::to_string(kDefaultAgentPort)))(
       "ssh-option", "add --ssh: an ssh option KEY=VALUE (repeatable), e.g. IdentityFile=~/.ssh/lab",
       cxxopts::value<std::vector<std::string>>())("replace",
                                                   "add: replace an agent of the same name")(
@@ -171,8 +171,7 @@ Status ParseNewEntry(const cxxopts::ParseResult& r, AgentRequest* req) {
       return InvalidArgument("an ssh agent needs no token: agentd stays on the board's loopback");
     }
   }
-  const uint32_t port = r["agent-port"].as<uint32_t>();
-  if (port < 1 || port > 65535) return InvalidArgument("--agent-port must be 1-65535");
+  KT_ASSIGN_OR_RETURN(const int64_t port, IntegerOption(r, "agent-port", 1, 65535, "a TCP port"));
   req->entry.agent_port = static_cast<uint16_t>(port);
   if (r.count("ssh-option")) {
     req->entry.ssh_options = r["ssh-option"].as<std::vector<std::string>>();

@@ -37,11 +37,11 @@ cxxopts::Options AnalyzeCliOptions() {
       cxxopts::value<std::string>()->default_value("table"))(
       "threshold",
       "|r| from which a counter counts as correlated (and goes to high_correlations.csv)",
-      cxxopts::value<double>()->default_value("0.7"))(
+      cxxopts::value<std::string>()->default_value("0.7"))(
       "heatmap", "the two parameters of the heat map: X,Y (default: the first two)",
       cxxopts::value<std::vector<std::string>>())(
       "counters", "scatter plots of this many of the most correlated counters",
-      cxxopts::value<size_t>()->default_value("3"))("no-plots", "draw no plots")(
+      cxxopts::value<std::string>()->default_value("3"))("no-plots", "draw no plots")(
       "out", "where to write (default: <root>/<kernel>/run/analysis/<run id>)",
       cxxopts::value<std::string>()->default_value(""))(
       "search",
@@ -66,10 +66,7 @@ Result<AnalyzeRequest> ParseAnalyzeArgs(const Args& args) {
   if (const std::string f = r["format"].as<std::string>(); !ParseTableFormat(f, &req.format)) {
     return InvalidArgument("unknown format '" + f + "' (table, markdown, csv or json)");
   }
-  req.threshold = r["threshold"].as<double>();
-  if (!(req.threshold >= 0 && req.threshold <= 1)) {
-    return InvalidArgument("--threshold must be between 0 and 1");
-  }
+  KT_ASSIGN_OR_RETURN(req.threshold, RealOption(r, "threshold", 0, 1, "a correlation |r|"));
   if (r.count("heatmap")) {
     const auto xy = r["heatmap"].as<std::vector<std::string>>();
     if (xy.size() != 2 || xy[0].empty() || xy[1].empty() || xy[0] == xy[1]) {
@@ -78,7 +75,7 @@ Result<AnalyzeRequest> ParseAnalyzeArgs(const Args& args) {
     req.heat_x = xy[0];
     req.heat_y = xy[1];
   }
-  req.counters = r["counters"].as<size_t>();
+  KT_ASSIGN_OR_RETURN(req.counters, IntegerOption(r, "counters", 0, 1000, "a whole number of plots"));
   req.plots = r.count("no-plots") == 0;
   req.out_dir = r["out"].as<std::string>();
   if (r.count("search")) {
@@ -145,6 +142,9 @@ Result<std::vector<SearchSeries>> LoadSearches(const std::string& run_dir,
     KT_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
     auto e = ParseEvaluations(text);
     if (!e.ok()) return e.status().WithContext(path);
+    if (const std::string w = EvaluationsWarning(*e); !w.empty()) {
+      std::cerr << "khost analyze: " << path << ": " << w << "\n";
+    }
     const std::string id = fs::path(path).stem().string();
     out.push_back({id, SearchLabel(id, *e), std::move(e).value()});
   }
@@ -277,6 +277,7 @@ Status ExecuteAnalyze(const AnalyzeRequest& req) {
   if (!req.searches.empty()) return ExecuteSearchAnalysis(req);
   const std::string run_dir = KernelRunDir(req.root, req.kernel);
   KT_ASSIGN_OR_RETURN(LoadedRun run, LoadRun(run_dir, req.run_id));
+  PrintRunWarnings("analyze", run);
   // Named after the results file (a run id khost chose, or a file name), not after what the
   // file says.
   const std::string out = req.out_dir.empty()

@@ -35,19 +35,19 @@ cxxopts::Options CorpusCliOptions() {
       "default DIR/dataset.json",
       cxxopts::value<std::string>()->default_value(""))(
       "n,count", "sample: how many kernels (also --n N)",
-      cxxopts::value<size_t>()->default_value("100"))(
+      cxxopts::value<std::string>()->default_value("100"))(
       "long-portion", "sample: the share of n drawn from the long pool",
-      cxxopts::value<double>()->default_value("0.8"))(
+      cxxopts::value<std::string>()->default_value("0.8"))(
       "long-pool", "sample: the longest share of all kernels that is the long pool",
-      cxxopts::value<double>()->default_value("0.3"))(
-      "seed", "sample: the generator's seed", cxxopts::value<uint64_t>()->default_value("0"))(
+      cxxopts::value<std::string>()->default_value("0.3"))(
+      "seed", "sample: the generator's seed", cxxopts::value<std::string>()->default_value("0"))(
       "format", "export: the dataset's shape (text-completion)",
       cxxopts::value<std::string>()->default_value("text-completion"))(
       "dedup", "export: identical kernels once")("min-lines",
                                                  "export: leave out kernels shorter than this",
-                                                 cxxopts::value<size_t>()->default_value("0"))(
+                                                 cxxopts::value<std::string>()->default_value("0"))(
       "max-lines", "export: leave out kernels longer than this (0: no limit)",
-      cxxopts::value<size_t>()->default_value("0"));
+      cxxopts::value<std::string>()->default_value("0"));
   o.positional_help(Join(CorpusActions(), "|") + " PATH...");
   return o;
 }
@@ -69,14 +69,13 @@ Status ExecuteCorpus(const CorpusRequest& req) {
 
 // sample: --count, --long-portion, --long-pool, --seed; --out defaults to CORPUS/projections.
 Status ParseSampleOptions(const cxxopts::ParseResult& r, CorpusRequest* req) {
-  req->sample.n = r["count"].as<size_t>();
-  req->sample.long_portion = r["long-portion"].as<double>();
-  req->sample.long_pool = r["long-pool"].as<double>();
-  req->sample.seed = r["seed"].as<uint64_t>();
-  for (auto [name, value] : {std::pair{"--long-portion", req->sample.long_portion},
-                             std::pair{"--long-pool", req->sample.long_pool}}) {
-    if (!(value >= 0 && value <= 1)) return InvalidArgument(std::string(name) + " is 0 to 1");
-  }
+  KT_ASSIGN_OR_RETURN(req->sample.n,
+                      IntegerOption(r, "count", 1, 10'000'000, "a whole number of kernels"));
+  KT_ASSIGN_OR_RETURN(req->sample.long_portion,
+                      RealOption(r, "long-portion", 0, 1, "a share of the kernels"));
+  KT_ASSIGN_OR_RETURN(req->sample.long_pool,
+                      RealOption(r, "long-pool", 0, 1, "a share of the kernels"));
+  KT_ASSIGN_OR_RETURN(req->sample.seed, Uint64Option(r, "seed"));
   if (req->out.empty()) req->out = req->paths[0] + "/projections";
   return Status::Ok();
 }
@@ -88,8 +87,10 @@ Status ParseExportOptions(const cxxopts::ParseResult& r, CorpusRequest* req) {
     return InvalidArgument("unknown format '" + req->format + "' (text-completion)");
   }
   req->dedup = r.count("dedup") > 0;
-  req->min_lines = r["min-lines"].as<size_t>();
-  req->max_lines = r["max-lines"].as<size_t>();
+  KT_ASSIGN_OR_RETURN(req->min_lines,
+                      IntegerOption(r, "min-lines", 0, 100'000'000, "a whole number of lines"));
+  KT_ASSIGN_OR_RETURN(req->max_lines,
+                      IntegerOption(r, "max-lines", 0, 100'000'000, "a whole number of lines"));
   if (req->max_lines && req->max_lines < req->min_lines) {
     return InvalidArgument("--max-lines is below --min-lines");
   }

@@ -19,6 +19,7 @@
 #include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"
 #include "host/results/samples.h"
+#include "host/util/user_paths.h"
 
 namespace ktune::host {
 cxxopts::Options ReportCliOptions() {
@@ -38,7 +39,7 @@ cxxopts::Options ReportCliOptions() {
       cxxopts::value<std::string>()->default_value(""))(
       "event", "the sampled event to annotate (default: the first)",
       cxxopts::value<std::string>()->default_value(""))(
-      "top", "symbols shown per event", cxxopts::value<size_t>()->default_value("10"))(
+      "top", "symbols shown per event", cxxopts::value<std::string>()->default_value("10"))(
       "fetch",
       "first fetch the run's rows from the agent's journal (after khost was killed or the link "
       "was lost; the run may still be measuring)");
@@ -59,6 +60,8 @@ bool Colour(const ReportRequest& req) {
 Status ExecuteCompare(const ReportRequest& req, const std::string& run_dir, std::string* out) {
   KT_ASSIGN_OR_RETURN(LoadedRun a, LoadRun(run_dir, req.compare[0]));
   KT_ASSIGN_OR_RETURN(LoadedRun b, LoadRun(run_dir, req.compare[1]));
+  PrintRunWarnings("report", a);
+  PrintRunWarnings("report", b);
   KT_ASSIGN_OR_RETURN(RunComparison c,
                       CompareRuns(BuildReport(a.rows, a.metrics), BuildReport(b.rows, b.metrics)));
   *out = Render(ComparisonTable(c), req.format, Colour(req), ConsoleWidth(req.wide));
@@ -117,7 +120,7 @@ Result<std::string> RenderAnnotation(const ReportRequest& req,
   if (auto dir = LoadKernelDir(req.root, req.kernel); dir.ok()) {
     for (const KernelVariant& kv : dir->variants) {
       if (kv.name != v->name || kv.asm_path.empty()) continue;
-      if (auto text = ReadFile(UnderRoot(req.root, kv.asm_path)); text.ok()) disassembly = *text;
+      if (auto text = ReadBeneath(req.root, kv.asm_path); text.ok()) disassembly = *text;
     }
   }
   return RenderAnnotated(*v, event, disassembly);
@@ -158,18 +161,6 @@ Result<std::string> RenderMeasurements(const ReportRequest& req, const LoadedRun
   return InternalError("unknown table format");
 }
 
-// Says on stderr what a reader of the run should know: that it is not complete, or that its
-// file ends in a torn line.
-void WarnAboutRun(const LoadedRun& run) {
-  if (run.meta && !run.meta->complete) {
-    std::cerr << "khost report: run " << run.meta->run_id << " is not complete (" << run.rows.size()
-              << " rows; khost run --resume measures the rest)\n";
-  }
-  if (run.torn_lines) {
-    std::cerr << "khost report: " << run.path << ": ignored an unterminated last line\n";
-  }
-}
-
 Result<std::string> RenderReport(const ReportRequest& req) {
   const std::string run_dir = KernelRunDir(req.root, req.kernel);
   std::string out;
@@ -179,7 +170,7 @@ Result<std::string> RenderReport(const ReportRequest& req) {
   }
   if (req.fetch) KT_RETURN_IF_ERROR(Fetch(req, run_dir));
   KT_ASSIGN_OR_RETURN(LoadedRun run, LoadRun(run_dir, req.run_id));
-  WarnAboutRun(run);
+  PrintRunWarnings("report", run);
   const std::string kernel_symbol = KernelSymbol(req.kernel);
   KT_ASSIGN_OR_RETURN(const std::vector<VariantSamples> samples,
                       LoadRunSamples(run.path, run.rows, req.root, kernel_symbol));
@@ -206,7 +197,7 @@ Result<ReportRequest> ParseReportArgs(const Args& args) {
   req.samples = r.count("samples") > 0;
   req.annotate = r["annotate"].as<std::string>();
   req.event = r["event"].as<std::string>();
-  req.top = r["top"].as<size_t>();
+  KT_ASSIGN_OR_RETURN(req.top, IntegerOption(r, "top", 1, 100000, "a whole number of symbols"));
   req.fetch = r.count("fetch") > 0;
   req.wide = r.count("wide") > 0;
   req.agent = r["agent"].as<std::string>();
@@ -235,7 +226,7 @@ Result<ReportRequest> ParseReportArgs(const Args& args) {
 
 Status ExecuteReport(const ReportRequest& req) {
   KT_ASSIGN_OR_RETURN(const std::string out, RenderReport(req));
-  if (!req.output.empty()) return WriteFileAtomic(req.output, out);
+  if (!req.output.empty()) return WriteUserFile(req.output, out);
   std::cout << out;
   return Status::Ok();
 }

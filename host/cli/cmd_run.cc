@@ -6,6 +6,7 @@
 // khost run <kernel> --agents a,b: the variants spread over several agents (host/remote/sweep.h).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -26,6 +27,7 @@
 #include "host/results/results_dir.h"
 #include "host/results/samples.h"
 #include "host/tune/shapes.h"
+#include "host/util/user_paths.h"
 #include "protocol/convert.h"
 
 namespace ktune::host {
@@ -111,11 +113,12 @@ Status Conclude(const KernelDir& dir, const std::string& kernel, const std::stri
   RunReport report = BuildReport(run.rows, run.metrics);
   AddRace(run, &report);
   if (!dir.perf_stat_path.empty()) {
-    const std::string path = UnderRoot(dir.root, dir.perf_stat_path);
+    KT_RETURN_IF_ERROR(CheckBeneath(dir.root, dir.perf_stat_path));
+    const std::string path = dir.root + "/" + dir.perf_stat_path;
     KT_RETURN_IF_ERROR(MakeDirs(std::filesystem::path(path).parent_path().string()));
     KT_ASSIGN_OR_RETURN(const std::vector<VariantSamples> symbolized,
                         LoadRunSamples(run.path, run.rows, dir.root, KernelSymbol(kernel)));
-    KT_RETURN_IF_ERROR(WriteFileAtomic(
+    KT_RETURN_IF_ERROR(WriteUserFile(
         path, RenderPerfStats(report, KernelPeriodColumns(symbolized, KernelSymbol(kernel)))));
     std::cerr << "khost run: wrote " << path << "\n";
   }
@@ -123,6 +126,17 @@ Status Conclude(const KernelDir& dir, const std::string& kernel, const std::stri
   if (sampled) {
     std::cerr << "khost run: samples in " << SamplesPath(run.path)
               << " (khost report --samples, --annotate VARIANT)\n";
+  }
+  // As hyperfine fails for a failing command: a run with nothing to compare is no success.
+  if (!report.variants.empty() &&
+      std::all_of(report.variants.begin(), report.variants.end(),
+                  [](const VariantSummary& v) { return v.valid == 0; })) {
+    const VariantSummary& first = report.variants.front();
+    return InvalidArgument("no variant ran correctly: all " +
+                           std::to_string(report.variants.size()) + " failed every repetition (" +
+                           first.name + ": " + first.failure +
+                           "; khost tune --check runs each variant once); the rows are in " +
+                           run.path);
   }
   return Status::Ok();
 }
@@ -149,6 +163,12 @@ void DescribeAgents(const std::vector<SweepAgent>& agents, const std::vector<Age
   }
   meta.agent = Join(names, ", ");
   meta.cpu = Join(cpus, "; ");
+}
+
+// Said after an error that cut a run short.
+std::string HowToResume(const RunOptions& opts, const std::string& run_id) {
+  return "khost run " + opts.kernel + (opts.root == "." ? "" : " --root " + opts.root) +
+         " --resume --run " + run_id + " fetches what the agent measured and measures the rest";
 }
 
 // khost run --resume of a run on one agent: its rows from the agent, which measures only what its
@@ -186,6 +206,7 @@ Status ExecuteResume(const RunOptions& opts, const KernelDir& dir) {
     return InvalidArgument("run " + run_id + " is complete; nothing to resume");
   }
   setup.show_progress = ::isatty(2);
+  setup.how_to_resume = HowToResume(opts, run_id);
   const Result<ReceivedRun> got = setup.meta.shards.empty()
                                       ? ResumeOne(opts, std::move(setup))
                                       : ResumeSweep(dir, opts.token_file, std::move(setup));
@@ -287,6 +308,7 @@ Status ExecuteRun(const RunOptions& opts) {
   DescribeAgents(agents, plans, setup.meta);
   setup.request = MakeRunRequest(measured, dir, BundleId(manifest), run_id);
   setup.show_progress = ::isatty(2);
+  setup.how_to_resume = HowToResume(opts, run_id);
   SweepSetup sweep_setup{*setup.request, sweep ? &manifest : nullptr, dir.root,
                          PlanShards(run_id, dir.variants.size(), agents.size())};
   if (sweep) {

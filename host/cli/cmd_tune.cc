@@ -25,6 +25,7 @@
 #include "host/tune/dispatch_header.h"
 #include "host/tune/shapes.h"
 #include "host/tune/tune_run.h"
+#include "host/util/user_paths.h"
 
 namespace ktune::host {
 
@@ -35,13 +36,14 @@ cxxopts::Options TuneCliOptions() {
       "toolchain", "toolchain profile: a name in the toolchains directory, or a .profile file",
       cxxopts::value<std::string>()->default_value("rvv-clang19"))(
       "j,jobs", "parallel builds (0: one per core, or as many as distcc's hosts take)",
-      cxxopts::value<size_t>()->default_value("0"))(
+      cxxopts::value<std::string>()->default_value("0"))(
       "launcher",
       "run every compile through this command, as CMake's COMPILER_LAUNCHER: distcc or icecc "
       "for a compile farm (default: the toolchain profile's launcher, if any)",
       cxxopts::value<std::string>())(
-      "sample", "build N configurations drawn at random from the space", cxxopts::value<size_t>())(
-      "seed", "seed of --sample and --strategy", cxxopts::value<uint64_t>()->default_value("0"))(
+      "sample", "build N configurations drawn at random from the space",
+      cxxopts::value<std::string>())("seed", "seed of --sample and --strategy",
+                                     cxxopts::value<std::string>()->default_value("0"))(
       "shape",
       "a problem shape, 'M=64 N=64 K=64' (repeatable; one giving fewer of the tensors' "
       "dimensions changes the spec's shape: M=64)",
@@ -52,7 +54,7 @@ cxxopts::Options TuneCliOptions() {
       cxxopts::value<std::string>())(
       "check", "run every variant (under the toolchain's emulator) and check its output")(
       "check-timeout", "seconds one checked run may take",
-      cxxopts::value<double>()->default_value("300"))(
+      cxxopts::value<std::string>()->default_value("300"))(
       "kernels", "where kernel names are looked up",
       cxxopts::value<std::string>()->default_value(KTUNE_SOURCE_DIR "/kernels"))(
       "toolchains", "where toolchain names are looked up",
@@ -67,11 +69,11 @@ cxxopts::Options TuneCliOptions() {
       "configurations, which are built and measured in batches until the budget",
       cxxopts::value<std::string>())(
       "budget", "with --strategy: evaluations at most (failed configurations count)",
-      cxxopts::value<size_t>())(
+      cxxopts::value<std::string>())(
       "budget-time", "with --strategy: no new batch after this many seconds of searching",
-      cxxopts::value<double>())("batch",
-                                "with --strategy: configurations built and measured together",
-                                cxxopts::value<size_t>()->default_value("8"))(
+      cxxopts::value<std::string>())("batch",
+                                     "with --strategy: configurations built and measured together",
+                                     cxxopts::value<std::string>()->default_value("8"))(
       "resume",
       "continue a stopped search as it was asked, measuring only what its journal lacks; the "
       "newest unless --search names one")("search", "with --resume: the search id",
@@ -126,23 +128,19 @@ Status ParseSearchArgs(const cxxopts::ParseResult& r, const Args& args, TuneRequ
   SearchOptions s;
   KT_ASSIGN_OR_RETURN(s.strategy, ParseStrategy(r["strategy"].as<std::string>()));
   if (r.count("budget")) {
-    s.budget = r["budget"].as<size_t>();
-    if (*s.budget == 0) return InvalidArgument("--budget must be at least 1 evaluation");
+    KT_ASSIGN_OR_RETURN(s.budget, IntegerOption(r, "budget", 1, kMaxGridSize,
+                                                "a whole number of evaluations"));
   }
   if (r.count("budget-time")) {
-    s.budget_seconds = r["budget-time"].as<double>();
-    if (!(*s.budget_seconds > 0) || *s.budget_seconds > 365 * 24 * 3600.0) {
-      return InvalidArgument("--budget-time must be a positive number of seconds");
-    }
+    KT_ASSIGN_OR_RETURN(s.budget_seconds, RealOption(r, "budget-time", 0, 365 * 24 * 3600.0,
+                                                     "a number of seconds", /*above_min=*/true));
   }
   if (s.strategy != StrategyKind::kGrid && !s.budget && !s.budget_seconds) {
     return InvalidArgument(std::string("--strategy ") + StrategyName(s.strategy) +
                            " needs --budget N or --budget-time SECONDS");
   }
-  s.batch = r["batch"].as<size_t>();
-  if (s.batch == 0 || s.batch > 10000) {
-    return InvalidArgument("--batch must be between 1 and 10000");
-  }
+  KT_ASSIGN_OR_RETURN(s.batch,
+                      IntegerOption(r, "batch", 1, 10000, "a whole number of configurations"));
   KT_RETURN_IF_ERROR(ParseMeasureOptions(r, &s.measure, /*order_seed=*/false));
   s.agent = r["agent"].as<std::string>();
   s.token_file = r["token-file"].as<std::string>();
@@ -160,24 +158,23 @@ Result<TuneRequest> ParseTuneArgs(const Args& args) {
   req.kernel = r["kernel"].as<std::string>();
   req.root = r["root"].as<std::string>();
   req.toolchain = r["toolchain"].as<std::string>();
-  req.jobs = r["jobs"].as<size_t>();
+  KT_ASSIGN_OR_RETURN(req.jobs, IntegerOption(r, "jobs", 0, kMaxJobs, "a whole number of builds"));
   if (r.count("launcher")) {
     req.launcher = SplitWords(r["launcher"].as<std::string>());
     if (req.launcher.empty()) return InvalidArgument("--launcher names no command");
   }
   if (r.count("sample")) {
-    req.sample = r["sample"].as<size_t>();
-    if (*req.sample == 0) return InvalidArgument("--sample must be at least 1");
+    KT_ASSIGN_OR_RETURN(req.sample, IntegerOption(r, "sample", 1, kMaxGridSize,
+                                                  "a whole number of configurations"));
   }
-  req.seed = r["seed"].as<uint64_t>();
+  KT_ASSIGN_OR_RETURN(req.seed, Uint64Option(r, "seed"));
   if (r.count("shape")) req.shape = r["shape"].as<std::vector<std::string>>();
   if (r.count("shapes")) req.shapes_file = r["shapes"].as<std::string>();
   if (r.count("triton")) req.triton = r["triton"].as<std::string>();
   req.check = r.count("check") > 0;
-  req.check_timeout_seconds = r["check-timeout"].as<double>();
-  if (!(req.check_timeout_seconds > 0 && req.check_timeout_seconds <= 1e6)) {
-    return InvalidArgument("--check-timeout must be between 0 and 1e6 seconds");
-  }
+  KT_ASSIGN_OR_RETURN(req.check_timeout_seconds,
+                      RealOption(r, "check-timeout", 0, 1e6, "a number of seconds",
+                                 /*above_min=*/true));
   req.kernels_dir = r["kernels"].as<std::string>();
   req.toolchains_dir = r["toolchains"].as<std::string>();
   if (req.triton.size() && req.sample) {
@@ -251,7 +248,7 @@ Status ApplyShapesOfRun(const SpecForBest& target, const LoadedRun& run) {
   }
   KT_ASSIGN_OR_RETURN(const std::string header, DispatchHeader(table));
   const std::string path = spec.dir + "/" + spec.name + "_dispatch.h";
-  KT_RETURN_IF_ERROR(WriteFileAtomic(path, header));
+  KT_RETURN_IF_ERROR(WriteUserFile(path, header));
   std::cout << "wrote " << path << ": the winner at each of " << table.entries.size()
             << " shapes, and " << spec.name << "_dispatch()\n";
   const AcrossShapes across = CompareShapes(shapes);
@@ -286,6 +283,7 @@ Status ApplyBestOfRun(const TuneRequest& req) {
   KT_ASSIGN_OR_RETURN(const SpecForBest target, ReadSpecForBest(req.kernel, req.kernels_dir));
   KT_ASSIGN_OR_RETURN(const LoadedRun run,
                       LoadRun(KernelRunDir(req.root, target.spec.name), req.run_id));
+  PrintRunWarnings("tune", run);
   if (SeveralShapes(run.rows)) return ApplyShapesOfRun(target, run);
   const RunReport report = BuildReport(run.rows, run.metrics);
   KT_ASSIGN_OR_RETURN(const Analysis a, Analyze(report));

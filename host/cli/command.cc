@@ -4,6 +4,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "common/strings.h"
 #include "common/version.h"
 
 namespace ktune::host {
@@ -61,11 +62,11 @@ int KhostMain(int argc, char** argv) {
     try {
       return c.main(Args(argv + 2, argv + argc));
     } catch (const std::exception& e) {
-      std::cerr << "khost " << name << ": " << e.what() << "\n";
+      std::cerr << "khost " << name << ": " << EscapedText(e.what()) << "\n";
       return 1;
     }
   }
-  std::cerr << "khost: unknown command '" << name << "'\n";
+  std::cerr << "khost: unknown command '" << EscapedText(name) << "'\n";
   Usage(std::cerr);
   return 2;
 }

@@ -5,9 +5,22 @@
 
 #include "common/racing.h"
 #include "common/strings.h"
+#include "host/cli/cli.h"
 #include "host/events/event_groups.h"
 
 namespace ktune::host {
+namespace {
+
+// Repetitions (and warm-up runs, and rounds) per variant at most.
+constexpr int64_t kMaxReps = 100000;
+// The highest CPU number --cpu takes (Linux's CONFIG_NR_CPUS at most).
+constexpr int64_t kMaxCpu = 8191;
+// --record: a sample every N events at most this N; about N samples a second at most this N
+// (perf_event_max_sample_rate is 100000 by default).
+constexpr int64_t kMaxSamplePeriod = int64_t{1} << 40;
+constexpr int64_t kMaxSampleFreq = 1000000;
+
+}  // namespace
 
 void AddMeasureOptions(cxxopts::Options& o, bool order_seed) {
   o.add_options()("events",
@@ -18,28 +31,30 @@ void AddMeasureOptions(cxxopts::Options& o, bool order_seed) {
       "clearly slower than the best",
       cxxopts::value<std::string>()->default_value("5"))(
       "min-reps", "with --reps auto: rounds before a variant may stop (at least 4)",
-      cxxopts::value<int64_t>()->default_value("4"))(
+      cxxopts::value<std::string>()->default_value("4"))(
       "max-reps", "with --reps auto: rounds at most",
-      cxxopts::value<int64_t>()->default_value("30"))(
+      cxxopts::value<std::string>()->default_value("30"))(
       "target-ci",
       "with --reps auto: the best variant is settled when the 95% interval of its median is "
       "within PCT percent of it",
-      cxxopts::value<double>()->default_value("2"))(
+      cxxopts::value<std::string>()->default_value("2"))(
       "max-time", "with --reps auto: no new round after this many seconds of measuring",
-      cxxopts::value<double>())("cooldown",
-                                "idle this many milliseconds before each repetition but the first",
-                                cxxopts::value<double>()->default_value("0"))(
+      cxxopts::value<std::string>())(
+      "cooldown", "idle this many milliseconds before each repetition but the first",
+      cxxopts::value<std::string>()->default_value("0"))(
       "max-temp",
       "before each repetition, wait (up to 5 minutes) until the agent's hottest thermal zone is "
       "below this many degrees Celsius",
-      cxxopts::value<double>())("warmup", "unmeasured runs before them",
-                                cxxopts::value<int64_t>()->default_value("1"))(
+      cxxopts::value<std::string>())("warmup", "unmeasured runs before them",
+                                     cxxopts::value<std::string>()->default_value("1"))(
       "order",
       "interleaved: rounds, each running every variant once in a shuffled order; sequential: "
       "every repetition of one variant, then the next",
       cxxopts::value<std::string>()->default_value("interleaved"))(
-      "timeout", "seconds before a run is killed", cxxopts::value<double>()->default_value("60"))(
-      "cpu", "pin runs to this CPU (-1: no pinning)", cxxopts::value<int>()->default_value("-1"))(
+      "timeout", "seconds before a run is killed",
+      cxxopts::value<std::string>()->default_value("60"))(
+      "cpu", "pin runs to this CPU (-1: no pinning)",
+      cxxopts::value<std::string>()->default_value("-1"))(
       "cpu-model",
       "event table to use instead of the agent's detected one: a table (spacemit/x60) or a "
       "RISC-V core id from /proc/cpuinfo (0x710-0x8000000058000001-0x0)",
@@ -49,10 +64,11 @@ void AddMeasureOptions(cxxopts::Options& o, bool order_seed) {
       "each variant once per pass of events that fit the counters")(
       "record", "sample these events in one more run per variant (perf record's -e)",
       cxxopts::value<std::string>()->default_value(""))(
-      "period", "a sample every N events", cxxopts::value<uint64_t>()->default_value("0"))(
+      "period", "a sample every N events",
+      cxxopts::value<std::string>()->default_value("0"))(
       "freq", "about N samples per second (default 4001)",
-      cxxopts::value<uint32_t>()->default_value("0"))("callchain",
-                                                      "record user callchains with the samples");
+      cxxopts::value<std::string>()->default_value("0"))("callchain",
+                                                         "record user callchains with the samples");
   if (order_seed) {
     o.add_options()("seed",
                     "shuffles the interleaved rounds (default: drawn at random, kept in the run)",
@@ -98,8 +114,10 @@ Status ParseSamplingOptions(const cxxopts::ParseResult& r, MeasureOptions* opts)
   if (const std::string record = r["record"].as<std::string>(); !record.empty()) {
     KT_ASSIGN_OR_RETURN(opts->record, SplitEventList(record));
   }
-  opts->sample_period = r["period"].as<uint64_t>();
-  opts->sample_freq = r["freq"].as<uint32_t>();
+  KT_ASSIGN_OR_RETURN(opts->sample_period,
+                      IntegerOption(r, "period", 0, kMaxSamplePeriod, "a whole number of events"));
+  KT_ASSIGN_OR_RETURN(opts->sample_freq, IntegerOption(r, "freq", 0, kMaxSampleFreq,
+                                                       "a whole number of samples per second"));
   opts->callchain = r.count("callchain") > 0;
   if (opts->sample_period && opts->sample_freq) {
     return InvalidArgument("--period and --freq are alternatives; give one");
@@ -112,27 +130,20 @@ Status ParseSamplingOptions(const cxxopts::ParseResult& r, MeasureOptions* opts)
 
 // --reps auto's --min-reps, --max-reps, --target-ci and --max-time.
 Status ParseAdaptiveOptions(const cxxopts::ParseResult& r, MeasureOptions* opts) {
-  const int64_t min_reps = r["min-reps"].as<int64_t>(), max_reps = r["max-reps"].as<int64_t>();
-  const double target_pct = r["target-ci"].as<double>();
-  if (min_reps < kMinRacingReps) {
-    return InvalidArgument(
-        "--min-reps must be at least 4: fewer values cannot tell a variant slower at p < 0.05");
-  }
-  if (max_reps < min_reps || max_reps > 100000) {
-    return InvalidArgument("--max-reps must be between --min-reps (" + std::to_string(min_reps) +
-                           ") and 100000");
-  }
-  if (!(target_pct > 0 && target_pct < 100)) {
-    return InvalidArgument("--target-ci must be a percentage above 0 and below 100");
-  }
+  // From 4: fewer values cannot tell a variant slower at p < 0.05.
+  KT_ASSIGN_OR_RETURN(const int64_t min_reps, IntegerOption(r, "min-reps", kMinRacingReps, kMaxReps,
+                                                            "a whole number of rounds"));
+  KT_ASSIGN_OR_RETURN(const int64_t max_reps,
+                      IntegerOption(r, "max-reps", min_reps, kMaxReps,
+                                    "a whole number of rounds (at least --min-reps)"));
+  KT_ASSIGN_OR_RETURN(const double target_pct,
+                      RealOption(r, "target-ci", 0, 50, "a percentage", /*above_min=*/true));
   opts->adaptive = RacingOptions{static_cast<uint32_t>(min_reps), static_cast<uint32_t>(max_reps),
                                  target_pct / 100};
   opts->repetitions = static_cast<uint32_t>(max_reps);
   if (r.count("max-time")) {
-    const double seconds = r["max-time"].as<double>();
-    if (!(seconds > 0) || seconds > 30 * 24 * 3600) {
-      return InvalidArgument("--max-time must be a positive number of seconds");
-    }
+    KT_ASSIGN_OR_RETURN(const double seconds, RealOption(r, "max-time", 0, 30 * 24 * 3600,
+                                                         "a number of seconds", /*above_min=*/true));
     opts->max_time_ms = static_cast<uint64_t>(std::ceil(seconds * 1000));
   }
   return Status::Ok();
@@ -148,15 +159,14 @@ Status ParseRepsOption(const cxxopts::ParseResult& r, MeasureOptions* opts) {
       if (r.count(o)) return InvalidArgument(std::string("--") + o + " goes with --reps auto");
     }
     auto n = ParseInt64(reps);
-    if (!n.ok() || *n < 1 || *n > 100000) {
-      return InvalidArgument("--reps must be auto or between 1 and 100000, not '" + reps + "'");
+    if (!n.ok() || *n < 1 || *n > kMaxReps) {
+      return InvalidArgument("--reps '" + reps + "': auto, or a whole number of repetitions from " +
+                             "1 to " + std::to_string(kMaxReps));
     }
     opts->repetitions = static_cast<uint32_t>(*n);
   }
-  const int64_t warmup = r["warmup"].as<int64_t>();
-  if (warmup < 0 || warmup > 100000) {
-    return InvalidArgument("--warmup must be between 0 and 100000");
-  }
+  KT_ASSIGN_OR_RETURN(const int64_t warmup,
+                      IntegerOption(r, "warmup", 0, kMaxReps, "a whole number of runs"));
   opts->warmup = static_cast<uint32_t>(warmup);
   return Status::Ok();
 }
@@ -179,33 +189,21 @@ Status ParseRepetitionOptions(const cxxopts::ParseResult& r, MeasureOptions* opt
         "sequential");
   }
   if (order_seed && r.count("seed")) {
-    const std::string text = r["seed"].as<std::string>();
-    auto seed = ParseUint64(text);
-    if (!seed.ok()) {
-      return InvalidArgument("--seed must be a whole number from 0 to 18446744073709551615, not '" +
-                             text + "'");
-    }
-    opts->seed = *seed;
+    KT_ASSIGN_OR_RETURN(opts->seed, Uint64Option(r, "seed"));
   }
-  const double cooldown = r["cooldown"].as<double>();
-  if (!(cooldown >= 0) || cooldown > 3600 * 1000) {
-    return InvalidArgument("--cooldown must be a number of milliseconds, 0 or more");
-  }
+  KT_ASSIGN_OR_RETURN(const double cooldown,
+                      RealOption(r, "cooldown", 0, 3600 * 1000, "a number of milliseconds"));
   opts->cooldown_ms = static_cast<uint64_t>(std::ceil(cooldown));
   if (r.count("max-temp")) {
-    const double celsius = r["max-temp"].as<double>();
-    if (!(celsius > 0 && celsius < 200)) {
-      return InvalidArgument("--max-temp must be a temperature in degrees Celsius, above 0");
-    }
+    KT_ASSIGN_OR_RETURN(const double celsius, RealOption(r, "max-temp", 0, 200, "degrees Celsius",
+                                                         /*above_min=*/true));
     opts->max_temp_mc = static_cast<int64_t>(std::lround(celsius * 1000));
   }
-  const double timeout = r["timeout"].as<double>();
-  if (!(timeout > 0) || timeout > 7 * 24 * 3600) {
-    return InvalidArgument("--timeout must be a positive number of seconds");
-  }
+  KT_ASSIGN_OR_RETURN(const double timeout, RealOption(r, "timeout", 0, 7 * 24 * 3600,
+                                                       "a number of seconds", /*above_min=*/true));
   opts->timeout_ms = static_cast<uint64_t>(std::ceil(timeout * 1000));
-  opts->cpu = r["cpu"].as<int>();
-  if (opts->cpu < -1) return InvalidArgument("--cpu must be a CPU number, or -1");
+  KT_ASSIGN_OR_RETURN(opts->cpu,
+                      IntegerOption(r, "cpu", -1, kMaxCpu, "a CPU number, or -1 for none,"));
   return Status::Ok();
 }
 

@@ -10,6 +10,7 @@
 #include "common/fs.h"
 #include "common/hash.h"
 #include "common/version.h"
+#include "host/util/user_paths.h"
 #include "protocol/convert.h"
 
 namespace ktune::host {
@@ -184,9 +185,10 @@ bool DeltaSized(uint64_t size_bytes) {
 }
 
 // The whole content of a base, which must still be what the manifest says.
-Result<std::string> ReadBase(const std::string& path, const std::string& hash) {
-  KT_ASSIGN_OR_RETURN(std::string content, ReadFile(path));
-  if (HashBytes(content) != hash) return IoError(path + " changed while being pushed");
+Result<std::string> ReadBase(const std::string& root, const std::string& rel,
+                             const std::string& hash) {
+  KT_ASSIGN_OR_RETURN(std::string content, ReadBeneath(root, rel));
+  if (HashBytes(content) != hash) return IoError(root + "/" + rel + " changed while being pushed");
   return content;
 }
 
@@ -230,9 +232,10 @@ namespace {
 
 // Streams one blob as chunks of at most kBlobChunkBytes, each compressed against `base` (empty:
 // alone), without waiting for the agent.
-Status SendBlob(AgentConnection& conn, const FileEntry& f, const std::string& path,
+Status SendBlob(AgentConnection& conn, const FileEntry& f, const std::string& root,
                 const std::string& base_hash, const std::string& base, PushStats* stats) {
-  KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(path, O_RDONLY));
+  const std::string path = root + "/" + f.path;
+  KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenBeneath(root, f.path));
   std::string raw(kBlobChunkBytes, '\0');
   uint64_t offset = 0;
   do {
@@ -270,11 +273,10 @@ Status SendMissingBlobs(AgentConnection& conn, const Manifest& manifest, const s
     std::string base_hash, base;
     if (auto b = bases.find(hash); b != bases.end()) {
       base_hash = b->second;
-      KT_ASSIGN_OR_RETURN(base, ReadBase(root + "/" + by_hash.at(base_hash)->path, base_hash));
+      KT_ASSIGN_OR_RETURN(base, ReadBase(root, by_hash.at(base_hash)->path, base_hash));
       ++stats->deltas_sent;
     }
-    KT_RETURN_IF_ERROR(
-        SendBlob(conn, *it->second, root + "/" + it->second->path, base_hash, base, stats));
+    KT_RETURN_IF_ERROR(SendBlob(conn, *it->second, root, base_hash, base, stats));
   }
   for (size_t i = 0; i < missing.size(); ++i) {
     auto ack = conn.Receive();

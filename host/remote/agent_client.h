@@ -89,7 +89,8 @@ constexpr uint64_t kMinDeltaBytes = 4096;
 std::map<std::string, std::string> ChooseDeltaBases(const Manifest& manifest,
                                                     const std::vector<std::string>& missing);
 
-// Pushes the files of `manifest`, read from under `root`. Content the agent already holds is
+// Pushes the files of `manifest`, read beneath `root` (host/util/user_paths.h: never through a
+// link that leads out of it). Content the agent already holds is
 // never sent again; the rest goes against the bases ChooseDeltaBases picks.
 Result<PushStats> PushBundle(AgentConnection& conn, const Manifest& manifest,
                              const std::string& root);

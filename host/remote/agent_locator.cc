@@ -1,6 +1,5 @@
 #include "host/remote/agent_locator.h"
 
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,7 +12,6 @@
 #include "host/remote/agent_registry.h"
 
 namespace ktune::host {
-namespace bp = boost::process;
 namespace fs = std::filesystem;
 
 namespace {
@@ -131,39 +129,6 @@ SshSpec SshSpecFor(const RegisteredAgent& agent) {
   return {agent.ssh.value_or(SshTarget{}), agent.ssh_options, SshControlDir()};
 }
 
-Result<std::unique_ptr<LocalAgent>> LocalAgent::Start(const std::string& store_dir) {
-  const std::string exe = AgentdPath();
-  if (::access(exe.c_str(), X_OK) != 0) {
-    return NotFound("no agent given and no agentd to start at " + exe +
-                    " (set --agent, KTUNE_AGENT or KTUNE_AGENTD)");
-  }
-  std::unique_ptr<LocalAgent> a(new LocalAgent());
-  std::error_code ec;
-  a->child_ = bp::child(exe, "--listen", "127.0.0.1:0", "--store", store_dir, "--log-level", "warn",
-                        bp::std_out > a->out_, bp::std_in < bp::null, ec);
-  if (ec) return IoError("cannot start " + exe + ": " + ec.message());
-  // "agentd <version> listening on <host:port> store <dir>"
-  std::string line;
-  if (!std::getline(a->out_, line)) {
-    return Unavailable("local agentd exited before listening (see its messages above)");
-  }
-  const std::string marker = " listening on ";
-  const size_t at = line.find(marker);
-  const size_t end = line.find(' ', at + marker.size());
-  if (at == std::string::npos) return ProtocolError("unexpected agentd output: " + line);
-  KT_ASSIGN_OR_RETURN(a->address_,
-                      ParseHostPort(line.substr(at + marker.size(), end - at - marker.size())));
-  return a;
-}
-
-LocalAgent::~LocalAgent() {
-  if (child_.valid() && child_.running()) {
-    ::kill(child_.id(), SIGTERM);
-    std::error_code ec;
-    child_.wait(ec);
-  }
-}
-
 Result<std::string> ReadConfigFile(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec) && !ec) return std::string();
@@ -224,11 +189,12 @@ Result<AgentSession> OpenDirectSession(const AgentChoice& choice, const std::str
     address = *choice.address;
   } else {
     const std::string store = LocalAgentStoreDir();
-    KT_ASSIGN_OR_RETURN(session.local, LocalAgent::Start(store));
+    KT_ASSIGN_OR_RETURN(session.local, LocalAgent::Open(store, AgentdPath()));
     address = session.local->address();
-    std::cerr << "khost: no agent given (--agent, KTUNE_AGENT or " << config_path
-              << "); started a local agentd on " << address.ToString() << " (store " << store
-              << ")\n";
+    std::cerr << "khost: no agent given (--agent, KTUNE_AGENT or " << config_path << "); "
+              << (session.local->started() ? "started a local agentd on "
+                                           : "using the local agentd another khost started on ")
+              << address.ToString() << " (store " << store << ")\n";
   }
   KT_ASSIGN_OR_RETURN(session.conn, AgentConnection::Connect(address, token));
   session.name = choice.registered ? choice.registered->name : address.ToString();

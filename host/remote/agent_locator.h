@@ -2,14 +2,13 @@
 // variable, else "agent" in the config file ($XDG_CONFIG_HOME/ktune/config.json, default
 // ~/.config/ktune/config.json). A NAME is an agent registered there (host/remote/agent_registry.h);
 // one reached over ssh gets a port forward (host/remote/ssh.h) for the command's length. With none
-// of these, khost starts a local agentd on a free loopback port for the one command (store in
-// $XDG_CACHE_HOME/ktune/local-agent), says so on stderr, and stops it afterwards. The token for an
+// of these, khost uses the local agentd (store in $XDG_CACHE_HOME/ktune/local-agent), shared by the
+// commands running at once (host/remote/local_agent.h): the first starts it on a free loopback
+// port, says so on stderr, and the last to finish stops it. The token for an
 // agent that asks for one comes the same way:
 // --token-file, KTUNE_TOKEN_FILE, the registered agent's "token_file", "token_file" in the
 // config file.
 #pragma once
-
-#include <boost/process.hpp>
 
 #include <memory>
 #include <optional>
@@ -19,6 +18,7 @@
 #include "common/status.h"
 #include "host/remote/agent_client.h"
 #include "host/remote/agent_registry.h"
+#include "host/remote/local_agent.h"
 #include "host/remote/ssh.h"
 
 namespace ktune::host {
@@ -63,20 +63,6 @@ std::string KhostDir();
 
 // How to reach a board registered with --ssh.
 SshSpec SshSpecFor(const RegisteredAgent& agent);
-
-// An agentd child process serving loopback; stopped (SIGTERM, then waited for) on destruction.
-class LocalAgent {
- public:
-  static Result<std::unique_ptr<LocalAgent>> Start(const std::string& store_dir);
-  ~LocalAgent();
-  const HostPort& address() const { return address_; }
-
- private:
-  LocalAgent() = default;
-  boost::process::child child_;
-  boost::process::ipstream out_;
-  HostPort address_;
-};
 
 // A connection to the chosen agent, owning the local agent when one was started, or the ssh
 // link and port forward it goes through (members are destroyed bottom up: the connection first).

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <set>
 
+#include "common/strings.h"
 #include "host/results/samples.h"
 #include "host/util/progress.h"
 #include "host/util/subprocess.h"
@@ -39,7 +40,12 @@ Result<std::unique_ptr<RunSink>> RunSink::Open(ReceiveSetup setup) {
     sink->progress_.Note(sink->setup_.command + ": " + sink->writer_.path() +
                          ": dropped an unterminated last line (" +
                          std::to_string(sink->writer_.dropped_bytes()) +
-                         " bytes), as the agent's journal does");
+                         " bytes); what it held comes again from the agent's journal");
+  }
+  if (const size_t n = sink->writer_.duplicate_lines()) {
+    sink->progress_.Note(sink->setup_.command + ": " + sink->writer_.path() + ": ignored " +
+                         std::to_string(n) + " duplicate line" + (n == 1 ? "" : "s") +
+                         " (the first of each value is kept)");
   }
   return sink;
 }
@@ -170,15 +176,17 @@ Status RunSink::Row(const wire::RepetitionResult& r, const std::string& run_id,
   }
   RepetitionRow row = RowFromWire(r, request.variants(static_cast<int>(global)));
   row.variant_index = static_cast<uint32_t>(global);
-  KT_ASSIGN_OR_RETURN(const bool added, writer_.Append(row));
+  KT_ASSIGN_OR_RETURN(const ResultsWriter::Stored stored, writer_.Append(row));
   ++tally->rows[static_cast<uint32_t>(local)];
-  if (!added) return Status::Ok();
+  if (stored == ResultsWriter::Stored::kCompleted) ++rows_completed_;
+  if (stored == ResultsWriter::Stored::kConflicting) ++rows_conflicting_;
+  if (stored != ResultsWriter::Stored::kNew) return Status::Ok();
   ++rows_new_;
   if (!row.valid && noted_.insert(row.variant_index).second) {
     const std::string why = LastLine(r.output_excerpt());
     progress_.Note(setup_.command + ": " + row.variant + " repetition " +
                    std::to_string(row.repetition) + " failed: " + row.outcome.ToString() +
-                   (why.empty() ? "" : ": " + why));
+                   (why.empty() ? "" : ": " + EscapedText(why)));
   }
   const size_t done = writer_.rows().size();
   if (done < Total()) progress_.Update(done, Describe(done));
@@ -231,15 +239,32 @@ Result<ReceivedRun> RunSink::Finish(Status status, bool agents_complete) {
   if (samples_) {
     if (Status synced = samples_->Finish(); status.ok()) status = synced;
   }
+  if (rows_completed_) {
+    progress_.Note(setup_.command + ": completed " + std::to_string(rows_completed_) +
+                   " repetition" + (rows_completed_ == 1 ? "" : "s") + " that " +
+                   writer_.path() + " held in part, from the agent's journal");
+  }
+  if (rows_conflicting_) {
+    progress_.Note(setup_.command + ": " + writer_.path() + " holds another measurement of " +
+                   std::to_string(rows_conflicting_) + " repetition" +
+                   (rows_conflicting_ == 1 ? "" : "s") +
+                   " than the agent's journal (another start time or outcome); kept the file's, "
+                   "and the run is not marked complete");
+  }
   if (status.ok()) {
-    // Adaptive repetitions end each variant when its race does: the agent's word is the plan.
-    setup_.meta.complete = agents_complete && ((setup_.request && setup_.request->has_adaptive()) ||
-                                               writer_.rows().size() >= Total());
+    // Complete: the agents measured their whole plans and every row they journaled is in the file
+    // whole. Adaptive repetitions end each variant when its race does: the agent's word is the
+    // plan.
+    setup_.meta.complete = agents_complete && rows_conflicting_ == 0 &&
+                           ((setup_.request && setup_.request->has_adaptive()) ||
+                            writer_.rows().size() >= Total());
     status = WriteRunMeta(meta_path_, setup_.meta);
   }
   if (!status.ok()) {
-    return status.WithContext(std::to_string(writer_.rows().size()) + " of " +
-                              std::to_string(Total()) + " rows saved in " + writer_.path());
+    status = status.WithContext(std::to_string(writer_.rows().size()) + " of " +
+                                std::to_string(Total()) + " rows saved in " + writer_.path());
+    if (setup_.how_to_resume.empty()) return status;
+    return Status(status.code(), status.message() + " (" + setup_.how_to_resume + ")");
   }
   ReceivedRun out;
   out.rows = writer_.rows();

@@ -1,6 +1,6 @@
 // khost's end of a run's stream: what agents send for a RunRequest (khost run) or a FetchRun
 // (khost run --resume, khost report --fetch) goes into the run's local files as it arrives --
-// each row at once (a repetition the file holds already is not written twice), profiles beside
+// each row at once (of a repetition the file holds, only the values it lacks), profiles beside
 // them, the run's metadata (the agent's system check too) -- with the progress line, a note on each
 // failing variant and the system check's warnings as the run starts. One
 // RunSink takes one agent's stream, or those of all the shards of a sweep (host/remote/sweep.h) at
@@ -33,6 +33,9 @@ struct ReceiveSetup {
   bool show_progress = false;  // the redrawn progress line (a terminal)
   // Say the system check's warnings as the run starts (a search says them for its first batch).
   bool say_system_warnings = true;
+  // How to go on after an error that cut the run short (the agent lost, a file not written): said
+  // at the end of that error ("khost run k --resume --run ID fetches ..."); "" for nothing.
+  std::string how_to_resume = "";
 };
 
 struct ReceivedRun {
@@ -105,6 +108,8 @@ class RunSink {
   std::set<std::string> noted_plan_;
   std::set<std::string> noted_system_;
   size_t rows_new_ = 0;
+  size_t rows_completed_ = 0;    // the file held them in part
+  size_t rows_conflicting_ = 0;  // the file holds another measurement of them
   Status local_failure_;
 };
 

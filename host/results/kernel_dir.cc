@@ -1,20 +1,37 @@
 #include "host/results/kernel_dir.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "common/fs.h"
 #include "common/hash.h"
 #include "host/results/test_data_files.h"
+#include "host/util/user_paths.h"
 
 namespace ktune::host {
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 
 namespace {
+
+// The content hash of what `fd` reads, from its start.
+Result<std::string> HashFd(int fd, const std::string& what) {
+  Hasher h;
+  char buf[1 << 16];
+  for (off_t at = 0;;) {
+    const ssize_t n = ::pread(fd, buf, sizeof buf, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoError("read " + what, errno);
+    if (n == 0) return h.HexDigest();
+    h.Update(std::string_view(buf, static_cast<size_t>(n)));
+    at += n;
+  }
+}
 
 bool IsPathKey(const std::string& key) {
   return key.size() > 5 && key.compare(key.size() - 5, 5, "_path") == 0;
@@ -54,10 +71,6 @@ std::string RunDirUnderRoot(const std::string& kernel) {
 
 std::string KernelRunDir(const std::string& root, const std::string& kernel) {
   return root + "/" + RunDirUnderRoot(kernel);
-}
-
-std::string UnderRoot(const std::string& root, const std::string& path) {
-  return path.starts_with("/") ? path : root + "/" + path;
 }
 
 std::string KernelSymbol(const std::string& kernel) {
@@ -147,20 +160,35 @@ Result<KernelDir> LoadKernelDir(const std::string& root, const std::string& kern
   }
   const std::string run_dir = KernelRunDir(root, kernel);
   const std::string configs = run_dir + "/configs.json";
-  auto text = ReadFile(configs);
+  auto text = ReadBeneath(root, RunDirUnderRoot(kernel) + "/configs.json");
   if (!text.ok()) return NotFound("cannot read " + configs + ": " + text.status().message());
   KT_ASSIGN_OR_RETURN(KernelDir dir, ParseConfigsJson(*text, kernel));
   dir.root = root;
   dir.run_dir = run_dir;
+  const std::string where = "configs.json of " + kernel;
   for (KernelVariant& v : dir.variants) {
     auto rel = RelativeToRoot(root, v.elf_path);
-    if (!rel.ok()) return rel.status().WithContext("configs.json of " + kernel);
+    if (!rel.ok()) return rel.status().WithContext(where);
     v.elf_path = *rel;
-    const std::string full = root + "/" + v.elf_path;
+    auto elf = OpenBeneath(root, v.elf_path);
     struct stat st;
-    if (::stat(full.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-      return NotFound("variant " + v.name + ": ELF " + full + " does not exist");
+    if (!elf.ok() && elf.status().code() != ErrorCode::kNotFound) {
+      return elf.status().WithContext("variant " + v.name);
     }
+    if (!elf.ok() || ::fstat(elf->get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      return NotFound("variant " + v.name + ": ELF " + root + "/" + v.elf_path +
+                      " does not exist");
+    }
+    if (!v.asm_path.empty()) {
+      auto asm_rel = RelativeToRoot(root, v.asm_path);
+      if (!asm_rel.ok()) return asm_rel.status().WithContext(where);
+      v.asm_path = *asm_rel;
+    }
+  }
+  if (!dir.perf_stat_path.empty()) {
+    auto rel = RelativeToRoot(root, dir.perf_stat_path);
+    if (!rel.ok()) return rel.status().WithContext(where + ", perf_files.stat");
+    dir.perf_stat_path = *rel;
   }
   return dir;
 }
@@ -189,10 +217,12 @@ Result<Manifest> BuildManifest(const KernelDir& dir) {
                     [&](const FileEntry& f) { return f.path == rel; })) {
       continue;  // two variants sharing one ELF
     }
-    const std::string full = dir.root + "/" + rel;
+    // Read beneath the root: a link that leads out of it is refused, never uploaded.
+    KT_ASSIGN_OR_RETURN(const ScopedFd fd, OpenBeneath(dir.root, rel));
     struct stat st;
-    if (::stat(full.c_str(), &st) != 0) return ErrnoError("stat " + full, errno);
-    KT_ASSIGN_OR_RETURN(std::string hash, HashFile(full));
+    if (::fstat(fd.get(), &st) != 0) return ErrnoError("stat " + dir.root + "/" + rel, errno);
+    if (!S_ISREG(st.st_mode)) return InvalidArgument(dir.root + "/" + rel + " is not a file");
+    KT_ASSIGN_OR_RETURN(std::string hash, HashFd(fd.get(), dir.root + "/" + rel));
     m.files.push_back({rel, hash, static_cast<uint64_t>(st.st_size), st.st_mode & 0777});
   }
   KT_RETURN_IF_ERROR(NormalizeManifest(m));

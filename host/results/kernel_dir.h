@@ -47,9 +47,6 @@ struct KernelDir {
 std::string RunDirUnderRoot(const std::string& kernel);
 std::string KernelRunDir(const std::string& root, const std::string& kernel);
 
-// A path configs.json gives, relative to the root or absolute, as one to open (pure).
-std::string UnderRoot(const std::string& root, const std::string& path);
-
 // The function of a kernel's variants that samples are attributed to: <kernel>_kernel, the entry
 // symbol of the seed's kernels and of every kernel spec (host/tune/kspec.h) (pure).
 std::string KernelSymbol(const std::string& kernel);
@@ -57,7 +54,10 @@ std::string KernelSymbol(const std::string& kernel);
 // Parses configs.json text (pure; for tests and LoadKernelDir). `kernel` is used in messages.
 Result<KernelDir> ParseConfigsJson(const std::string& text, const std::string& kernel);
 
-// Loads <root>/<kernel>/run/configs.json and checks that every variant's ELF exists.
+// Loads <root>/<kernel>/run/configs.json and checks that every variant's ELF exists. Every path
+// it names (elf_path, asm_path, perf_files.stat) is made relative to the root, and one outside it
+// refused; every file is read beneath the root (host/util/user_paths.h OpenBeneath), so a link
+// that leads out of it is refused and named.
 Result<KernelDir> LoadKernelDir(const std::string& root, const std::string& kernel);
 
 // The bundle's files with their hashes (reads and hashes every file). Test data numbered from 0

@@ -32,6 +32,39 @@ std::string ResultsPath(const std::string& kernel_run_dir, const std::string& ru
   return ResultsDir(kernel_run_dir) + "/" + run_id + ".csv";
 }
 
+namespace {
+
+bool SameMeasurement(const RepetitionRow& a, const RepetitionRow& b) {
+  return a.timestamp_ns == b.timestamp_ns && a.valid == b.valid &&
+         a.outcome.ToString() == b.outcome.ToString();
+}
+
+}  // namespace
+
+MergedRows MergeRepetitions(const std::vector<RepetitionRow>& rows) {
+  MergedRows out;
+  std::map<std::pair<std::string, RowKey>, size_t> index;
+  size_t line = 1;  // the header
+  for (const RepetitionRow& row : rows) {
+    auto [it, fresh] = index.emplace(std::make_pair(row.run_id, KeyOf(row)), out.rows.size());
+    if (fresh) {
+      out.rows.push_back(row);
+      out.rows.back().values.clear();
+    }
+    RepetitionRow& into = out.rows[it->second];
+    const bool same = fresh || SameMeasurement(into, row);
+    for (const MeasuredValue& v : row.values) {
+      ++line;
+      if (same && !into.Find(v.name)) {
+        into.values.push_back(v);
+        continue;
+      }
+      if (out.duplicate_lines++ == 0) out.first_duplicate_line = line;
+    }
+  }
+  return out;
+}
+
 Result<ResultsWriter> ResultsWriter::Open(const std::string& path) {
   KT_RETURN_IF_ERROR(MakeDirs(fs::path(path).parent_path().string()));
   KT_ASSIGN_OR_RETURN(ResultsAppend file, OpenResultsForAppend(path));
@@ -39,19 +72,33 @@ Result<ResultsWriter> ResultsWriter::Open(const std::string& path) {
 }
 
 ResultsWriter::ResultsWriter(std::string path, ResultsAppend file)
-    : path_(std::move(path)),
-      fd_(std::move(file.fd)),
-      rows_(std::move(file.rows)),
-      dropped_bytes_(file.dropped_bytes) {
-  for (const RepetitionRow& row : rows_) have_.emplace(row.run_id, KeyOf(row));
+    : path_(std::move(path)), fd_(std::move(file.fd)), dropped_bytes_(file.dropped_bytes) {
+  MergedRows merged = MergeRepetitions(file.rows);
+  rows_ = std::move(merged.rows);
+  duplicate_lines_ = merged.duplicate_lines;
+  for (size_t i = 0; i < rows_.size(); ++i) index_.emplace(std::make_pair(rows_[i].run_id, KeyOf(rows_[i])), i);
 }
 
-Result<bool> ResultsWriter::Append(const RepetitionRow& row) {
-  if (have_.count({row.run_id, KeyOf(row)})) return false;
-  KT_RETURN_IF_ERROR(WriteAll(fd_.get(), ToCsvLines(row), path_));
-  have_.emplace(row.run_id, KeyOf(row));
-  rows_.push_back(row);
-  return true;
+Result<ResultsWriter::Stored> ResultsWriter::Append(const RepetitionRow& row) {
+  const auto key = std::make_pair(row.run_id, KeyOf(row));
+  const auto it = index_.find(key);
+  if (it == index_.end()) {
+    KT_RETURN_IF_ERROR(WriteAll(fd_.get(), ToCsvLines(row), path_));
+    index_.emplace(key, rows_.size());
+    rows_.push_back(row);
+    return Stored::kNew;
+  }
+  RepetitionRow& held = rows_[it->second];
+  if (!SameMeasurement(held, row)) return Stored::kConflicting;
+  RepetitionRow lacking = row;
+  lacking.values.clear();
+  for (const MeasuredValue& v : row.values) {
+    if (!held.Find(v.name)) lacking.values.push_back(v);
+  }
+  if (lacking.values.empty()) return Stored::kHeld;
+  KT_RETURN_IF_ERROR(WriteAll(fd_.get(), ToCsvLines(lacking), path_));
+  held.values.insert(held.values.end(), lacking.values.begin(), lacking.values.end());
+  return Stored::kCompleted;
 }
 
 Status ResultsWriter::Finish() {
@@ -238,7 +285,10 @@ Result<LoadedRun> LoadRun(const std::string& kernel_run_dir, const std::string& 
   auto file = ParseResultsCsv(text);
   if (!file.ok()) return file.status().WithContext(out.path);
   if (file->rows.empty()) return NotFound(out.path + " holds no results");
-  out.rows = std::move(file->rows);
+  MergedRows merged = MergeRepetitions(file->rows);
+  out.rows = std::move(merged.rows);
+  out.duplicate_lines = merged.duplicate_lines;
+  out.first_duplicate_line = merged.first_duplicate_line;
   out.torn_lines = file->torn_lines;
   if (auto meta = ReadRunMeta(RunMetaPath(out.path)); meta.ok()) {
     for (const RunMeta::Metric& m : meta->metrics) {
@@ -247,6 +297,27 @@ Result<LoadedRun> LoadRun(const std::string& kernel_run_dir, const std::string& 
       out.metrics.push_back(std::move(def).value());
     }
     out.meta = std::move(meta).value();
+  }
+  return out;
+}
+
+std::vector<std::string> RunWarnings(const LoadedRun& run) {
+  std::vector<std::string> out;
+  if (run.meta && !run.meta->complete) {
+    out.push_back("run " + run.meta->run_id + " is not complete (" + std::to_string(run.rows.size()) +
+                  " repetitions; khost run --resume --run " + run.meta->run_id +
+                  " measures the rest, khost report --fetch takes what the agent holds)");
+  }
+  if (run.torn_lines) {
+    out.push_back(run.path + ": ignored an unterminated last line (the writer died mid-row; " +
+                  "khost report --fetch gets it again from the agent's journal)");
+  }
+  if (run.duplicate_lines) {
+    out.push_back(run.path + ": ignored " + std::to_string(run.duplicate_lines) +
+                  " duplicate line" + (run.duplicate_lines == 1 ? "" : "s") + ", from line " +
+                  std::to_string(run.first_duplicate_line) +
+                  " (a repetition's value given again, or another measurement of a repetition; " +
+                  "the first is kept)");
   }
   return out;
 }

@@ -2,8 +2,8 @@
 // (common/results.h) per run, written row by row as the agent streams them.
 #pragma once
 
+#include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -33,28 +33,50 @@ std::string RunOfShard(const std::string& id);
 // from, kept for khost run --resume.
 std::string RunRequestPath(const std::string& results_path);
 
+// The rows of a results file as one row per repetition (the same run id -- a shard's, in a
+// sweep -- variant, pass and repetition). A repetition's lines need not be next to each other: one
+// the file held in part (khost or the machine died mid-row, or the file was cut) is completed
+// where the agent's replay appends what it lacked. A value that a repetition holds already, and
+// the lines of another measurement of it (another start time or outcome), are duplicates: the
+// first is kept, the others dropped and counted (`duplicate_lines`, with the first's line number,
+// counting the header as line 1). Pure.
+struct MergedRows {
+  std::vector<RepetitionRow> rows;  // in the order their first line came
+  size_t duplicate_lines = 0;
+  size_t first_duplicate_line = 0;  // 0: none
+};
+MergedRows MergeRepetitions(const std::vector<RepetitionRow>& rows);
+
 // Appends rows to one run's file (OpenResultsForAppend: created with its header, or, for a run
-// fetched or resumed, keeping its rows and losing a torn last line). Each row is written as it
-// arrives, so it survives khost being killed; a row of a repetition the file holds already (the
-// same run id -- a shard's, in a sweep -- variant, pass and repetition) is not written again.
+// fetched or resumed, keeping its rows, merged as MergeRepetitions does, and losing a torn last
+// line). Each row is written as it arrives, so it survives khost being killed. What is present is
+// decided per value: of a repetition the file holds, only the values it lacks are written.
 // Finish() fsyncs. (The agent's own copy is fsynced row by row.)
 class ResultsWriter {
  public:
+  // What Append did with a row.
+  enum class Stored {
+    kNew,          // the file did not hold its repetition: every line written
+    kCompleted,    // the file held part of it: the values it lacked written
+    kHeld,         // the file held all of it: nothing written
+    kConflicting,  // the file holds another measurement of it (another start or outcome): kept
+  };
   static Result<ResultsWriter> Open(const std::string& path);
-  // False when the file holds this repetition already.
-  Result<bool> Append(const RepetitionRow& row);
+  Result<Stored> Append(const RepetitionRow& row);
   Status Finish();
   const std::string& path() const { return path_; }
   const std::vector<RepetitionRow>& rows() const { return rows_; }  // all, in file order
   uint64_t dropped_bytes() const { return dropped_bytes_; }         // of a torn last line
+  size_t duplicate_lines() const { return duplicate_lines_; }       // in the file when opened
 
  private:
   ResultsWriter(std::string path, ResultsAppend file);
   std::string path_;
   ScopedFd fd_;
   std::vector<RepetitionRow> rows_;
-  std::set<std::pair<std::string, RowKey>> have_;  // run id (a sweep's shard's) and key
+  std::map<std::pair<std::string, RowKey>, size_t> index_;  // run id and key -> rows_ index
   uint64_t dropped_bytes_ = 0;
+  size_t duplicate_lines_ = 0;
 };
 
 // The files <dir>/<id>.csv named by ids NewRunId made (runs' results, searches), oldest first:
@@ -116,13 +138,19 @@ Result<RunMeta> ReadRunMeta(const std::string& path);
 // metadata file is there.
 struct LoadedRun {
   std::string path;  // the results file
-  std::vector<RepetitionRow> rows;
+  std::vector<RepetitionRow> rows;  // merged (MergeRepetitions)
   size_t torn_lines = 0;
+  size_t duplicate_lines = 0, first_duplicate_line = 0;
   std::optional<RunMeta> meta;
   std::vector<MetricDef> metrics;
 };
 // `run` is a run id of the kernel, the path of a results file (ending in .csv), or "" for the
 // newest run. A run without rows is an error ("holds no results").
 Result<LoadedRun> LoadRun(const std::string& kernel_run_dir, const std::string& run);
+
+// What a reader of the run should know, one sentence each: that it is not complete (and how to
+// complete it), that its file ends in a torn line, that it holds duplicate lines. Every command
+// that reads a stored run says them.
+std::vector<std::string> RunWarnings(const LoadedRun& run);
 
 }  // namespace ktune::host

@@ -13,6 +13,7 @@
 
 #include "common/strings.h"
 #include "host/util/elf_symbols.h"
+#include "host/util/user_paths.h"
 
 namespace ktune::host {
 namespace fs = std::filesystem;
@@ -79,7 +80,7 @@ class ElfCache {
     if (v->elf.empty()) return nullptr;
     auto it = images_.find(v->elf);
     if (it == images_.end()) {
-      auto bytes = ReadFile(root_ + "/" + v->elf);
+      auto bytes = ReadBeneath(root_, v->elf);
       it = images_
                .emplace(v->elf,
                         bytes.ok() ? ElfImage::Parse(*bytes) : Result<ElfImage>(bytes.status()))

@@ -294,6 +294,9 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
       return InvalidArgument(path + " searched " + (said.empty() ? "?" : said.front()) +
                              "; it would go on with " + AboutTune(plan));
     }
+    if (const std::string w = EvaluationsWarning(j.evaluations()); !w.empty()) {
+      std::cerr << "khost tune: " << path << ": " << w << "\n";
+    }
     journal.emplace(std::move(j));
   }
 

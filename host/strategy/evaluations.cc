@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "common/strings.h"
 
@@ -88,6 +89,7 @@ Result<Evaluations> ParseEvaluations(std::string_view text) {
     }
     out.names.emplace_back(header[p]);
   }
+  std::set<std::vector<int64_t>> seen;
   for (++i; i < lines.size(); ++i) {
     const std::vector<std::string_view> f = Split(lines[i], ',');
     if (f.size() != params + 3) {
@@ -112,7 +114,26 @@ Result<Evaluations> ParseEvaluations(std::string_view text) {
     } else if (!f[params].empty()) {
       return LineError(i + 1, "a configuration that is not ok has no time");
     }
+    if (!seen.insert(e.config).second) {
+      if (out.duplicate_lines++ == 0) out.first_duplicate_line = i + 1;
+      continue;
+    }
     out.rows.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::string EvaluationsWarning(const Evaluations& evaluations) {
+  std::string out;
+  if (evaluations.duplicate_lines) {
+    out = "ignored " + std::to_string(evaluations.duplicate_lines) + " line" +
+          (evaluations.duplicate_lines == 1 ? "" : "s") + " giving a configuration again, from line " +
+          std::to_string(evaluations.first_duplicate_line) +
+          " (a search measures each configuration once; its first line is kept)";
+  }
+  if (evaluations.torn_lines) {
+    out += std::string(out.empty() ? "" : "; ") +
+           "ignored an unterminated last line (the search stopped while writing it)";
   }
   return out;
 }

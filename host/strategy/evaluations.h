@@ -15,7 +15,9 @@
 //
 // Pure. Edge cases: a last line without its '\n' (a writer killed mid-line) is dropped and
 // counted; a line may end in "\r\n"; any other malformed line (a control character in it, too)
-// is an error naming it; an "ok" line needs a positive finite time and any other status none.
+// is an error naming it; an "ok" line needs a positive finite time and any other status none. A
+// search measures each configuration once, so a configuration's second line (a file edited or
+// written by something else) is dropped and counted, never taken over the first.
 #pragma once
 
 #include <cstdint>
@@ -39,9 +41,15 @@ struct Evaluation {
 struct Evaluations {
   std::vector<std::string> comments;  // the "# " lines after the first, without "# "
   std::vector<std::string> names;     // the parameters
-  std::vector<Evaluation> rows;
+  std::vector<Evaluation> rows;  // one per configuration
   size_t torn_lines = 0;
+  size_t duplicate_lines = 0;       // configurations given again, dropped
+  size_t first_duplicate_line = 0;  // the first of them, counting from 1; 0: none
 };
+
+// What a reader should know of a file's evaluations beyond its rows ("", or a sentence saying
+// which lines were dropped and why).
+std::string EvaluationsWarning(const Evaluations& evaluations);
 
 // The first line, the comments (control characters, line breaks among them, become spaces) and
 // the header line, each ending in '\n'.

@@ -8,6 +8,7 @@
 #include "host/tune/config_space.h"
 #include "host/tune/kspec_best.h"
 #include "host/tune/variant_build.h"
+#include "host/util/user_paths.h"
 
 namespace ktune::host {
 namespace {
@@ -59,11 +60,12 @@ Result<std::string> ApplyBest(const SpecForBest& target, const BestChoice& best)
       "# khost tune --apply-best: run " + best.run_id + ", " + best.variant + ", " + best.why;
   const std::string updated = WithBestLine(target.text, comment, best_line);
   KT_RETURN_IF_ERROR(ParseKernelSpec(updated, spec.path).status());  // still a valid spec
+  // The spec's folder is the user's (a spec or its constants may be links into another tree):
+  // written as a shell's redirection would.
+  KT_RETURN_IF_ERROR(WriteUserFile(spec.dir + "/best_constants.c", ConstantsSource(spec, config)));
   KT_RETURN_IF_ERROR(
-      WriteFileAtomic(spec.dir + "/best_constants.c", ConstantsSource(spec, config)));
-  KT_RETURN_IF_ERROR(
-      WriteFileAtomic(spec.dir + "/best_blk_constants.json", BlkConstantsJson(spec, config)));
-  KT_RETURN_IF_ERROR(WriteFileAtomic(spec.path, updated));
+      WriteUserFile(spec.dir + "/best_blk_constants.json", BlkConstantsJson(spec, config)));
+  KT_RETURN_IF_ERROR(WriteUserFile(spec.path, updated));
   return best_line;
 }
 

@@ -150,12 +150,19 @@ class SpecParser {
   Status Param(std::string_view value) {
     KT_ASSIGN_OR_RETURN(auto assignment, Assignment(value));
     SpecParam p{assignment.first, {}, line_};
+    std::set<int64_t> seen;
     for (const std::string& w : SplitWords(assignment.second)) {
       Result<int64_t> v = ParseInt64(w);
       if (!v.ok() || *v < INT32_MIN || *v > INT32_MAX) {
-        return Error("parameter " + p.name + ": '" + w + "' is not an int (C's const int)");
+        return Error("parameter " + p.name + ": '" + w +
+                     "' is not an int (C's const int)");
       }
-      if (std::find(p.values.begin(), p.values.end(), *v) == p.values.end()) p.values.push_back(*v);
+      if (seen.insert(*v).second) p.values.push_back(*v);
+      if (p.values.size() > kMaxParamValues) {
+        return Error("parameter " + p.name + " has more than " + std::to_string(kMaxParamValues) +
+                     " candidate values (a space to search, not to list: see khost tune "
+                     "--strategy)");
+      }
     }
     if (p.values.empty()) return Error("parameter " + p.name + " has no candidate values");
     spec_->params.push_back(std::move(p));
@@ -208,7 +215,11 @@ class SpecParser {
       if (eq == std::string::npos || !IsIdentifier(name))
         return Error("expected NAME=VALUE, got " + w);
       Result<int64_t> v = ParseInt64(w.substr(eq + 1));
-      if (!v.ok() || *v < 0) return Error("shape " + name + " must be a non-negative integer");
+      if (!v.ok() || *v < 1 || *v > kMaxShapeValue) {
+        return Error("shape " + name + " must be an integer from 1 to " +
+                     std::to_string(kMaxShapeValue) + ", not '" + w.substr(eq + 1) +
+                     "'");
+      }
       if (Defined(name) || InShape(name)) return Error(name + " is defined twice");
       spec_->shape.emplace_back(name, *v);
     }
@@ -405,24 +416,6 @@ Result<KernelSpec> LoadKernelSpec(const std::string& name_or_path, const std::st
   Result<std::string> text = ReadFile(path);
   if (!text.ok()) return NotFound("no kernel spec " + path + ": " + text.status().message());
   return ParseKernelSpec(*text, path);
-}
-
-Result<std::vector<std::pair<std::string, int64_t>>> ApplyShapeOverrides(
-    const KernelSpec& spec, const std::vector<std::string>& overrides) {
-  std::vector<std::pair<std::string, int64_t>> shape = spec.shape;
-  for (const std::string& o : overrides) {
-    const size_t eq = o.find('=');
-    Result<int64_t> v = ParseInt64(eq == std::string::npos ? "" : o.substr(eq + 1));
-    if (!v.ok() || *v < 0) return InvalidArgument("--shape " + o + ": expected NAME=VALUE");
-    auto it = std::find_if(shape.begin(), shape.end(),
-                           [&](const auto& s) { return s.first == o.substr(0, eq); });
-    if (it == shape.end()) {
-      return InvalidArgument("--shape " + o + ": " + spec.path + " has no shape " +
-                             o.substr(0, eq));
-    }
-    it->second = *v;
-  }
-  return shape;
 }
 
 Result<std::vector<int64_t>> TensorDims(const TensorSpec& t,

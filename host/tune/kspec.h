@@ -50,11 +50,18 @@ struct TensorSpec {
   size_t line = 0;
 };
 
+// A parameter's candidate values at most: a space of more is searched (khost tune --strategy),
+// not listed value by value.
+inline constexpr size_t kMaxParamValues = 4096;
+
 struct SpecParam {
   std::string name;
   std::vector<int64_t> values;  // duplicates removed, first occurrence kept
   size_t line = 0;
 };
+
+// A shape value: a C int a kernel's main reads from its argv (RUN_COUNT too), at least 1.
+inline constexpr int64_t kMaxShapeValue = INT32_MAX;
 
 struct SpecConstraint {
   std::string text;
@@ -95,10 +102,6 @@ Result<KernelSpec> ParseKernelSpec(std::string_view text, const std::string& pat
 // `name_or_path`: a .kspec file, or a kernel name looked up as <kernels_dir>/<name>/<name>.kspec.
 Result<std::string> KernelSpecPath(const std::string& name_or_path, const std::string& kernels_dir);
 Result<KernelSpec> LoadKernelSpec(const std::string& name_or_path, const std::string& kernels_dir);
-
-// The shape with `overrides` ("M=32") applied; an override naming no shape entry is an error.
-Result<std::vector<std::pair<std::string, int64_t>>> ApplyShapeOverrides(
-    const KernelSpec& spec, const std::vector<std::string>& overrides);
 
 // Test data stops at this many elements per tensor (the host holds them as doubles).
 inline constexpr int64_t kMaxTensorElements = int64_t{1} << 26;

@@ -14,8 +14,9 @@ Result<std::vector<std::pair<std::string, int64_t>>> ParseShapeSet(std::string_v
     if (eq == 0 || eq == std::string::npos) return InvalidArgument(w + ": expected NAME=VALUE");
     const std::string name = w.substr(0, eq);
     const Result<int64_t> v = ParseInt64(std::string_view(w).substr(eq + 1));
-    if (!v.ok() || *v <= 0) {
-      return InvalidArgument(w + ": a shape value is a positive integer");
+    if (!v.ok() || *v < 1 || *v > kMaxShapeValue) {
+      return InvalidArgument(w + ": a shape value is an integer from 1 to " +
+                             std::to_string(kMaxShapeValue));
     }
     for (const auto& [n, value] : set) {
       if (n == name) return InvalidArgument(name + " is given twice");

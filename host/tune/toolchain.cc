@@ -169,7 +169,7 @@ BuildSlots BuildParallelism(const Toolchain& t, size_t jobs) {
     const unsigned long n =
         j.ok() && j->exit_code == 0 ? std::strtoul(j->output.c_str(), nullptr, 10) : 0;
     if (n > 0) {
-      return {std::max<size_t>(n, cores),
+      return {std::min<size_t>(std::max<size_t>(n, cores), kMaxJobs),
               "distcc -j: " + std::to_string(n) + ", local cores: " + std::to_string(cores)};
     }
   }

@@ -58,9 +58,13 @@ Status CheckTools(const Toolchain& t, bool with_emulator);
 // Whether `launcher` runs distcc (distcc itself, or a command such as env ... distcc).
 bool LaunchesDistcc(const std::vector<std::string>& launcher);
 
+// Builds at once at most: each is a compiler process and a thread of khost's.
+inline constexpr size_t kMaxJobs = 1024;
+
 // How many builds to run at once: `jobs` when given; else, through distcc, as many as its hosts
-// take (`LAUNCHER -j`: DISTCC_HOSTS or ~/.distcc/hosts), at least the local cores; else one per
-// local core. `source` says where the number came from, for the tune's first line.
+// take (`LAUNCHER -j`: DISTCC_HOSTS or ~/.distcc/hosts), at least the local cores, at most
+// kMaxJobs; else one per local core. `source` says where the number came from, for the tune's
+// first line.
 struct BuildSlots {
   size_t count = 1;
   std::string source;

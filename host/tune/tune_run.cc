@@ -14,6 +14,7 @@
 #include "common/cpu.h"
 #include "common/fs.h"
 #include "common/kernel_output.h"
+#include "common/results.h"
 #include "host/results/kernel_dir.h"
 #include "host/results/test_data_files.h"
 #include "host/tune/triton.h"
@@ -198,11 +199,13 @@ Checked CheckVariants(const TunePlan& p, const std::string& root, const std::str
     std::string problem;
     if (!run.ok()) {
       problem = run.status().message();
+    } else if (run->signal) {  // a crash is said as one, whatever it printed before
+      problem = "killed by " + SignalName(run->signal);
     } else if (std::string why = OutputCheckProblem(run->output); !why.empty()) {
-      problem = std::move(why);
+      problem = std::move(why) +
+                (run->exit_code ? " (exit status " + std::to_string(run->exit_code) + ")" : "");
     } else if (run->exit_code != 0) {
-      problem = run->exit_code < 0 ? "killed by a signal"
-                                   : "exit status " + std::to_string(run->exit_code);
+      problem = "exit status " + std::to_string(run->exit_code);
     }
     if (problem.empty()) return;
     ++failed;

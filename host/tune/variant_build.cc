@@ -9,6 +9,7 @@
 
 #include "common/fs.h"
 #include "common/hash.h"
+#include "common/results.h"
 #include "common/strings.h"
 #include "host/results/kernel_dir.h"
 #include "host/util/elf_symbols.h"
@@ -188,8 +189,9 @@ class VariantBuilder {
     if (run->exit_code == 0) return Status::Ok();
     (void)WriteFileAtomic(job_.work_dir + "/build.log", log_);
     return InvalidArgument(
-        "$ " + line + "\n" + LastLines(run->output, 20) + "\n(exit status " +
-        (run->exit_code < 0 ? std::string("signal") : std::to_string(run->exit_code)) +
+        "$ " + line + "\n" + LastLines(run->output, 20) + "\n(" +
+        (run->signal ? "killed by " + SignalName(run->signal)
+                     : "exit status " + std::to_string(run->exit_code)) +
         "; full log " + job_.work_dir + "/build.log)");
   }
 

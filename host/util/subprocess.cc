@@ -151,6 +151,7 @@ Result<ToolRun> RunTool(const std::vector<std::string>& argv, const ToolOptions&
   // Boost reports a signal death as a non-zero exit code; native_exit_code tells them apart.
   const int status = child.native_exit_code();
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   return run;
 }
 

@@ -13,6 +13,7 @@ namespace ktune::host {
 
 struct ToolRun {
   int exit_code = -1;  // -1 when the tool could not be started or was killed by a signal
+  int signal = 0;      // the signal that ended it; 0 when it exited
   std::string output;  // stdout and stderr interleaved (stderr only when stdout goes to a file)
 };
 

@@ -2,14 +2,26 @@
 #define _POSIX_C_SOURCE 200809L
 #include "ktune_kernel.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+/* An error line on stderr, after what the kernel printed on stdout (flushed first): the error is
+ * then the output's last line, which khost shows of a failed run. */
+static void say_error(const char* format, ...) {
+  fflush(stdout);
+  va_list args;
+  va_start(args, format);
+  vfprintf(stderr, format, args);
+  va_end(args);
+}
+
 static void fail(const char* path, const char* what) {
-  fprintf(stderr, "%s: %s\n", path, what);
+  say_error("%s: %s\n", path, what);
   exit(2);
 }
 
@@ -51,7 +63,7 @@ static void* load_txt(FILE* f, const char* path, int is_float, long rows, long c
 static void* load(const char* kernel, int idx, long rows, long cols, int is_float) {
   char path[512];
   if (idx < 1) {
-    fprintf(stderr,
+    say_error(
             "%s: tensor index %d: test data is numbered from 1 (the spec's inputs, then its "
             "outputs), as the seed numbers it\n",
             kernel, idx);
@@ -63,7 +75,7 @@ static void* load(const char* kernel, int idx, long rows, long cols, int is_floa
   const int n = given && *given ? snprintf(dir, sizeof dir, "%s", given)
                                 : snprintf(dir, sizeof dir, "%s/run/test_data", kernel);
   if (n < 0 || (size_t)n >= sizeof dir) {
-    fprintf(stderr, "%s: the test data directory's path is longer than %zu bytes\n", kernel,
+    say_error("%s: the test data directory's path is longer than %zu bytes\n", kernel,
             sizeof dir - 1);
     exit(2);
   }
@@ -76,7 +88,7 @@ static void* load(const char* kernel, int idx, long rows, long cols, int is_floa
     snprintf(path, sizeof path, "%s/matrix_%ldx%ld_%d.txt", dir, rows, cols, idx);
     f = fopen(path, "r");
     if (!f) {
-      perror(path);
+        say_error("%s: %s\n", path, strerror(errno));
       exit(2);
     }
     m = load_txt(f, path, is_float, rows, cols);
@@ -99,7 +111,7 @@ void kt_parse_shape(int argc, char** argv, int count, long* values, const char* 
     char* end;
     values[i] = strtol(s, &end, 10);
     if (end == s || values[i] < 0 || *end != (i + 1 < count ? 'x' : '\0')) {
-      fprintf(stderr, "usage: %s %s\n", argv[0], usage);
+        say_error("usage: %s %s\n", argv[0], usage);
       exit(2);
     }
     s = end + 1;
@@ -123,7 +135,7 @@ int kt_check_f32(const char* kernel, int output, int idx, const float* out, long
   for (long i = 0; i < rows * cols && ok; ++i) {
     const double want = golden[i], got = out[i];
     if (!(fabs(got - want) <= atol + rtol * fabs(want))) {
-      fprintf(stderr, "mismatch at row %ld col %ld: %.9g, golden %.9g (atol %g, rtol %g)\n",
+        say_error("mismatch at row %ld col %ld: %.9g, golden %.9g (atol %g, rtol %g)\n",
               i / cols, i % cols, got, want, atol, rtol);
       ok = 0;
     }

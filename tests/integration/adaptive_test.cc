@@ -72,7 +72,9 @@ TEST_CASE("khost run --reps auto: bad input stops before anything runs") {
                            "--reps", "auto", "--max-reps", "3"},
                           tmp.path());
   CHECK(r.exit_code != 0);
-  CHECK(r.err == "khost run: --max-reps must be between --min-reps (4) and 100000\n");
+  CHECK(r.err ==
+        "khost run: --max-reps '3': a whole number of rounds (at least --min-reps) from 4 to "
+        "100000\n");
   CHECK_FALSE(std::filesystem::exists(root + "/k/run/results"));
 }
 

@@ -6,11 +6,14 @@
 #include <fcntl.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "common/fs.h"
 #include "common/results.h"
+#include "host/results/results_dir.h"
 #include "tests/integration/harness.h"
 
 namespace ktune {
@@ -134,6 +137,81 @@ TEST_CASE("agentd killed mid-run and restarted: torn line dropped, resume measur
   REQUIRE(after.ok());
   for (size_t i = 0; i < measured; ++i) {
     CHECK(after->rows[i].timestamp_ns == journal->rows[i].timestamp_ns);
+  }
+}
+
+// Each repetition's value names, merged over the file's lines as khost reads them.
+std::map<std::pair<std::string, RowKey>, std::set<std::string>> ValuesByRepetition(
+    const std::string& path) {
+  auto file = ParseResultsCsv(ReadFile(path).value());
+  REQUIRE(file.ok());
+  std::map<std::pair<std::string, RowKey>, std::set<std::string>> out;
+  for (const RepetitionRow& row : file->rows) {
+    for (const MeasuredValue& v : row.values) {
+      CHECK_MESSAGE(out[{row.run_id, KeyOf(row)}].insert(v.name).second,
+                    "a value twice in " << path);
+    }
+  }
+  return out;
+}
+
+// Found by the bad-input campaign (issue 33): a host file cut mid-repetition kept that
+// repetition's first values, counted it present and never fetched the rest; the run said complete.
+TEST_CASE("a host file cut mid-repetition is completed value by value from the agent's journal") {
+  Sweep s;
+  auto run = s.Khost(s.RunArgs());
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  const auto journal = ValuesByRepetition(s.Journal());
+  REQUIRE(journal.size() == kRows);
+  const std::string whole = ReadFile(s.Results()).value();
+  // The rows' lines: header, then one per value; a repetition has several.
+  const size_t lines = static_cast<size_t>(std::count(whole.begin(), whole.end(), '\n'));
+  REQUIRE(lines > 2 * kRows);
+
+  // Cut mid-line at half its size (a torn last line), then at a line end inside a repetition
+  // (as `head -n` would): both times the fetch completes every repetition, value by value.
+  size_t mid_repetition = 0;
+  for (size_t n = 0, line = 0; n < whole.size(); ++n) {
+    if (whole[n] == '\n' && ++line == lines / 2) mid_repetition = n + 1;
+  }
+  for (const size_t cut : {whole.size() / 2, mid_repetition}) {
+    CAPTURE(cut);
+    REQUIRE(WriteFileAtomic(s.Results(), whole.substr(0, cut)).ok());
+    auto analyze = s.Khost({"analyze", "k", "--root", s.root, "--no-plots"});
+    if (whole[cut - 1] != '\n') {  // analyze says what report says of a torn line
+      CHECK(analyze.err.find("ignored an unterminated last line") != std::string::npos);
+    }
+    auto fetch = s.Khost({"report", "k", "--root", s.root, "--fetch"});
+    REQUIRE_MESSAGE(fetch.exit_code == 0, fetch.err);
+    CHECK(fetch.err.find("12 of 12 (complete)") != std::string::npos);
+    CHECK(ValuesByRepetition(s.Results()) == journal);
+    CHECK(ReadFile(RunMetaPath(s.Results()))->find("\"complete\": true") != std::string::npos);
+    auto report = s.Khost({"report", "k", "--root", s.root});
+    REQUIRE_MESSAGE(report.exit_code == 0, report.err);
+    CHECK(report.err.empty());
+  }
+}
+
+// Found by the bad-input campaign (issue 33): a repeated line counted as one more repetition.
+TEST_CASE("duplicate lines in a results file are dropped, the first kept, and said") {
+  Sweep s;
+  auto run = s.Khost(s.RunArgs());
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  const std::string whole = ReadFile(s.Results()).value();
+  const size_t first_row = whole.find('\n') + 1;
+  const std::string line = whole.substr(first_row, whole.find('\n', first_row) + 1 - first_row);
+  REQUIRE(WriteFileAtomic(s.Results(), whole + line + line).ok());
+  const std::vector<std::vector<std::string>> commands = {
+      {"report", "k", "--root", s.root, "--format", "json"},
+      {"analyze", "k", "--root", s.root, "--no-plots"}};
+  for (const auto& command : commands) {
+    auto r = s.Khost(command);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    CHECK(r.err.find("ignored 2 duplicate lines") != std::string::npos);
+    if (command[0] == "report") {  // each variant still has its 3 repetitions, not one more
+      CHECK(r.out.find("\"valid_repetitions\": 3") != std::string::npos);
+      CHECK(r.out.find("\"valid_repetitions\": 4") == std::string::npos);
+    }
   }
 }
 

@@ -263,7 +263,7 @@ TEST_CASE("search: bad input is one error line before anything is built") {
   CHECK(Contains(error({"--strategy", "hill"}),
                  "unknown strategy 'hill' (grid, random, anneal, genetic, bayes)"));
   CHECK(Contains(error({"--strategy", "bayes", "--budget", "0"}),
-                 "--budget must be at least 1 evaluation"));
+                 "--budget '0': a whole number of evaluations from 1 to 10000000"));
   CHECK(Contains(error({"--strategy", "anneal"}),
                  "--strategy anneal needs --budget N or --budget-time SECONDS"));
   CHECK(Contains(error({"--budget", "5"}), "--budget goes with --strategy"));

@@ -23,7 +23,7 @@ TEST_CASE("analyze options") {
   CHECK(d->plots);
   CHECK(d->counters == 3);
   CHECK(ParseAnalyzeArgs({"k", "--threshold", "2"}).status().message() ==
-        "--threshold must be between 0 and 1");
+        "--threshold '2': a correlation |r| from 0 to 1");
   CHECK(ParseAnalyzeArgs({"k", "--heatmap", "M,M"}).status().message() ==
         "--heatmap takes two different parameters: X,Y");
   CHECK_FALSE(ParseAnalyzeArgs({"k", "--format", "xml"}).ok());

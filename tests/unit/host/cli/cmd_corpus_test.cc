@@ -46,7 +46,7 @@ TEST_CASE("khost corpus: arguments into a request, defaults filled, misplaced op
       ParseCorpusArgs({"export", "c", "--min-lines", "9", "--max-lines", "3"}).status().message() ==
       "--max-lines is below --min-lines");
   CHECK(ParseCorpusArgs({"sample", "c", "--long-portion", "-0.1"}).status().message() ==
-        "--long-portion is 0 to 1");
+        "--long-portion '-0.1': a share of the kernels from 0 to 1");
 }
 
 }  // namespace

@@ -90,25 +90,24 @@ TEST_CASE("run --reps auto: its options, their defaults, and bad input") {
     return ParseRunArgs(args).status().message();
   };
   CHECK(error({"k", "--reps", "auto", "--min-reps", "10", "--max-reps", "8"}) ==
-        "--max-reps must be between --min-reps (10) and 100000");
+        "--max-reps '8': a whole number of rounds (at least --min-reps) from 10 to 100000");
   CHECK(error({"k", "--reps", "auto", "--min-reps", "3"}) ==
-        "--min-reps must be at least 4: fewer values cannot tell a variant slower at p < 0.05");
+        "--min-reps '3': a whole number of rounds from 4 to 100000");
   CHECK(error({"k", "--reps", "auto", "--target-ci", "0"}) ==
-        "--target-ci must be a percentage above 0 and below 100");
+        "--target-ci '0': a percentage above 0 and at most 50");
   CHECK(error({"k", "--reps", "auto", "--target-ci", "100"}) ==
-        "--target-ci must be a percentage above 0 and below 100");
+        "--target-ci '100': a percentage above 0 and at most 50");
   CHECK(error({"k", "--reps", "auto", "--max-time", "0"}) ==
-        "--max-time must be a positive number of seconds");
+        "--max-time '0': a number of seconds above 0 and at most 2592000");
   CHECK(error({"k", "--cooldown", "-1"}) ==
-        "--cooldown must be a number of milliseconds, 0 or more");
+        "--cooldown '-1': a number of milliseconds from 0 to 3600000");
   CHECK(error({"k", "--max-reps", "9"}) == "--max-reps goes with --reps auto");
-  CHECK(error({"k", "--max-temp", "0"}) ==
-        "--max-temp must be a temperature in degrees Celsius, above 0");
+  CHECK(error({"k", "--max-temp", "0"}) == "--max-temp '0': degrees Celsius above 0 and at most 200");
   CHECK(ParseRunArgs({"k", "--max-temp", "72.5"})->max_temp_mc == 72500);
   CHECK(MakeRunRequest(*ParseRunArgs({"k", "--max-temp", "72.5"}), KernelDir{}, "b", "r")
             .max_temp_mc() == 72500);
   CHECK(error({"k", "--reps", "autox"}) ==
-        "--reps must be auto or between 1 and 100000, not 'autox'");
+        "--reps 'autox': auto, or a whole number of repetitions from 1 to 100000");
   CHECK(error({"k", "--reps", "auto", "--order", "sequential"}) ==
         "--reps auto measures in interleaved rounds; it cannot go with --order sequential");
   CHECK(error({"k", "--reps", "auto", "--agents", "a,b"}) ==
@@ -173,8 +172,7 @@ TEST_CASE("run --order and --seed: interleaved by default, the seed drawn when n
   for (const char* bad : {"-1", "x", "18446744073709551616", ""}) {
     CAPTURE(bad);
     CHECK(ParseRunArgs({"k", "--seed", bad}).status().message() ==
-          std::string("--seed must be a whole number from 0 to 18446744073709551615, not '") + bad +
-              "'");
+          std::string("--seed '") + bad + "': a whole number from 0 to 18446744073709551615");
   }
   KernelDir dir;
   dir.kernel = "k";

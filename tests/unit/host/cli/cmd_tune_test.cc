@@ -46,6 +46,34 @@ TEST_CASE("tune options: defaults and refusals") {
   CHECK(!ParseTuneArgs({}).ok());
 }
 
+// Found by the bad-input campaign (issue 33): -j 100000 was taken, cxxopts' "Argument '-1' failed
+// to parse" named no option, and ranges were misstated ("between 0 and 1e6" refusing 0).
+TEST_CASE("every numeric option's error names the option, the value and what it takes") {
+  const auto error = [](std::vector<std::string> args) {
+    args.insert(args.begin(), "matmul");
+    return ParseTuneArgs(args).status().message();
+  };
+  CHECK(error({"-j", "100000"}) == "--jobs '100000': a whole number of builds from 0 to 1024");
+  CHECK(error({"-j", "-1"}) == "--jobs '-1': a whole number of builds from 0 to 1024");
+  CHECK(error({"--jobs", "two"}) == "--jobs 'two': a whole number of builds from 0 to 1024");
+  CHECK(error({"--sample", "0"}) ==
+        "--sample '0': a whole number of configurations from 1 to 10000000");
+  CHECK(error({"--seed", "-1"}) == "--seed '-1': a whole number from 0 to 18446744073709551615");
+  CHECK(error({"--check-timeout", "0"}) ==
+        "--check-timeout '0': a number of seconds above 0 and at most 1000000");
+  CHECK(error({"--strategy", "random", "--budget", "5", "--batch", "0"}) ==
+        "--batch '0': a whole number of configurations from 1 to 10000");
+  CHECK(error({"--strategy", "random", "--budget-time", "-3"}) ==
+        "--budget-time '-3': a number of seconds above 0 and at most 31536000");
+  CHECK(error({"--strategy", "random", "--budget", "5", "--cooldown", "99999999999"}) ==
+        "--cooldown '99999999999': a number of milliseconds from 0 to 3600000");
+  CHECK(error({"--strategy", "random", "--budget", "5", "--cpu", "-2"}) ==
+        "--cpu '-2': a CPU number, or -1 for none, from -1 to 8191");
+  CHECK(error({"--strategy", "random", "--budget", "5", "--timeout", "nan"}) ==
+        "--timeout 'nan': a number of seconds above 0 and at most 604800");
+  CHECK(ParseTuneArgs({"matmul", "-j", "1024"})->jobs == 1024);
+}
+
 TEST_CASE("tune --apply-best options") {
   auto t = ParseTuneArgs({"matmul", "--apply-best", "--run", "r1"});
   REQUIRE(t.ok());

@@ -153,9 +153,10 @@ TEST_CASE("the results writer writes each repetition once and keeps every row in
     REQUIRE(w.ok());
     CHECK(w->path() == path);
     CHECK(w->rows().empty());
-    CHECK(w->Append(Row(1, 0, 100)).value());
-    CHECK(w->Append(Row(0, 0, 200)).value());
-    CHECK_FALSE(w->Append(Row(1, 0, 999)).value());  // that repetition is in the file
+    CHECK(w->Append(Row(1, 0, 100)).value() == ResultsWriter::Stored::kNew);
+    CHECK(w->Append(Row(0, 0, 200)).value() == ResultsWriter::Stored::kNew);
+    // That repetition is in the file, whole.
+    CHECK(w->Append(Row(1, 0, 100)).value() == ResultsWriter::Stored::kHeld);
     REQUIRE(w->Finish().ok());
     CHECK(w->rows().size() == 2);
   }
@@ -166,9 +167,9 @@ TEST_CASE("the results writer writes each repetition once and keeps every row in
   REQUIRE(w.ok());
   CHECK(w->dropped_bytes() == 10);
   REQUIRE(w->rows().size() == 2);
-  CHECK_FALSE(w->Append(Row(0, 0, 999)).value());
-  CHECK(w->Append(Row(2, 0, 300)).value());
-  CHECK(w->Append(Row(0, 1, 400)).value());
+  CHECK(w->Append(Row(0, 0, 200)).value() == ResultsWriter::Stored::kHeld);
+  CHECK(w->Append(Row(2, 0, 300)).value() == ResultsWriter::Stored::kNew);
+  CHECK(w->Append(Row(0, 1, 400)).value() == ResultsWriter::Stored::kNew);
   REQUIRE(w->Finish().ok());
   std::vector<std::pair<uint32_t, double>> order;
   for (const RepetitionRow& r : w->rows()) order.emplace_back(r.variant_index, r.values[0].value);
@@ -184,6 +185,94 @@ TEST_CASE("the results writer writes each repetition once and keeps every row in
     CHECK(KeyOf(file->rows[i]) == KeyOf(w->rows()[i]));
     CHECK(file->rows[i].values[0].value == expected[i].second);
   }
+}
+
+// A repetition of three values, started at `start_ns`.
+RepetitionRow Row3(uint32_t variant, uint32_t rep, int64_t start_ns = 1000) {
+  RepetitionRow r = Row(variant, rep, 100 + rep);
+  r.timestamp_ns = start_ns;
+  r.values.push_back({kTaskClock, 90, "ns", 0, 0, ValueStatus::kOk});
+  r.values.push_back({"cycles", 0, "", 0, 0, ValueStatus::kNotSupported});
+  return r;
+}
+
+// Found by the bad-input campaign (issue 33): a file cut inside a repetition kept its first values
+// and counted it present, so the agent's replay never brought the rest.
+TEST_CASE("a repetition the file holds in part is completed with the values it lacks") {
+  const test::UnitTempDir tmp("ktune-writer-part");
+  const std::string path = tmp / "r1.csv";
+  const std::string head = std::string(kResultsHeader) + "\n";
+  const std::string first = ToCsvLines(Row3(0, 0));
+  // Cut at a line end inside the second repetition (its first value only), as head -n would.
+  const std::string second = ToCsvLines(Row3(0, 1));
+  REQUIRE(WriteFileAtomic(path, head + first + second.substr(0, second.find('\n') + 1)).ok());
+  auto w = ResultsWriter::Open(path);
+  REQUIRE(w.ok());
+  REQUIRE(w->rows().size() == 2);
+  CHECK(w->rows()[1].values.size() == 1);
+  CHECK(w->Append(Row3(0, 0)).value() == ResultsWriter::Stored::kHeld);
+  CHECK(w->Append(Row3(0, 1)).value() == ResultsWriter::Stored::kCompleted);
+  CHECK(w->rows()[1].values.size() == 3);
+  CHECK(w->Append(Row3(0, 1)).value() == ResultsWriter::Stored::kHeld);
+  // Another measurement of a repetition (the same key, another start): the file's is kept.
+  CHECK(w->Append(Row3(0, 1, 2000)).value() == ResultsWriter::Stored::kConflicting);
+  REQUIRE(w->Finish().ok());
+  // Read back: the completion's lines follow the file's end; merged, each value once.
+  auto file = ParseResultsCsv(ReadFile(path).value());
+  REQUIRE(file.ok());
+  CHECK(file->rows.size() == 3);  // the second repetition in two runs of lines
+  const MergedRows merged = MergeRepetitions(file->rows);
+  CHECK(merged.duplicate_lines == 0);
+  REQUIRE(merged.rows.size() == 2);
+  for (const RepetitionRow& r : merged.rows) CHECK(r.values.size() == 3);
+  CHECK(merged.rows[1].Find("cycles")->status == ValueStatus::kNotSupported);
+}
+
+// Found by the bad-input campaign (issue 33): a row repeated counted as one more repetition.
+TEST_CASE("duplicate lines are dropped, the first kept, counted with the first one's line") {
+  const test::UnitTempDir tmp("ktune-duplicates");
+  const std::string path = tmp / "r1.csv";
+  const std::string rep0 = ToCsvLines(Row3(0, 0)), rep1 = ToCsvLines(Row3(0, 1));
+  const std::string rep0_line2 = rep0.substr(rep0.find('\n') + 1);
+  RepetitionRow changed = Row3(0, 1);
+  changed.values[0].value = 1;  // the first value again, with another number
+  const std::string again = ToCsvLines(changed).substr(0, ToCsvLines(changed).find('\n') + 1);
+  RepetitionRow other = Row3(0, 0, 5000);  // another measurement of repetition 0
+  // Lines: 1 header, 2-4 rep0, 5-7 rep1, 8-9 rep0's last two values again, 10 rep1's first
+  // value changed, 11-13 another measurement of rep0.
+  REQUIRE(WriteFileAtomic(path, std::string(kResultsHeader) + "\n" + rep0 + rep1 + rep0_line2 +
+                                    again + ToCsvLines(other))
+              .ok());
+  LoadedRun run = LoadRun(tmp.path().string(), path).value();
+  REQUIRE(run.rows.size() == 2);
+  CHECK(run.duplicate_lines == 6);
+  CHECK(run.first_duplicate_line == 8);
+  CHECK(run.rows[1].values[0].value == 101);  // the first kept, not the changed one
+  CHECK(run.rows[0].timestamp_ns == 1000);
+  const std::vector<std::string> warnings = RunWarnings(run);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == path + ": ignored 6 duplicate lines, from line 8 (a repetition's value " +
+                           "given again, or another measurement of a repetition; the first is " +
+                           "kept)");
+}
+
+TEST_CASE("a run's warnings: not complete, a torn last line; none for a whole run") {
+  LoadedRun run;
+  run.path = "r/x.csv";
+  CHECK(RunWarnings(run).empty());
+  run.meta = RunMeta{};
+  run.meta->run_id = "x";
+  run.meta->complete = true;
+  CHECK(RunWarnings(run).empty());
+  run.meta->complete = false;
+  run.torn_lines = 1;
+  run.rows.resize(3);
+  const std::vector<std::string> w = RunWarnings(run);
+  REQUIRE(w.size() == 2);
+  CHECK(w[0] ==
+        "run x is not complete (3 repetitions; khost run --resume --run x measures the rest, "
+        "khost report --fetch takes what the agent holds)");
+  CHECK(w[1].starts_with("r/x.csv: ignored an unterminated last line"));
 }
 
 // Found by tests/fuzz/host_receive: an agent's plan that was not UTF-8 made WriteRunMeta throw

@@ -79,12 +79,41 @@ TEST_CASE("evaluations: malformed files are refused with the line") {
   auto crlf = ParseEvaluations(head + "4,5,ok,r\r\n");
   REQUIRE(crlf.ok());
   CHECK(crlf->rows[0].run == "r");
-  auto twice = ParseEvaluations(head + "4,5,ok,r\n4,6,ok,r\n");
-  REQUIRE(twice.ok());
-  CHECK(LandscapeOf(*twice).status().message() == "a configuration is given twice");
   auto none = ParseEvaluations(head);
   REQUIRE(none.ok());
   CHECK_FALSE(LandscapeOf(*none).ok());
+}
+
+// Found by the bad-input campaign (issue 33): a configuration's second line, with a fake time from
+// a run that never was, replaced the real measurement and became the best.
+TEST_CASE("a configuration given again is dropped, the first line kept, and said") {
+  const std::string head = "# ktune evaluations 1\nM,time_ns,status,run\n";
+  auto e = ParseEvaluations(head + "4,5000,ok,r1\n8,,build failed,\n4,0.000001,ok,fake\n" +
+                            "8,1,ok,fake\n16,7000,ok,r1\n");
+  REQUIRE(e.ok());
+  REQUIRE(e->rows.size() == 3);
+  CHECK(*e->rows[0].time_ns == 5000);
+  CHECK(e->rows[0].run == "r1");
+  CHECK_FALSE(e->rows[1].time_ns.has_value());
+  CHECK(e->rows[2].config == std::vector<int64_t>{16});
+  CHECK(e->duplicate_lines == 2);
+  CHECK(e->first_duplicate_line == 5);
+  CHECK(EvaluationsWarning(*e) ==
+        "ignored 2 lines giving a configuration again, from line 5 (a search measures each "
+        "configuration once; its first line is kept)");
+  CHECK(LandscapeOf(*e).ok());
+  // A configuration given twice when evaluations are put together by hand stays an error.
+  Evaluations twice = *e;
+  twice.rows.push_back(twice.rows[0]);
+  CHECK(LandscapeOf(twice).status().message() == "a configuration is given twice");
+  // Nothing to say of a clean file; a torn last line is said.
+  auto clean = ParseEvaluations(head + "4,5000,ok,r1\n");
+  REQUIRE(clean.ok());
+  CHECK(EvaluationsWarning(*clean).empty());
+  auto torn = ParseEvaluations(head + "4,5000,ok,r1\n8,60");
+  REQUIRE(torn.ok());
+  CHECK(EvaluationsWarning(*torn) ==
+        "ignored an unterminated last line (the search stopped while writing it)");
 }
 
 }  // namespace

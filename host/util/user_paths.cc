@@ -1,0 +1,132 @@
+#include "host/util/user_paths.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+
+namespace ktune::host {
+namespace fs = std::filesystem;
+
+namespace {
+
+// At most this many links are followed for one path, as the kernel's MAXSYMLINKS.
+constexpr int kMaxLinks = 40;
+
+// Where `path` leads when every link on it is followed; a dangling last link leads to the file it
+// names. An error for a loop.
+Result<fs::path> FollowLinks(const fs::path& path) {
+  fs::path at = path;
+  for (int links = 0;; ++links) {
+    struct stat st;
+    if (::lstat(at.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return at;
+    if (links == kMaxLinks) return InvalidArgument(path.string() + ": too many levels of links");
+    std::error_code ec;
+    const fs::path target = fs::read_symlink(at, ec);
+    if (ec) return IoError("readlink " + at.string() + ": " + ec.message());
+    at = target.is_absolute() ? target : at.parent_path() / target;
+  }
+}
+
+bool Inside(const fs::path& path, const fs::path& root) {
+  auto p = path.begin();
+  for (auto r = root.begin(); r != root.end(); ++r, ++p) {
+    if (p == path.end() || *p != *r) return false;
+  }
+  return true;
+}
+
+// The root's canonical path and `rel`'s, each component that is a link resolved and checked to
+// stay inside the root. `must_exist`: a missing component is an error (else the check stops at
+// the first one missing, and the second path is where it got to).
+Result<std::pair<fs::path, fs::path>> ResolveBeneath(const std::string& root,
+                                                     const std::string& rel, bool must_exist) {
+  std::error_code ec;
+  const fs::path canonical_root = fs::canonical(root, ec);
+  if (ec) return NotFound("cannot resolve " + root + ": " + ec.message());
+  const fs::path relative = fs::path(rel).lexically_normal();
+  if (relative.is_absolute() || relative.empty() || *relative.begin() == "..") {
+    return InvalidArgument("path " + rel + " is not inside " + root);
+  }
+  fs::path named = fs::path(root), real = canonical_root;
+  for (const fs::path& part : relative) {
+    named /= part;
+    struct stat st;
+    if (::lstat((real / part).c_str(), &st) != 0) {
+      if (errno != ENOENT) return ErrnoError("stat " + named.string(), errno);
+      if (!must_exist) return std::make_pair(canonical_root, real);
+      return NotFound(named.string() + " does not exist");
+    }
+    if (!S_ISLNK(st.st_mode)) {
+      real /= part;
+      continue;
+    }
+    const fs::path to = fs::weakly_canonical(real / part, ec);
+    if (ec) return IoError("cannot resolve " + named.string() + ": " + ec.message());
+    if (!Inside(to, canonical_root)) {
+      return InvalidArgument(named.string() + " is a link to " + to.string() + ", outside " + root +
+                             " (only what resolves inside it is read)");
+    }
+    real = to;
+  }
+  return std::make_pair(canonical_root, real);
+}
+
+}  // namespace
+
+Status WriteUserFile(const std::string& path, std::string_view bytes) {
+  KT_ASSIGN_OR_RETURN(const fs::path target, FollowLinks(path));
+  struct stat st;
+  if (::stat(target.c_str(), &st) != 0) {
+    if (errno != ENOENT) return ErrnoError("stat " + target.string(), errno);
+    return WriteFileAtomic(target.string(), bytes);
+  }
+  if (S_ISREG(st.st_mode)) return WriteFileAtomic(target.string(), bytes, st.st_mode & 07777);
+  if (S_ISDIR(st.st_mode)) return InvalidArgument(path + " is a directory, not a file to write");
+  // A device, a FIFO, a socket: written into as it is, as a shell's redirection would.
+  KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(target.string(), O_WRONLY | O_TRUNC));
+  return WriteAll(fd.get(), bytes, path);
+}
+
+Result<ScopedFd> OpenBeneath(const std::string& root, const std::string& rel) {
+  KT_ASSIGN_OR_RETURN(const auto resolved, ResolveBeneath(root, rel, /*must_exist=*/true));
+  const auto& [canonical_root, real] = resolved;
+  KT_ASSIGN_OR_RETURN(ScopedFd dir, OpenFile(canonical_root.string(), O_PATH | O_DIRECTORY));
+  // The path is free of links now; the kernel opens it so, beneath the root: one that a link
+  // replaced since is refused rather than followed.
+  const std::string inside = real.lexically_relative(canonical_root).string();
+  struct open_how how = {};
+  how.flags = O_RDONLY | O_CLOEXEC;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  const long fd = ::syscall(SYS_openat2, dir.get(), inside.c_str(), &how, sizeof how);
+  if (fd < 0) {
+    if (errno == ELOOP || errno == EXDEV) {
+      return IoError(root + "/" + rel + " changed into a link while being read");
+    }
+    return ErrnoError("open " + root + "/" + rel, errno);
+  }
+  return ScopedFd(static_cast<int>(fd));
+}
+
+Result<std::string> ReadBeneath(const std::string& root, const std::string& rel) {
+  KT_ASSIGN_OR_RETURN(const ScopedFd fd, OpenBeneath(root, rel));
+  std::string out;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoError("read " + root + "/" + rel, errno);
+    if (n == 0) return out;
+    out.append(buf, static_cast<size_t>(n));
+  }
+}
+
+Status CheckBeneath(const std::string& root, const std::string& rel) {
+  return ResolveBeneath(root, rel, /*must_exist=*/false).status();
+}
+
+}  // namespace ktune::host

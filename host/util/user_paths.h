@@ -1,0 +1,36 @@
+// The paths a user names, read and written as the user means them: a file written where a shell's
+// redirection would write (through a symbolic link, into a device or FIFO as it is), and a file
+// read under a root (a kernel's run directory tree) only where it resolves inside that root, a
+// link that leads out of it refused and named.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/fs.h"
+#include "common/status.h"
+
+namespace ktune::host {
+
+// Writes `bytes` to the path a user named (khost report -o, a spec that --apply-best rewrites).
+// A symbolic link is followed to what it names (a dangling one: that file is created), as `>`
+// does; what is there then decides how: a regular file, or none, is replaced atomically
+// (WriteFileAtomic: a reader sees the old or the new content, and a regular file keeps its mode);
+// anything else (a character device such as /dev/null or /dev/stdout, a FIFO) is opened and
+// written as it is, never replaced; a directory is an error naming it.
+Status WriteUserFile(const std::string& path, std::string_view bytes);
+
+// Opens `rel` (relative, as ValidateBundlePath accepts) read-only under `root`: every component is
+// resolved by the kernel beneath root (openat2 RESOLVE_BENEATH), so a symbolic link may lead
+// anywhere inside the root but never out of it. One that does is refused with the link named and
+// where it leads ("<root>/k/run/bin/a.elf is a link to /etc/passwd, outside <root>").
+Result<ScopedFd> OpenBeneath(const std::string& root, const std::string& rel);
+
+// The whole content of `rel` under `root`, opened by OpenBeneath.
+Result<std::string> ReadBeneath(const std::string& root, const std::string& rel);
+
+// The same check for a path to be written: every component of `rel` that exists resolves inside
+// `root`, or the error names the link that leaves it.
+Status CheckBeneath(const std::string& root, const std::string& rel);
+
+}  // namespace ktune::host
