@@ -36,11 +36,11 @@ constexpr const char* kResultsHeaderV1 =
     "schema,run_id,timestamp_ns,variant_index,variant,elf,params,pass,repetition,valid,outcome,"
     "name,value,unit,enabled_ns,running_ns,status";
 
-struct SignalName {
+struct NamedSignal {
   int number;
   const char* name;
 };
-constexpr SignalName kSignals[] = {
+constexpr NamedSignal kSignals[] = {
     {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},
     {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
     {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"}, {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},

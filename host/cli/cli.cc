@@ -1,6 +1,7 @@
 #include "host/cli/cli.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 
 #include "common/strings.h"
@@ -40,15 +41,25 @@ Result<int64_t> IntegerOption(const cxxopts::ParseResult& r, const std::string& 
                          " to " + std::to_string(max));
 }
 
+namespace {
+
+// A range's bound for people: 1000000, not 1e+06.
+std::string Bound(double v) {
+  return v == std::floor(v) && std::fabs(v) < 1e15 ? std::to_string(static_cast<int64_t>(v))
+                                                   : FormatDouble(v);
+}
+
+}  // namespace
+
 Result<double> RealOption(const cxxopts::ParseResult& r, const std::string& name, double min,
                           double max, const std::string& what, bool above_min) {
   const std::string text = r[name].as<std::string>();
   const Result<double> v = ParseDouble(text);
   if (v.ok() && (above_min ? *v > min : *v >= min) && *v <= max) return *v;
   return InvalidArgument("--" + name + " '" + text + "': " + what +
-                         (above_min ? " above " + FormatDouble(min) + " and at most "
-                                    : " from " + FormatDouble(min) + " to ") +
-                         FormatDouble(max));
+                         (above_min ? " above " + Bound(min) + " and at most "
+                                    : " from " + Bound(min) + " to ") +
+                         Bound(max));
 }
 
 Result<uint64_t> Uint64Option(const cxxopts::ParseResult& r, const std::string& name) {

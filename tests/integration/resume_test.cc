@@ -148,8 +148,8 @@ std::map<std::pair<std::string, RowKey>, std::set<std::string>> ValuesByRepetiti
   std::map<std::pair<std::string, RowKey>, std::set<std::string>> out;
   for (const RepetitionRow& row : file->rows) {
     for (const MeasuredValue& v : row.values) {
-      CHECK_MESSAGE(out[{row.run_id, KeyOf(row)}].insert(v.name).second,
-                    "a value twice in " << path);
+      const bool once = out[std::make_pair(row.run_id, KeyOf(row))].insert(v.name).second;
+      CHECK_MESSAGE(once, "a value twice in " << path);
     }
   }
   return out;
@@ -177,7 +177,7 @@ TEST_CASE("a host file cut mid-repetition is completed value by value from the a
   for (const size_t cut : {whole.size() / 2, mid_repetition}) {
     CAPTURE(cut);
     REQUIRE(WriteFileAtomic(s.Results(), whole.substr(0, cut)).ok());
-    auto analyze = s.Khost({"analyze", "k", "--root", s.root, "--no-plots"});
+    auto analyze = test::RunKhost({"analyze", "k", "--root", s.root, "--no-plots"}, s.tmp.path());
     if (whole[cut - 1] != '\n') {  // analyze says what report says of a torn line
       CHECK(analyze.err.find("ignored an unterminated last line") != std::string::npos);
     }
@@ -185,7 +185,7 @@ TEST_CASE("a host file cut mid-repetition is completed value by value from the a
     REQUIRE_MESSAGE(fetch.exit_code == 0, fetch.err);
     CHECK(fetch.err.find("12 of 12 (complete)") != std::string::npos);
     CHECK(ValuesByRepetition(s.Results()) == journal);
-    CHECK(ReadFile(RunMetaPath(s.Results()))->find("\"complete\": true") != std::string::npos);
+    CHECK(ReadFile(host::RunMetaPath(s.Results()))->find("\"complete\": true") != std::string::npos);
     auto report = s.Khost({"report", "k", "--root", s.root});
     REQUIRE_MESSAGE(report.exit_code == 0, report.err);
     CHECK(report.err.empty());
@@ -205,7 +205,7 @@ TEST_CASE("duplicate lines in a results file are dropped, the first kept, and sa
       {"report", "k", "--root", s.root, "--format", "json"},
       {"analyze", "k", "--root", s.root, "--no-plots"}};
   for (const auto& command : commands) {
-    auto r = s.Khost(command);
+    auto r = test::RunKhost(command, s.tmp.path());
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
     CHECK(r.err.find("ignored 2 duplicate lines") != std::string::npos);
     if (command[0] == "report") {  // each variant still has its 3 repetitions, not one more

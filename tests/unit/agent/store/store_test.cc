@@ -102,15 +102,33 @@ TEST_CASE("a bundle materializes into the seed's layout with its modes") {
   CHECK(store->LoadManifest(HashBytes("nope")).status().code() == ErrorCode::kNotFound);
 }
 
-TEST_CASE("temp directories of dead agents are removed; those of live agents are kept") {
+TEST_CASE("what earlier agents left half written is removed as the store is opened") {
   TempStore t;
-  fs::create_directories(t.root / "tmp/1/in-flight");           // pid 1 always runs
-  fs::create_directories(t.root / "tmp/2147483646/left-over");  // no such process
+  fs::create_directories(t.root / "tmp/1/in-flight");
+  fs::create_directories(t.root / "tmp/2147483646/left-over");
   auto store = Store::Open(t.root.string());
   REQUIRE(store.ok());
-  CHECK(fs::exists(t.root / "tmp/1/in-flight"));
+  CHECK_FALSE(fs::exists(t.root / "tmp/1"));
   CHECK_FALSE(fs::exists(t.root / "tmp/2147483646"));
   CHECK(fs::is_directory(t.own_tmp()));
+}
+
+// Found by the bad-input campaign (issue 33): agents sharing a store measured at the same time.
+TEST_CASE("a store is one agent's: opened again while held, it is refused naming the holder") {
+  TempStore t;
+  {
+    auto store = Store::Open(t.root.string());
+    REQUIRE(store.ok());
+    CHECK(ReadFile((t.root / "agentd.lock").string()).value() ==
+          std::to_string(::getpid()) + "\n");
+    // Another open file description of the lock, as another agentd's, cannot take it.
+    auto again = Store::Open(t.root.string());
+    CHECK(again.status().code() == ErrorCode::kUnavailable);
+    CHECK(again.status().message() ==
+          "store " + fs::absolute(t.root).lexically_normal().string() + " is in use by agentd pid " +
+              std::to_string(::getpid()) + " (one agentd per store; --store names another)");
+  }
+  CHECK(Store::Open(t.root.string()).ok());  // released with the store
 }
 
 TEST_CASE("run directories are made only for safe run ids") {

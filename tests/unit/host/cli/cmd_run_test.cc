@@ -153,7 +153,7 @@ TEST_CASE("run --shape and --shapes: the sets kept as given, a malformed one ref
   CHECK(r->shape == std::vector<std::string>{"M=8 N=4", "K=2"});
   CHECK(r->shapes_file == "s.txt");
   CHECK(ParseRunArgs({"k", "--shape", "M=0"}).status().message() ==
-        "--shape M=0: M=0: a shape value is a positive integer");
+        "--shape M=0: M=0: a shape value is an integer from 1 to 2147483647");
   CHECK(ParseRunArgs({"k", "--shape", " "}).status().message() ==
         "--shape ' ': expected NAME=VALUE");
 }
