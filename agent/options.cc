@@ -1,6 +1,7 @@
 #include "agent/options.h"
 
 #include <boost/asio/ip/address.hpp>
+#include <cstdint>
 #include <cxxopts.hpp>
 
 #include "common/strings.h"
@@ -33,7 +34,7 @@ cxxopts::Options AgentdCliOptions(const AgentdEnvironment& env) {
       "fake-counter-budget",
       "FAKE, for tests on machines without a PMU: pretend N events fit the counters, software "
       "events included, instead of probing",
-      cxxopts::value<int>()->default_value("0"))(
+      cxxopts::value<std::string>()->default_value("0"))(
       "fake-cpuinfo",
       "FAKE, for tests of several kinds of board on one machine: read the CPU's identity from "
       "this file (in /proc/cpuinfo's layout) instead of /proc/cpuinfo",
@@ -55,19 +56,19 @@ cxxopts::Options AgentdCliOptions(const AgentdEnvironment& env) {
       "directory of their own",
       cxxopts::value<std::string>()->default_value("nobody"))(
       "limit-as-mb", "a kernel's address space limit, MiB (RLIMIT_AS; 0: none)",
-      cxxopts::value<uint64_t>()->default_value(std::to_string(env.physical_memory_mib)))(
+      cxxopts::value<std::string>()->default_value(std::to_string(env.physical_memory_mib)))(
       "limit-fsize-mb", "the largest file a kernel may write, MiB (RLIMIT_FSIZE; 0: none)",
-      cxxopts::value<uint64_t>()->default_value("1024"))(
+      cxxopts::value<std::string>()->default_value("1024"))(
       "limit-nproc",
       "processes of the kernels' user (RLIMIT_NPROC; 0: none); default 1024 when kernels run as "
       "--run-as, else none (the agent's own user runs other programs too)",
-      cxxopts::value<int64_t>()->default_value("-1"))(
+      cxxopts::value<std::string>()->default_value("-1"))(
       "max-bundle-mb", "the largest bundle a host may push, MiB",
-      cxxopts::value<uint64_t>()->default_value("2048"))(
+      cxxopts::value<std::string>()->default_value("2048"))(
       "store-quota-mb",
       "the bundles kept (blobs and trees; results do not count), MiB: beyond it the least "
       "recently used bundles no run holds are evicted",
-      cxxopts::value<uint64_t>()->default_value("8192"))(
+      cxxopts::value<std::string>()->default_value("8192"))(
       "make-token", "write a new random token to this file (mode 600) and exit",
       cxxopts::value<std::string>()->default_value(""))("version", "print the version and exit")(
       "h,help", "print this help");
@@ -89,16 +90,34 @@ Status ParseListen(const cxxopts::ParseResult& args, AgentdRequest& req) {
   return Status::Ok();
 }
 
+// A numeric option: a whole number from `min` to `max`, else one error naming the option, the
+// value and the range.
+Result<int64_t> Number(const cxxopts::ParseResult& args, const char* name, int64_t min,
+                       int64_t max) {
+  const std::string& text = args[name].as<std::string>();
+  const Result<int64_t> v = ParseInt64(text);
+  if (v.ok() && *v >= min && *v <= max) return *v;
+  return InvalidArgument(std::string("--") + name + " '" + text + "': a whole number from " +
+                         std::to_string(min) + " to " + std::to_string(max));
+}
+
+// A size in MiB, as bytes: up to 2^40 MiB, so that no size wraps around.
+Result<uint64_t> MiB(const cxxopts::ParseResult& args, const char* name) {
+  KT_ASSIGN_OR_RETURN(const int64_t mib, Number(args, name, 0, int64_t{1} << 40));
+  return static_cast<uint64_t>(mib) << 20;
+}
+
 // The kernels' limits and the store's.
-void ParseLimits(const cxxopts::ParseResult& args, const AgentdEnvironment& env,
-                 AgentOptions& server) {
+Status ParseLimits(const cxxopts::ParseResult& args, const AgentdEnvironment& env,
+                   AgentOptions& server) {
   server.run_as = args["run-as"].as<std::string>();
-  server.max_bundle_bytes = args["max-bundle-mb"].as<uint64_t>() << 20;
-  server.store_quota_bytes = args["store-quota-mb"].as<uint64_t>() << 20;
-  server.limits.address_space_bytes = args["limit-as-mb"].as<uint64_t>() << 20;
-  server.limits.file_size_bytes = args["limit-fsize-mb"].as<uint64_t>() << 20;
-  const int64_t nproc = args["limit-nproc"].as<int64_t>();
+  KT_ASSIGN_OR_RETURN(server.max_bundle_bytes, MiB(args, "max-bundle-mb"));
+  KT_ASSIGN_OR_RETURN(server.store_quota_bytes, MiB(args, "store-quota-mb"));
+  KT_ASSIGN_OR_RETURN(server.limits.address_space_bytes, MiB(args, "limit-as-mb"));
+  KT_ASSIGN_OR_RETURN(server.limits.file_size_bytes, MiB(args, "limit-fsize-mb"));
+  KT_ASSIGN_OR_RETURN(const int64_t nproc, Number(args, "limit-nproc", -1, int64_t{1} << 31));
   server.limits.processes = nproc >= 0 ? static_cast<uint64_t>(nproc) : env.root ? 1024 : 0;
+  return Status::Ok();
 }
 
 // What serving needs. agentd has always reported its usage errors in this order: an unexpected
@@ -119,14 +138,15 @@ Status ParseServe(const cxxopts::ParseResult& args, const AgentdEnvironment& env
   KT_RETURN_IF_ERROR(ParseListen(args, req));
   req.daemon = args.count("daemon") > 0;
   req.server.store_dir = args["store"].as<std::string>();
-  req.server.fake_counter_budget = args["fake-counter-budget"].as<int>();
+  // Checked after the fork of --daemon (FinishServeOptions): here only a number.
+  KT_ASSIGN_OR_RETURN(req.server.fake_counter_budget,
+                      Number(args, "fake-counter-budget", INT32_MIN, INT32_MAX));
   req.server.fake_cpuinfo = args["fake-cpuinfo"].as<std::string>();
   req.server.fake_system_root = args["fake-system-root"].as<std::string>();
   for (std::string_view w : Split(args["exec-wrapper"].as<std::string>(), ' ')) {
     if (!w.empty()) req.server.exec_wrapper.emplace_back(w);
   }
-  ParseLimits(args, env, req.server);
-  return Status::Ok();
+  return ParseLimits(args, env, req.server);
 }
 
 }  // namespace

@@ -114,6 +114,7 @@ Result<LinesAppend> OpenLinesForAppend(const std::string& path) {
   const size_t keep = out.text.rfind('\n') + 1;  // 0 when there is no whole line
   if (keep < out.text.size()) {
     out.dropped_bytes = out.text.size() - keep;
+    out.torn = out.text.substr(keep);
     out.text.resize(keep);
     if (::ftruncate(out.fd.get(), static_cast<off_t>(keep)) != 0 ||
         ::fdatasync(out.fd.get()) != 0) {

@@ -56,11 +56,12 @@ Status FsyncDirectory(const std::string& dir);
 
 // A line-per-record file opened (created when missing) to append to, as a run's results and
 // samples are: `text` is what it held, less an unterminated last line -- a record its writer was
-// writing when it died -- which is also cut from the file (`dropped_bytes`), so that what is
-// appended starts a line of its own.
+// writing when it died -- which is also cut from the file (`torn`, `dropped_bytes`), so that what
+// is appended starts a line of its own.
 struct LinesAppend {
   ScopedFd fd;  // O_APPEND
   std::string text;
+  std::string torn;
   uint64_t dropped_bytes = 0;
 };
 Result<LinesAppend> OpenLinesForAppend(const std::string& path);

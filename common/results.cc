@@ -169,6 +169,17 @@ Result<MeasuredValue> ParseRowValue(const std::vector<std::string>& f) {
   return v;
 }
 
+// Whether a torn line (a line's first bytes) may be of the repetition of `line`, a whole line: the
+// fields before its value (the last six) that the torn line holds whole are the same. A torn line
+// too short to tell counts as the same (the repetition is then measured or fetched again: nothing
+// is lost).
+bool SameRepetitionAsTorn(std::string_view line, std::string_view torn) {
+  const Result<std::vector<std::string>> a = CsvSplit(line), b = CsvSplit(torn);
+  if (!a.ok() || !b.ok() || b->empty()) return true;
+  const size_t whole = std::min(a->size() - std::min<size_t>(a->size(), 6), b->size() - 1);
+  return std::equal(a->begin(), a->begin() + static_cast<std::ptrdiff_t>(whole), b->begin());
+}
+
 bool SameRepetition(const RepetitionRow& a, const RepetitionRow& b) {
   return a.run_id == b.run_id && a.variant_index == b.variant_index && a.pass == b.pass &&
          a.sampling == b.sampling && a.repetition == b.repetition;
@@ -379,6 +390,22 @@ Result<ResultsAppend> OpenResultsForAppend(const std::string& path) {
     auto parsed = ParseResultsCsv(file.text);
     if (!parsed.ok()) return parsed.status().WithContext(path);
     out.rows = std::move(parsed->rows);
+    // The torn line of the last repetition leaves that repetition in part: its lines go too, so
+    // that it is measured (or, on the host, fetched) again whole.
+    std::string_view text = file.text;
+    size_t start = text.size() - 1;  // each step back: the end of the line before
+    for (size_t n = out.rows.empty() ? 0 : out.rows.back().values.size(); n > 0; --n) {
+      start = text.rfind('\n', start - 1);
+    }
+    const size_t last = text.rfind('\n', text.size() - 2) + 1;
+    if (!file.torn.empty() && !out.rows.empty() &&
+        SameRepetitionAsTorn(text.substr(last, text.size() - 1 - last), file.torn)) {
+      out.dropped_bytes += text.size() - (start + 1);
+      out.rows.pop_back();
+      if (::ftruncate(out.fd.get(), static_cast<off_t>(start + 1)) != 0) {
+        return ErrnoError("truncate " + path, errno);
+      }
+    }
   }
   if (::fdatasync(out.fd.get()) != 0) return ErrnoError("fsync " + path, errno);
   return out;

@@ -1,9 +1,9 @@
 // Where everything lives under agentd's store directory; the one place its paths are built, down
 // to each file's name:
 //   blobs/<2 hex>/<hash>      file contents, named by their hash, read-only
-//   tmp/<pid>/                what agent <pid> is writing: <hash>.<unique>, a blob being
-//                             received, never visible under blobs/ until verified;
-//                             tree.<unique>, a bundle's tree being built
+//   tmp/                      what the agent is writing: <hash>.<unique>, a blob being received,
+//                             never visible under blobs/ until verified; tree.<unique>, a
+//                             bundle's tree being built (emptied as the agent starts)
 //   bundles/<id>/manifest     a bundle's manifest (common/manifest.h canonical text); its mtime
 //                             is when the bundle was last pushed or run (eviction is LRU)
 //   bundles/<id>/tree/        the bundle materialized: the seed's layout, <kernel>/run/...,
@@ -58,15 +58,12 @@ class StoreLayout {
   std::string BlobDir(const std::string& hash) const { return blobs() + "/" + hash.substr(0, 2); }
   std::string Blob(const std::string& hash) const { return BlobDir(hash) + "/" + hash; }
   std::string tmp() const { return root_ + "/tmp"; }
-  std::string AgentTmp(long pid) const { return tmp() + "/" + std::to_string(pid); }
-  // What agent `pid` writes before it is complete: a blob, a bundle's tree. `unique` keeps apart
-  // the files of one agent's sessions.
-  std::string TmpBlob(long pid, const std::string& hash, const std::string& unique) const {
-    return AgentTmp(pid) + "/" + hash + "." + unique;
+  // What the agent writes before it is complete: a blob, a bundle's tree. `unique` keeps apart
+  // the files of its sessions.
+  std::string TmpBlob(const std::string& hash, const std::string& unique) const {
+    return tmp() + "/" + hash + "." + unique;
   }
-  std::string TmpTree(long pid, const std::string& unique) const {
-    return AgentTmp(pid) + "/tree." + unique;
-  }
+  std::string TmpTree(const std::string& unique) const { return tmp() + "/tree." + unique; }
   std::string bundles() const { return root_ + "/bundles"; }
   std::string Bundle(const std::string& id) const { return bundles() + "/" + id; }
   std::string Manifest(const std::string& id) const { return Bundle(id) + "/manifest"; }

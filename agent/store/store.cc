@@ -20,7 +20,7 @@ namespace {
 std::atomic<uint64_t> g_tmp_counter{0};
 
 std::string UniqueSuffix() {
-  return std::to_string(::getpid()) + "." + std::to_string(g_tmp_counter.fetch_add(1));
+  return std::to_string(g_tmp_counter.fetch_add(1));
 }
 
 }  // namespace
@@ -81,8 +81,8 @@ Result<Store> Store::Open(const std::string& root) {
   KT_RETURN_IF_ERROR(WriteAll(lock.get(), pid + "\n", layout.lock_file()));
   // What an earlier agent was writing when it stopped is never completed.
   RemoveTree(layout.tmp());
-  KT_RETURN_IF_ERROR(MakeDirs(layout.AgentTmp(::getpid())));
-  return Store(layout.root(), ::getpid(), std::move(lock));
+  KT_RETURN_IF_ERROR(MakeDirs(layout.tmp()));
+  return Store(layout.root(), std::move(lock));
 }
 
 std::string Store::BlobPath(const std::string& hash) const {
@@ -101,7 +101,7 @@ Result<BlobWriter> Store::BeginBlob(const std::string& hash, uint64_t size_bytes
   w.expected_size_ = size_bytes;
   w.final_dir_ = layout_.BlobDir(hash);
   w.final_path_ = BlobPath(hash);
-  w.tmp_path_ = layout_.TmpBlob(pid_, hash, UniqueSuffix());
+  w.tmp_path_ = layout_.TmpBlob(hash, UniqueSuffix());
   KT_ASSIGN_OR_RETURN(w.fd_, OpenFile(w.tmp_path_, O_WRONLY | O_CREAT | O_EXCL, 0600));
   return w;
 }
@@ -131,7 +131,7 @@ Result<std::string> Store::Materialize(const std::string& bundle_id) {
   for (const FileEntry& f : m.files) {
     if (!HasBlob(f.hash)) return NotFound("blob for " + f.path + " is missing");
   }
-  const std::string tmp = layout_.TmpTree(pid_, UniqueSuffix());
+  const std::string tmp = layout_.TmpTree(UniqueSuffix());
   Status s = BuildTree(m, tmp);
   if (s.ok() && ::rename(tmp.c_str(), tree.c_str()) != 0) {
     s = ErrnoError("rename " + tmp, errno);

@@ -1,7 +1,7 @@
 // The agent's content-addressed store, under one root directory laid out as
 // agent/store/layout.h says: blobs, bundles (a manifest and the tree built from it), the
-// directories of runs and their working directories. A blob is written to the agent's own
-// tmp/<pid>/, fsynced, its hash verified, then renamed into blobs/; a blob that is present is
+// directories of runs and their working directories. A blob is written to the store's
+// tmp/, fsynced, its hash verified, then renamed into blobs/; a blob that is present is
 // never requested again.
 #pragma once
 
@@ -99,10 +99,8 @@ class Store {
   // Removes the blobs no bundle's manifest holds, but those in `keep`.
   void RemoveUnheldBlobs(const std::set<std::string>& keep);
 
-  Store(std::string root, long pid, ScopedFd lock)
-      : layout_(std::move(root)), pid_(pid), lock_(std::move(lock)) {}
+  Store(std::string root, ScopedFd lock) : layout_(std::move(root)), lock_(std::move(lock)) {}
   StoreLayout layout_;
-  long pid_;       // this agent's: its temp directory is layout_.AgentTmp(pid_)
   ScopedFd lock_;  // layout_.lock_file(), locked: the store is this agent's
 };
 

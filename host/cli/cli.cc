@@ -56,10 +56,10 @@ Result<double> RealOption(const cxxopts::ParseResult& r, const std::string& name
   const std::string text = r[name].as<std::string>();
   const Result<double> v = ParseDouble(text);
   if (v.ok() && (above_min ? *v > min : *v >= min) && *v <= max) return *v;
-  return InvalidArgument("--" + name + " '" + text + "': " + what +
-                         (above_min ? " above " + Bound(min) + " and at most "
-                                    : " from " + Bound(min) + " to ") +
-                         Bound(max));
+  return InvalidArgument(
+      "--" + name + " '" + text + "': " + what +
+      (above_min ? " above " + Bound(min) + " and at most " : " from " + Bound(min) + " to ") +
+      Bound(max));
 }
 
 Result<uint64_t> Uint64Option(const cxxopts::ParseResult& r, const std::string& name) {

@@ -75,7 +75,8 @@ Result<AnalyzeRequest> ParseAnalyzeArgs(const Args& args) {
     req.heat_x = xy[0];
     req.heat_y = xy[1];
   }
-  KT_ASSIGN_OR_RETURN(req.counters, IntegerOption(r, "counters", 0, 1000, "a whole number of plots"));
+  KT_ASSIGN_OR_RETURN(req.counters,
+                      IntegerOption(r, "counters", 0, 1000, "a whole number of plots"));
   req.plots = r.count("no-plots") == 0;
   req.out_dir = r["out"].as<std::string>();
   if (r.count("search")) {
@@ -152,7 +153,7 @@ Result<std::vector<SearchSeries>> LoadSearches(const std::string& run_dir,
 }
 
 Status ExecuteSearchAnalysis(const AnalyzeRequest& req) {
-  const std::string run_dir = KernelRunDir(req.root, req.kernel);
+  KT_ASSIGN_OR_RETURN(const std::string run_dir, RunDirBeneath(req.root, req.kernel));
   KT_ASSIGN_OR_RETURN(const std::vector<SearchSeries> searches,
                       LoadSearches(run_dir, req.searches));
   std::vector<Table> tables = {SearchSummaryTable(searches)};
@@ -275,7 +276,7 @@ Status AnalyzeShapes(const AnalyzeRequest& req, const LoadedRun& run, const std:
 
 Status ExecuteAnalyze(const AnalyzeRequest& req) {
   if (!req.searches.empty()) return ExecuteSearchAnalysis(req);
-  const std::string run_dir = KernelRunDir(req.root, req.kernel);
+  KT_ASSIGN_OR_RETURN(const std::string run_dir, RunDirBeneath(req.root, req.kernel));
   KT_ASSIGN_OR_RETURN(LoadedRun run, LoadRun(run_dir, req.run_id));
   PrintRunWarnings("analyze", run);
   // Named after the results file (a run id khost chose, or a file name), not after what the

@@ -149,8 +149,11 @@ Result<std::string> RenderMeasurements(const ReportRequest& req, const LoadedRun
     return RenderPerfStats(report, KernelPeriodColumns(samples, kernel_symbol));
   }
   switch (req.format) {
-    case TableFormat::kCsv:
-      return ReadFile(run.path);
+    case TableFormat::kCsv: {  // the rows as read: one run of lines per repetition, each once
+      std::string csv = std::string(kResultsHeader) + "\n";
+      for (const RepetitionRow& row : run.rows) csv += ToCsvLines(row);
+      return csv;
+    }
     case TableFormat::kConsole:
       return RenderTable(report, Colour(req), ConsoleWidth(req.wide));
     case TableFormat::kMarkdown:
@@ -162,7 +165,7 @@ Result<std::string> RenderMeasurements(const ReportRequest& req, const LoadedRun
 }
 
 Result<std::string> RenderReport(const ReportRequest& req) {
-  const std::string run_dir = KernelRunDir(req.root, req.kernel);
+  KT_ASSIGN_OR_RETURN(const std::string run_dir, RunDirBeneath(req.root, req.kernel));
   std::string out;
   if (!req.compare.empty()) {
     KT_RETURN_IF_ERROR(ExecuteCompare(req, run_dir, &out));

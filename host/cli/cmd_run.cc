@@ -27,6 +27,7 @@
 #include "host/results/results_dir.h"
 #include "host/results/samples.h"
 #include "host/tune/shapes.h"
+#include "host/util/subprocess.h"
 #include "host/util/user_paths.h"
 #include "protocol/convert.h"
 
@@ -110,6 +111,7 @@ namespace {
 Status Conclude(const KernelDir& dir, const std::string& kernel, const std::string& results_path,
                 bool sampled) {
   KT_ASSIGN_OR_RETURN(const LoadedRun run, LoadRun(dir.run_dir, results_path));
+  PrintRunWarnings("run", run);
   RunReport report = BuildReport(run.rows, run.metrics);
   AddRace(run, &report);
   if (!dir.perf_stat_path.empty()) {
@@ -132,11 +134,10 @@ Status Conclude(const KernelDir& dir, const std::string& kernel, const std::stri
       std::all_of(report.variants.begin(), report.variants.end(),
                   [](const VariantSummary& v) { return v.valid == 0; })) {
     const VariantSummary& first = report.variants.front();
-    return InvalidArgument("no variant ran correctly: all " +
-                           std::to_string(report.variants.size()) + " failed every repetition (" +
-                           first.name + ": " + first.failure +
-                           "; khost tune --check runs each variant once); the rows are in " +
-                           run.path);
+    return InvalidArgument(
+        "no variant ran correctly: all " + std::to_string(report.variants.size()) +
+        " failed every repetition (" + first.name + ": " + first.failure +
+        "; khost tune --check runs each variant once); the rows are in " + run.path);
   }
   return Status::Ok();
 }
@@ -167,8 +168,12 @@ void DescribeAgents(const std::vector<SweepAgent>& agents, const std::vector<Age
 
 // Said after an error that cut a run short.
 std::string HowToResume(const RunOptions& opts, const std::string& run_id) {
-  return "khost run " + opts.kernel + (opts.root == "." ? "" : " --root " + opts.root) +
-         " --resume --run " + run_id + " fetches what the agent measured and measures the rest";
+  std::vector<std::string> argv = {"khost", "run", opts.kernel};
+  if (opts.root != ".") argv.insert(argv.end(), {"--root", opts.root});
+  argv.insert(argv.end(), {"--resume", "--run", run_id});
+  if (!opts.agent.empty()) argv.insert(argv.end(), {"--agent", opts.agent});
+  if (!opts.token_file.empty()) argv.insert(argv.end(), {"--token-file", opts.token_file});
+  return CommandLine(argv) + " fetches what the agent measured and measures the rest";
 }
 
 // khost run --resume of a run on one agent: its rows from the agent, which measures only what its
@@ -321,7 +326,8 @@ Status ExecuteRun(const RunOptions& opts) {
   const Result<bool> complete = RunSweep(agents, std::move(sweep_setup), *sink);
   KT_ASSIGN_OR_RETURN(const ReceivedRun got,
                       sink->Finish(complete.status(), complete.ok() && *complete));
-  std::cerr << "khost run: " << got.rows.size() << " rows in " << results_path << "\n";
+  std::cerr << "khost run: " << got.rows.size() << (got.rows.size() == 1 ? " row in " : " rows in ")
+            << results_path << "\n";
   return Conclude(dir, opts.kernel, results_path, got.sampled);
 }
 

@@ -40,10 +40,10 @@ cxxopts::Options TuneCliOptions() {
       "launcher",
       "run every compile through this command, as CMake's COMPILER_LAUNCHER: distcc or icecc "
       "for a compile farm (default: the toolchain profile's launcher, if any)",
-      cxxopts::value<std::string>())(
-      "sample", "build N configurations drawn at random from the space",
-      cxxopts::value<std::string>())("seed", "seed of --sample and --strategy",
-                                     cxxopts::value<std::string>()->default_value("0"))(
+      cxxopts::value<std::string>())("sample",
+                                     "build N configurations drawn at random from the space",
+                                     cxxopts::value<std::string>())(
+      "seed", "seed of --sample and --strategy", cxxopts::value<std::string>()->default_value("0"))(
       "shape",
       "a problem shape, 'M=64 N=64 K=64' (repeatable; one giving fewer of the tensors' "
       "dimensions changes the spec's shape: M=64)",
@@ -128,8 +128,8 @@ Status ParseSearchArgs(const cxxopts::ParseResult& r, const Args& args, TuneRequ
   SearchOptions s;
   KT_ASSIGN_OR_RETURN(s.strategy, ParseStrategy(r["strategy"].as<std::string>()));
   if (r.count("budget")) {
-    KT_ASSIGN_OR_RETURN(s.budget, IntegerOption(r, "budget", 1, kMaxGridSize,
-                                                "a whole number of evaluations"));
+    KT_ASSIGN_OR_RETURN(
+        s.budget, IntegerOption(r, "budget", 1, kMaxGridSize, "a whole number of evaluations"));
   }
   if (r.count("budget-time")) {
     KT_ASSIGN_OR_RETURN(s.budget_seconds, RealOption(r, "budget-time", 0, 365 * 24 * 3600.0,
@@ -281,8 +281,8 @@ Status ApplyShapesOfRun(const SpecForBest& target, const LoadedRun& run) {
 // constants beside it (host/tune/apply_best.h).
 Status ApplyBestOfRun(const TuneRequest& req) {
   KT_ASSIGN_OR_RETURN(const SpecForBest target, ReadSpecForBest(req.kernel, req.kernels_dir));
-  KT_ASSIGN_OR_RETURN(const LoadedRun run,
-                      LoadRun(KernelRunDir(req.root, target.spec.name), req.run_id));
+  KT_ASSIGN_OR_RETURN(const std::string run_dir, RunDirBeneath(req.root, target.spec.name));
+  KT_ASSIGN_OR_RETURN(const LoadedRun run, LoadRun(run_dir, req.run_id));
   PrintRunWarnings("tune", run);
   if (SeveralShapes(run.rows)) return ApplyShapesOfRun(target, run);
   const RunReport report = BuildReport(run.rows, run.metrics);
@@ -301,7 +301,7 @@ Status ApplyBestOfRun(const TuneRequest& req) {
 // khost tune --resume: the stopped search's own arguments, parsed again, under this --root.
 Status ResumeSearch(const TuneRequest& req) {
   KT_ASSIGN_OR_RETURN(const KernelSpec spec, LoadKernelSpec(req.kernel, req.kernels_dir));
-  const std::string run_dir = KernelRunDir(req.root, spec.name);
+  KT_ASSIGN_OR_RETURN(const std::string run_dir, RunDirBeneath(req.root, spec.name));
   KT_ASSIGN_OR_RETURN(const std::string path, FindSearchFile(run_dir, req.search->search_id));
   KT_ASSIGN_OR_RETURN(const SearchMeta meta, ReadSearchMeta(path));
   auto asked = ParseTuneArgs(meta.argv);

@@ -64,8 +64,7 @@ void AddMeasureOptions(cxxopts::Options& o, bool order_seed) {
       "each variant once per pass of events that fit the counters")(
       "record", "sample these events in one more run per variant (perf record's -e)",
       cxxopts::value<std::string>()->default_value(""))(
-      "period", "a sample every N events",
-      cxxopts::value<std::string>()->default_value("0"))(
+      "period", "a sample every N events", cxxopts::value<std::string>()->default_value("0"))(
       "freq", "about N samples per second (default 4001)",
       cxxopts::value<std::string>()->default_value("0"))("callchain",
                                                          "record user callchains with the samples");
@@ -142,8 +141,9 @@ Status ParseAdaptiveOptions(const cxxopts::ParseResult& r, MeasureOptions* opts)
                                  target_pct / 100};
   opts->repetitions = static_cast<uint32_t>(max_reps);
   if (r.count("max-time")) {
-    KT_ASSIGN_OR_RETURN(const double seconds, RealOption(r, "max-time", 0, 30 * 24 * 3600,
-                                                         "a number of seconds", /*above_min=*/true));
+    KT_ASSIGN_OR_RETURN(
+        const double seconds,
+        RealOption(r, "max-time", 0, 30 * 24 * 3600, "a number of seconds", /*above_min=*/true));
     opts->max_time_ms = static_cast<uint64_t>(std::ceil(seconds * 1000));
   }
   return Status::Ok();

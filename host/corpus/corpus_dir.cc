@@ -11,6 +11,7 @@
 #include "common/fs.h"
 #include "common/hash.h"
 #include "common/strings.h"
+#include "host/util/user_paths.h"
 
 namespace ktune::host {
 namespace {
@@ -291,7 +292,7 @@ Result<std::string> ExportCorpus(const std::string& corpus, const std::string& o
     KT_ASSIGN_OR_RETURN(std::string source, ReadFile(corpus + "/" + e.file));
     dataset.push_back({{"input", source}});
   }
-  KT_RETURN_IF_ERROR(WriteFileAtomic(
+  KT_RETURN_IF_ERROR(WriteUserFile(  // --out names it
       out, dataset.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
   return "exported " + std::to_string(dataset.size()) + " kernels to " + out + " (" +
          options.format + (options.dedup ? ", deduplicated" : "") + "; " +

@@ -10,6 +10,7 @@
 
 #include "common/fs.h"
 #include "host/remote/agent_registry.h"
+#include "host/util/user_paths.h"
 
 namespace ktune::host {
 namespace fs = std::filesystem;
@@ -137,7 +138,7 @@ Result<std::string> ReadConfigFile(const std::string& path) {
 
 Status WriteConfigFile(const std::string& path, const nlohmann::json& config) {
   KT_RETURN_IF_ERROR(MakeDirs(path.substr(0, path.rfind('/'))));
-  return WriteFileAtomic(path, config.dump(2) + "\n");
+  return WriteUserFile(path, config.dump(2) + "\n");  // a link (dotfiles) stays a link
 }
 
 namespace {

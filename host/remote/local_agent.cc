@@ -10,10 +10,12 @@
 #include <cerrno>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "common/strings.h"
+#include "host/util/subprocess.h"
 
 extern char** environ;
 
@@ -38,29 +40,40 @@ Result<ScopedFd> Locked(const std::string& path, int op) {
   return fd;
 }
 
-// "<pid> <host:port>" as the address file holds it.
-Result<HostPort> ReadAddress(const std::string& store) {
-  KT_ASSIGN_OR_RETURN(const std::string text, ReadFile(AddressPath(store)));
-  const std::vector<std::string> words = SplitWords(text);
-  if (words.size() != 2) return InvalidArgument(AddressPath(store) + ": malformed");
-  return ParseHostPort(words[1]);
+// The address of the agent holding the store, `pid`, from the address file that the command
+// which started it wrote: "<pid> <host:port>". None when the file names another process (an agent
+// started by hand, or one whose starter died before writing the file).
+std::optional<HostPort> AddressOf(const std::string& store, long pid) {
+  const Result<std::string> text = ReadFile(AddressPath(store));
+  const std::vector<std::string> words = text.ok() ? SplitWords(*text) : std::vector<std::string>();
+  if (words.size() != 2 || words[0] != std::to_string(pid)) return std::nullopt;
+  const Result<HostPort> address = ParseHostPort(words[1]);
+  return address.ok() ? std::optional<HostPort>(*address) : std::nullopt;
 }
 
-// Stops the agent holding the store: SIGTERM, then SIGKILL if it has not let go of the store
-// 30 s later.
-void StopAgent(const std::string& store, long pid) {
+// Whether process `pid` has ended: gone, or a zombie (its exit only waits to be reaped). Reaps
+// it when it is this command's child.
+bool Ended(long pid) {
+  if (::waitpid(static_cast<pid_t>(pid), nullptr, WNOHANG) == pid) return true;
+  const Result<std::string> stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat.ok()) return true;
+  const size_t state = stat->rfind(')');  // "pid (comm) S ...": the comm may hold anything
+  return state == std::string::npos || stat->compare(state, 3, ") Z") == 0;
+}
+
+// Stops the agent holding the store: SIGTERM, then SIGKILL if it has not ended 30 s later. It has
+// ended, not only let go of the store, when this returns: a new agent never starts beside it.
+void StopAgent(long pid) {
   ::kill(static_cast<pid_t>(pid), SIGTERM);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (AgentHoldingStore(store) == pid) {
-    ::waitpid(static_cast<pid_t>(pid), nullptr, WNOHANG);  // ours, when this command started it
+  while (!Ended(pid)) {
     if (std::chrono::steady_clock::now() > deadline) {
       ::kill(static_cast<pid_t>(pid), SIGKILL);
       ::waitpid(static_cast<pid_t>(pid), nullptr, 0);
-      break;
+      return;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  ::waitpid(static_cast<pid_t>(pid), nullptr, WNOHANG);
 }
 
 }  // namespace
@@ -82,14 +95,15 @@ Result<std::unique_ptr<LocalAgent>> LocalAgent::Open(const std::string& store_di
   KT_RETURN_IF_ERROR(MakeDirs(fs::path(a->store_).parent_path().string()));
   KT_ASSIGN_OR_RETURN(const ScopedFd starting, Locked(a->store_ + ".lock", LOCK_EX));
   KT_ASSIGN_OR_RETURN(a->users_, Locked(a->store_ + ".users", LOCK_SH));
-  if (AgentHoldingStore(a->store_) != 0) {
-    if (auto address = ReadAddress(a->store_); address.ok()) {
+  if (const long pid = AgentHoldingStore(a->store_); pid != 0) {
+    if (const std::optional<HostPort> address = AddressOf(a->store_, pid)) {
       a->address_ = *address;
       return a;
     }
-    return Unavailable("an agentd not started by khost holds the local agent's store " +
-                       a->store_ + " (pid " + std::to_string(AgentHoldingStore(a->store_)) +
-                       "); stop it, or give --agent");
+    return Unavailable("agentd pid " + std::to_string(pid) + " holds the local agent's store " +
+                       a->store_ +
+                       ", but no khost command knows its address (started by hand, or by a khost "
+                       "that died as it started it): stop it, or give --agent");
   }
   KT_RETURN_IF_ERROR(a->Start(agentd_path));
   a->started_ = true;
@@ -107,17 +121,22 @@ Status LocalAgent::Start(const std::string& agentd_path) {
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
   posix_spawn_file_actions_init(&actions);
+  // Its messages go to a log beside the store, not to this command's terminal or pipe, which the
+  // agent may outlive (a `khost run | tee` would wait for it).
+  const std::string log = store_ + ".log";
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, write_end.get(), 1);
+  posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawnattr_init(&attr);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
-  std::vector<std::string> args = {agentd_path, "--listen", "127.0.0.1:0", "--store",
+  std::vector<std::string> args = {agentd_path, "--listen",    "127.0.0.1:0", "--store",
                                    store_,      "--log-level", "warn"};
   std::vector<char*> argv;
   for (std::string& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, agentd_path.c_str(), &actions, &attr, argv.data(), environ);
+  const int spawned =
+      ::posix_spawn(&pid, agentd_path.c_str(), &actions, &attr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (spawned != 0) return ErrnoError("cannot start " + agentd_path, spawned);
@@ -135,7 +154,12 @@ Status LocalAgent::Start(const std::string& agentd_path) {
   const size_t at = line.find(marker);
   if (at == std::string::npos) {
     ::waitpid(pid, nullptr, 0);
-    if (line.empty()) return Unavailable("local agentd exited before listening (see its messages above)");
+    if (line.empty()) {
+      const Result<std::string> said = ReadFile(log);
+      return Unavailable("local agentd exited before listening: " +
+                         (said.ok() ? LastLine(*said) : said.status().message()) + " (" + log +
+                         ")");
+    }
     return ProtocolError("unexpected agentd output: " + line);
   }
   const size_t end = line.find(' ', at + marker.size());
@@ -152,7 +176,11 @@ LocalAgent::~LocalAgent() {
   // The last user: nobody else holds a shared lock (a command joining waits for ours above).
   auto last = OpenFile(store_ + ".users", O_RDWR);
   if (!last.ok() || ::flock(last->get(), LOCK_EX | LOCK_NB) != 0) return;
-  if (const long pid = AgentHoldingStore(store_); pid > 0) StopAgent(store_, pid);
+  // Only an agent a khost command started (its pid in the address file), never one started by
+  // hand on the store.
+  if (const long pid = AgentHoldingStore(store_); pid > 0 && AddressOf(store_, pid)) {
+    StopAgent(pid);
+  }
   ::unlink(AddressPath(store_).c_str());
 }
 

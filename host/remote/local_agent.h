@@ -1,10 +1,14 @@
 // The local agentd of khost commands given no agent: one per store, shared by every command that
 // runs at once (their runs queue on it as on a named agent: never two measurements together). The
-// first command starts it, the last one to finish stops it. Three files beside the store
-// coordinate them:
+// first command starts it, the last one to finish stops it; one killed (Ctrl-C) leaves it
+// measuring, as a named agent would, for `khost run --resume`, and the next command joins it and
+// stops it when it is the last. Files beside the store coordinate them:
 //   <store>.lock      locked (exclusively) while a command starts or stops the agent
 //   <store>.users     every command using the agent holds a shared lock on it
-//   <store>.address   "<pid> <host:port>" of the agent a command started
+//   <store>.address   "<pid> <host:port>" of the agent a command started (only that agent is
+//                     joined or stopped: never one started by hand on the store)
+//   <store>.log       the agent's messages (it may outlive the terminal of the command that
+//                     started it)
 // and agentd's own lock on its store (agent/store/layout.h agentd.lock, which names its pid) says
 // whether that agent still runs.
 #pragma once

@@ -42,11 +42,6 @@ Result<std::unique_ptr<RunSink>> RunSink::Open(ReceiveSetup setup) {
                          std::to_string(sink->writer_.dropped_bytes()) +
                          " bytes); what it held comes again from the agent's journal");
   }
-  if (const size_t n = sink->writer_.duplicate_lines()) {
-    sink->progress_.Note(sink->setup_.command + ": " + sink->writer_.path() + ": ignored " +
-                         std::to_string(n) + " duplicate line" + (n == 1 ? "" : "s") +
-                         " (the first of each value is kept)");
-  }
   return sink;
 }
 
@@ -241,23 +236,24 @@ Result<ReceivedRun> RunSink::Finish(Status status, bool agents_complete) {
   }
   if (rows_completed_) {
     progress_.Note(setup_.command + ": completed " + std::to_string(rows_completed_) +
-                   " repetition" + (rows_completed_ == 1 ? "" : "s") + " that " +
-                   writer_.path() + " held in part, from the agent's journal");
+                   " repetition" + (rows_completed_ == 1 ? "" : "s") + " that " + writer_.path() +
+                   " held in part, from the agent's journal");
   }
   if (rows_conflicting_) {
-    progress_.Note(setup_.command + ": " + writer_.path() + " holds another measurement of " +
-                   std::to_string(rows_conflicting_) + " repetition" +
-                   (rows_conflicting_ == 1 ? "" : "s") +
-                   " than the agent's journal (another start time or outcome); kept the file's, "
-                   "and the run is not marked complete");
+    progress_.Note(setup_.command + ": " + writer_.path() +
+                   " holds part of another measurement of " + std::to_string(rows_conflicting_) +
+                   " repetition" + (rows_conflicting_ == 1 ? "" : "s") +
+                   " than the agent's journal (another start time or outcome), which the journal "
+                   "cannot complete: the run stays incomplete (khost run --resume will not "
+                   "change that; khost run measures the kernel again)");
   }
   if (status.ok()) {
     // Complete: the agents measured their whole plans and every row they journaled is in the file
     // whole. Adaptive repetitions end each variant when its race does: the agent's word is the
     // plan.
-    setup_.meta.complete = agents_complete && rows_conflicting_ == 0 &&
-                           ((setup_.request && setup_.request->has_adaptive()) ||
-                            writer_.rows().size() >= Total());
+    setup_.meta.complete =
+        agents_complete && rows_conflicting_ == 0 &&
+        ((setup_.request && setup_.request->has_adaptive()) || writer_.rows().size() >= Total());
     status = WriteRunMeta(meta_path_, setup_.meta);
   }
   if (!status.ok()) {

@@ -73,6 +73,12 @@ std::string KernelRunDir(const std::string& root, const std::string& kernel) {
   return root + "/" + RunDirUnderRoot(kernel);
 }
 
+Result<std::string> RunDirBeneath(const std::string& root, const std::string& kernel) {
+  KT_RETURN_IF_ERROR(ValidateKernelName(kernel));
+  KT_RETURN_IF_ERROR(CheckBeneath(root, RunDirUnderRoot(kernel)));
+  return KernelRunDir(root, kernel);
+}
+
 std::string KernelSymbol(const std::string& kernel) {
   return kernel + "_kernel";
 }
@@ -158,7 +164,7 @@ Result<KernelDir> LoadKernelDir(const std::string& root, const std::string& kern
     return NotFound("no kernel directory " + kernel_dir + " (expected <root>/" + kernel +
                     "/run/configs.json; --root sets <root>)");
   }
-  const std::string run_dir = KernelRunDir(root, kernel);
+  KT_ASSIGN_OR_RETURN(const std::string run_dir, RunDirBeneath(root, kernel));
   const std::string configs = run_dir + "/configs.json";
   auto text = ReadBeneath(root, RunDirUnderRoot(kernel) + "/configs.json");
   if (!text.ok()) return NotFound("cannot read " + configs + ": " + text.status().message());
@@ -170,14 +176,11 @@ Result<KernelDir> LoadKernelDir(const std::string& root, const std::string& kern
     auto rel = RelativeToRoot(root, v.elf_path);
     if (!rel.ok()) return rel.status().WithContext(where);
     v.elf_path = *rel;
-    auto elf = OpenBeneath(root, v.elf_path);
-    struct stat st;
-    if (!elf.ok() && elf.status().code() != ErrorCode::kNotFound) {
-      return elf.status().WithContext("variant " + v.name);
-    }
-    if (!elf.ok() || ::fstat(elf->get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-      return NotFound("variant " + v.name + ": ELF " + root + "/" + v.elf_path +
-                      " does not exist");
+    if (auto elf = OpenBeneath(root, v.elf_path); !elf.ok()) {
+      if (elf.status().code() != ErrorCode::kNotFound) {
+        return elf.status().WithContext("variant " + v.name);
+      }
+      return NotFound("variant " + v.name + ": ELF " + root + "/" + v.elf_path + " does not exist");
     }
     if (!v.asm_path.empty()) {
       auto asm_rel = RelativeToRoot(root, v.asm_path);
@@ -199,6 +202,9 @@ Result<Manifest> BuildManifest(const KernelDir& dir) {
   std::vector<std::string> paths;
   paths.push_back(RunDirUnderRoot(dir.kernel) + "/configs.json");
   for (const KernelVariant& v : dir.variants) paths.push_back(v.elf_path);
+  // The directory itself must lie inside the root before it is even listed; each file is
+  // checked again as it is read.
+  KT_RETURN_IF_ERROR(CheckBeneath(dir.root, RunDirUnderRoot(dir.kernel) + "/test_data"));
   const fs::path test_data = fs::path(dir.run_dir) / "test_data";
   KT_ASSIGN_OR_RETURN(std::vector<std::string> old, OldNumberedTestData(test_data.string()));
   if (!old.empty()) return InvalidArgument(OldNumberingMessage(dir.kernel, old[0], old.size()));
@@ -207,7 +213,9 @@ Result<Manifest> BuildManifest(const KernelDir& dir) {
     for (auto it = fs::recursive_directory_iterator(test_data, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (it->is_regular_file()) {
-        paths.push_back(fs::relative(it->path(), dir.root).lexically_normal().string());
+        // The path as named under the root (a link on the way is not resolved here: the bundle
+        // keeps the layout the kernel reads, and OpenBeneath checks where it leads).
+        paths.push_back(it->path().lexically_relative(dir.root).lexically_normal().string());
       }
     }
     if (ec) return IoError("listing " + test_data.string() + ": " + ec.message());
@@ -221,7 +229,6 @@ Result<Manifest> BuildManifest(const KernelDir& dir) {
     KT_ASSIGN_OR_RETURN(const ScopedFd fd, OpenBeneath(dir.root, rel));
     struct stat st;
     if (::fstat(fd.get(), &st) != 0) return ErrnoError("stat " + dir.root + "/" + rel, errno);
-    if (!S_ISREG(st.st_mode)) return InvalidArgument(dir.root + "/" + rel + " is not a file");
     KT_ASSIGN_OR_RETURN(std::string hash, HashFd(fd.get(), dir.root + "/" + rel));
     m.files.push_back({rel, hash, static_cast<uint64_t>(st.st_size), st.st_mode & 0777});
   }

@@ -46,6 +46,9 @@ struct KernelDir {
 // configs.json's paths are; KernelRunDir: <root>/<kernel>/run.
 std::string RunDirUnderRoot(const std::string& kernel);
 std::string KernelRunDir(const std::string& root, const std::string& kernel);
+// KernelRunDir for a command that reads or writes there: what exists of <root>/<kernel>/run must
+// resolve inside the root (a link out of it is refused, named: host/util/user_paths.h).
+Result<std::string> RunDirBeneath(const std::string& root, const std::string& kernel);
 
 // The function of a kernel's variants that samples are attributed to: <kernel>_kernel, the entry
 // symbol of the seed's kernels and of every kernel spec (host/tune/kspec.h) (pure).

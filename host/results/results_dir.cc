@@ -73,10 +73,9 @@ Result<ResultsWriter> ResultsWriter::Open(const std::string& path) {
 
 ResultsWriter::ResultsWriter(std::string path, ResultsAppend file)
     : path_(std::move(path)), fd_(std::move(file.fd)), dropped_bytes_(file.dropped_bytes) {
-  MergedRows merged = MergeRepetitions(file.rows);
-  rows_ = std::move(merged.rows);
-  duplicate_lines_ = merged.duplicate_lines;
-  for (size_t i = 0; i < rows_.size(); ++i) index_.emplace(std::make_pair(rows_[i].run_id, KeyOf(rows_[i])), i);
+  rows_ = MergeRepetitions(file.rows).rows;  // the readers say what was dropped
+  for (size_t i = 0; i < rows_.size(); ++i)
+    index_.emplace(std::make_pair(rows_[i].run_id, KeyOf(rows_[i])), i);
 }
 
 Result<ResultsWriter::Stored> ResultsWriter::Append(const RepetitionRow& row) {
@@ -89,13 +88,13 @@ Result<ResultsWriter::Stored> ResultsWriter::Append(const RepetitionRow& row) {
     return Stored::kNew;
   }
   RepetitionRow& held = rows_[it->second];
-  if (!SameMeasurement(held, row)) return Stored::kConflicting;
   RepetitionRow lacking = row;
   lacking.values.clear();
   for (const MeasuredValue& v : row.values) {
     if (!held.Find(v.name)) lacking.values.push_back(v);
   }
-  if (lacking.values.empty()) return Stored::kHeld;
+  if (lacking.values.empty()) return Stored::kHeld;  // whole, whichever measurement it is
+  if (!SameMeasurement(held, row)) return Stored::kConflicting;
   KT_RETURN_IF_ERROR(WriteAll(fd_.get(), ToCsvLines(lacking), path_));
   held.values.insert(held.values.end(), lacking.values.begin(), lacking.values.end());
   return Stored::kCompleted;
@@ -304,8 +303,9 @@ Result<LoadedRun> LoadRun(const std::string& kernel_run_dir, const std::string& 
 std::vector<std::string> RunWarnings(const LoadedRun& run) {
   std::vector<std::string> out;
   if (run.meta && !run.meta->complete) {
-    out.push_back("run " + run.meta->run_id + " is not complete (" + std::to_string(run.rows.size()) +
-                  " repetitions; khost run --resume --run " + run.meta->run_id +
+    out.push_back("run " + run.meta->run_id + " is not complete (" +
+                  std::to_string(run.rows.size()) + " repetitions; khost run --resume --run " +
+                  run.meta->run_id +
                   " measures the rest, khost report --fetch takes what the agent holds)");
   }
   if (run.torn_lines) {

@@ -56,18 +56,20 @@ class ResultsWriter {
  public:
   // What Append did with a row.
   enum class Stored {
-    kNew,          // the file did not hold its repetition: every line written
-    kCompleted,    // the file held part of it: the values it lacked written
-    kHeld,         // the file held all of it: nothing written
-    kConflicting,  // the file holds another measurement of it (another start or outcome): kept
+    kNew,        // the file did not hold its repetition: every line written
+    kCompleted,  // the file held part of it: the values it lacked written
+    kHeld,       // the file held all of it (this measurement or another): nothing written
+    // The file holds part of another measurement of it (another start or outcome), which the
+    // row cannot complete: nothing written, the file's kept.
+    kConflicting,
   };
   static Result<ResultsWriter> Open(const std::string& path);
   Result<Stored> Append(const RepetitionRow& row);
   Status Finish();
   const std::string& path() const { return path_; }
-  const std::vector<RepetitionRow>& rows() const { return rows_; }  // all, in file order
-  uint64_t dropped_bytes() const { return dropped_bytes_; }         // of a torn last line
-  size_t duplicate_lines() const { return duplicate_lines_; }       // in the file when opened
+  // One per repetition, in the order of their first lines in the file.
+  const std::vector<RepetitionRow>& rows() const { return rows_; }
+  uint64_t dropped_bytes() const { return dropped_bytes_; }  // of a torn last line
 
  private:
   ResultsWriter(std::string path, ResultsAppend file);
@@ -76,7 +78,6 @@ class ResultsWriter {
   std::vector<RepetitionRow> rows_;
   std::map<std::pair<std::string, RowKey>, size_t> index_;  // run id and key -> rows_ index
   uint64_t dropped_bytes_ = 0;
-  size_t duplicate_lines_ = 0;
 };
 
 // The files <dir>/<id>.csv named by ids NewRunId made (runs' results, searches), oldest first:
@@ -137,7 +138,7 @@ Result<RunMeta> ReadRunMeta(const std::string& path);
 // A stored run as reports read it: its rows, and its metadata and metric formulas when the
 // metadata file is there.
 struct LoadedRun {
-  std::string path;  // the results file
+  std::string path;                 // the results file
   std::vector<RepetitionRow> rows;  // merged (MergeRepetitions)
   size_t torn_lines = 0;
   size_t duplicate_lines = 0, first_duplicate_line = 0;

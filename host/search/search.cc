@@ -166,10 +166,16 @@ Result<std::vector<Evaluation>> Searcher::Evaluate(const std::vector<Config>& co
                     [](size_t, const VariantBuild&) {});
   std::vector<size_t> built;  // indices into configs, in configs.json's order
   for (size_t i = 0; i < builds.size(); ++i) {
+    if (builds[i].skipped) continue;
     if (builds[i].state == BuildState::kFailed) {
       out[i].status = "build failed";
       std::cerr << "khost tune: " << jobs[i].elf_name << " failed to build: " << builds[i].message
                 << "\n";
+      if (builds[i].kernel_undefined) {  // the spec's fault: none would build
+        return InvalidArgument(plan.spec.path + ": no source of the spec defines " +
+                               KernelSymbol(plan.spec.name) +
+                               ": is a 'kernel_source:' line missing? (docs/KSPEC.md)");
+      }
     } else {
       built.push_back(i);
     }
@@ -275,7 +281,7 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
     budget = space.size();
     kind = StrategyKind::kGrid;
   }
-  const std::string run_dir = KernelRunDir(tune.root, plan.spec.name);
+  KT_ASSIGN_OR_RETURN(const std::string run_dir, RunDirBeneath(tune.root, plan.spec.name));
 
   // The journal: an earlier search's to resume, else a new one.
   SearchMeta meta{search.argv, 0, std::nullopt};

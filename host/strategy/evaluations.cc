@@ -127,7 +127,8 @@ std::string EvaluationsWarning(const Evaluations& evaluations) {
   std::string out;
   if (evaluations.duplicate_lines) {
     out = "ignored " + std::to_string(evaluations.duplicate_lines) + " line" +
-          (evaluations.duplicate_lines == 1 ? "" : "s") + " giving a configuration again, from line " +
+          (evaluations.duplicate_lines == 1 ? "" : "s") +
+          " giving a configuration again, from line " +
           std::to_string(evaluations.first_duplicate_line) +
           " (a search measures each configuration once; its first line is kept)";
   }

@@ -41,7 +41,7 @@ struct Evaluation {
 struct Evaluations {
   std::vector<std::string> comments;  // the "# " lines after the first, without "# "
   std::vector<std::string> names;     // the parameters
-  std::vector<Evaluation> rows;  // one per configuration
+  std::vector<Evaluation> rows;       // one per configuration
   size_t torn_lines = 0;
   size_t duplicate_lines = 0;       // configurations given again, dropped
   size_t first_duplicate_line = 0;  // the first of them, counting from 1; 0: none

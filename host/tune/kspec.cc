@@ -154,8 +154,7 @@ class SpecParser {
     for (const std::string& w : SplitWords(assignment.second)) {
       Result<int64_t> v = ParseInt64(w);
       if (!v.ok() || *v < INT32_MIN || *v > INT32_MAX) {
-        return Error("parameter " + p.name + ": '" + w +
-                     "' is not an int (C's const int)");
+        return Error("parameter " + p.name + ": '" + w + "' is not an int (C's const int)");
       }
       if (seen.insert(*v).second) p.values.push_back(*v);
       if (p.values.size() > kMaxParamValues) {
@@ -217,8 +216,7 @@ class SpecParser {
       Result<int64_t> v = ParseInt64(w.substr(eq + 1));
       if (!v.ok() || *v < 1 || *v > kMaxShapeValue) {
         return Error("shape " + name + " must be an integer from 1 to " +
-                     std::to_string(kMaxShapeValue) + ", not '" + w.substr(eq + 1) +
-                     "'");
+                     std::to_string(kMaxShapeValue) + ", not '" + w.substr(eq + 1) + "'");
       }
       if (Defined(name) || InShape(name)) return Error(name + " is defined twice");
       spec_->shape.emplace_back(name, *v);

@@ -15,6 +15,7 @@
 #include "common/fs.h"
 #include "common/kernel_output.h"
 #include "common/results.h"
+#include "common/strings.h"
 #include "host/results/kernel_dir.h"
 #include "host/results/test_data_files.h"
 #include "host/tune/triton.h"
@@ -138,7 +139,8 @@ Result<size_t> RemoveOldNumbering(const TestData& data, const std::string& dir) 
 // The builds of every job, counted as they finish; progress on stderr.
 struct BuildCounts {
   std::vector<VariantBuild> builds;
-  size_t built = 0, cached = 0, failed = 0;
+  size_t built = 0, cached = 0, failed = 0, skipped = 0;
+  bool kernel_undefined = false;  // a link lacked the kernel
   size_t usable() const { return built + cached; }
 };
 
@@ -154,8 +156,11 @@ BuildCounts BuildWithProgress(const TunePlan& p, const std::vector<VariantJob>& 
         ++finished;
         if (b.state == BuildState::kBuilt) ++n.built;
         if (b.state == BuildState::kCached) ++n.cached;
-        if (b.state == BuildState::kFailed) {
+        if (b.skipped) {
+          ++n.skipped;
+        } else if (b.state == BuildState::kFailed) {
           ++n.failed;
+          n.kernel_undefined = n.kernel_undefined || b.kernel_undefined;
           progress.Note("khost tune: " + jobs[i].elf_name + " failed to build:\n" + b.message);
         }
         progress.Update(finished, jobs[i].elf_name);
@@ -220,8 +225,16 @@ Checked CheckVariants(const TunePlan& p, const std::string& root, const std::str
 
 // The run's end: an error when a variant failed to build or a check (of `checked`: variants, or
 // runs of variants at shapes).
-Status Outcome(size_t variants, const BuildCounts& n, size_t check_failed,
+Status Outcome(const KernelSpec& spec, size_t variants, const BuildCounts& n, size_t check_failed,
                const std::string& checked) {
+  if (n.kernel_undefined) {
+    return InvalidArgument(spec.path + ": no source of the spec defines " +
+                           KernelSymbol(spec.name) + " (main: " + Join(spec.main_sources, " ") +
+                           "; kernel_source: " +
+                           (spec.kernel_sources.empty() ? "none" : Join(spec.kernel_sources, " ")) +
+                           "): is a 'kernel_source:' line missing? (docs/KSPEC.md; " +
+                           std::to_string(n.skipped) + " more variants were not built)");
+  }
   if (n.failed > 0) {
     return InvalidArgument(std::to_string(n.failed) + " of " + std::to_string(variants) +
                            " variants failed to build (their errors are above)");
@@ -313,7 +326,7 @@ Status WriteTestData(const TestData& data, const std::string& dir) {
 Status RunTune(const TuneOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   KT_ASSIGN_OR_RETURN(TunePlan p, PrepareTune(o));
-  const std::string run_dir = KernelRunDir(o.root, p.spec.name);
+  KT_ASSIGN_OR_RETURN(const std::string run_dir, RunDirBeneath(o.root, p.spec.name));
   const std::string bin_dir = fs::absolute(run_dir + "/bin").lexically_normal().string();
   KT_RETURN_IF_ERROR(WriteShapesTestData(p, run_dir));
   KT_RETURN_IF_ERROR(MakeDirs(bin_dir));
@@ -340,7 +353,8 @@ Status RunTune(const TuneOptions& o) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "built " << n.built << ", up to date " << n.cached << ", failed " << n.failed
-            << " in " << Seconds(seconds) << " -> " << bin_dir << "\n";
+            << (n.skipped ? ", not built " + std::to_string(n.skipped) : "") << " in "
+            << Seconds(seconds) << " -> " << bin_dir << "\n";
   // Written even when every variant failed: an old configs.json would have khost run measure
   // variants built from other sources.
   KT_RETURN_IF_ERROR(
@@ -357,7 +371,7 @@ Status RunTune(const TuneOptions& o) {
               << " print 'out OK' and exit 0"
               << (p.toolchain.emulator.empty() ? "" : " under " + p.toolchain.emulator[0]) << "\n";
   }
-  return Outcome(jobs.size(), n, check.failed, checked);
+  return Outcome(p.spec, jobs.size(), n, check.failed, checked);
 }
 
 }  // namespace ktune::host

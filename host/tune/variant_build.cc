@@ -1,6 +1,7 @@
 #include "host/tune/variant_build.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -83,6 +84,7 @@ class VariantBuilder {
     if (!s.ok()) {
       b.state = BuildState::kFailed;
       b.message = s.message();
+      b.kernel_undefined = undefined_symbol_ == KernelSymbol(spec_.name);
     }
     b.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return b;
@@ -165,7 +167,10 @@ class VariantBuilder {
     for (const auto& compile : c.compiles) {
       KT_RETURN_IF_ERROR(Step(LaunchedCompile(tc_.launcher, compile, cwd), {}));
     }
-    KT_RETURN_IF_ERROR(Step(c.link, {}));
+    if (Status linked = Step(c.link, {}); !linked.ok()) {
+      undefined_symbol_ = UndefinedSymbol(linked.message());
+      return linked;
+    }
     fs::rename(c.elf + ".tmp", c.elf, ec);
     if (ec) return IoError("rename " + c.elf + ": " + ec.message());
     KT_RETURN_IF_ERROR(Disassemble(c));
@@ -188,11 +193,10 @@ class VariantBuilder {
     log_ += run->output;
     if (run->exit_code == 0) return Status::Ok();
     (void)WriteFileAtomic(job_.work_dir + "/build.log", log_);
-    return InvalidArgument(
-        "$ " + line + "\n" + LastLines(run->output, 20) + "\n(" +
-        (run->signal ? "killed by " + SignalName(run->signal)
-                     : "exit status " + std::to_string(run->exit_code)) +
-        "; full log " + job_.work_dir + "/build.log)");
+    return InvalidArgument("$ " + line + "\n" + LastLines(run->output, 20) + "\n(" +
+                           (run->signal ? "killed by " + SignalName(run->signal)
+                                        : "exit status " + std::to_string(run->exit_code)) +
+                           "; full log " + job_.work_dir + "/build.log)");
   }
 
   const KernelSpec& spec_;
@@ -200,6 +204,7 @@ class VariantBuilder {
   const VariantJob& job_;
   const std::string& bin_dir_;
   std::string log_;
+  std::string undefined_symbol_;  // what the failed link said nothing defines
 };
 
 }  // namespace
@@ -371,14 +376,34 @@ std::string ConfigsJson(const KernelSpec& spec, const std::vector<VariantJob>& j
   return j.dump(2) + "\n";
 }
 
+std::string UndefinedSymbol(std::string_view link_output) {
+  for (const auto& [marker, end] :
+       {std::pair<std::string_view, std::string_view>{"undefined reference to `", "'\n"},
+        {"undefined symbol: ", "\n"}}) {
+    const size_t at = link_output.find(marker);
+    if (at == std::string_view::npos) continue;
+    const size_t from = at + marker.size();
+    const size_t to = link_output.find_first_of(end, from);
+    return std::string(link_output.substr(from, to == std::string_view::npos ? to : to - from));
+  }
+  return "";
+}
+
 std::vector<VariantBuild> BuildVariants(
     const KernelSpec& spec, const Toolchain& toolchain, const std::vector<VariantJob>& jobs,
     const std::string& shared_key, const std::string& bin_dir, size_t parallel,
     const std::function<void(size_t index, const VariantBuild&)>& done) {
   std::vector<VariantBuild> results(jobs.size());
   std::mutex mu;
+  std::atomic<bool> lacking{false};  // a link lacked the kernel: the spec's fault
   ParallelFor(jobs.size(), parallel, [&](size_t i) {
-    results[i] = VariantBuilder(spec, toolchain, jobs[i], bin_dir).Build(shared_key);
+    if (lacking) {
+      results[i].skipped = true;
+      results[i].message = "not built: an earlier variant's link lacked the kernel";
+    } else {
+      results[i] = VariantBuilder(spec, toolchain, jobs[i], bin_dir).Build(shared_key);
+      if (results[i].kernel_undefined) lacking = true;
+    }
     std::lock_guard<std::mutex> lock(mu);
     done(i, results[i]);
   });

@@ -15,6 +15,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -84,10 +85,20 @@ struct VariantBuild {
   BuildState state = BuildState::kFailed;
   std::string message;  // kFailed: the failing command and the last lines of its output
   double seconds = 0;
+  // kFailed at the link because no source defines the kernel's entry symbol (host/results/
+  // kernel_dir.h KernelSymbol: "matmul_kernel"; a spec without its kernel_source): the spec's
+  // fault, which every configuration shares.
+  bool kernel_undefined = false;
+  bool skipped = false;  // kFailed without a try: an earlier variant's link lacked the kernel
 };
 
-// Builds `jobs` with `parallel` workers; a failing variant does not stop the others. `done` is
-// called (one call at a time) as each variant finishes.
+// The first symbol a failed link's output says nothing defines: GNU ld's "undefined reference to
+// `X'", lld's "undefined symbol: X"; "" when it says none (pure).
+std::string UndefinedSymbol(std::string_view link_output);
+
+// Builds `jobs` with `parallel` workers; a failing variant does not stop the others, but for a
+// link that lacks the kernel (kernel_undefined): the jobs not started yet are then skipped.
+// `done` is called (one call at a time) as each variant finishes.
 std::vector<VariantBuild> BuildVariants(
     const KernelSpec& spec, const Toolchain& toolchain, const std::vector<VariantJob>& jobs,
     const std::string& shared_key, const std::string& bin_dir, size_t parallel,

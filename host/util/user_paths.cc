@@ -42,11 +42,13 @@ bool Inside(const fs::path& path, const fs::path& root) {
 
 // The root's canonical path and `rel`'s, each component that is a link resolved and checked to
 // stay inside the root. `must_exist`: a missing component is an error (else the check stops at
-// the first one missing, and the second path is where it got to).
+// the first one missing, and the second path is where it got to; a root that does not exist yet
+// holds nothing to check).
 Result<std::pair<fs::path, fs::path>> ResolveBeneath(const std::string& root,
                                                      const std::string& rel, bool must_exist) {
   std::error_code ec;
   const fs::path canonical_root = fs::canonical(root, ec);
+  if (ec && !must_exist && !fs::exists(root)) return std::make_pair(fs::path(), fs::path());
   if (ec) return NotFound("cannot resolve " + root + ": " + ec.message());
   const fs::path relative = fs::path(rel).lexically_normal();
   if (relative.is_absolute() || relative.empty() || *relative.begin() == "..") {
@@ -79,17 +81,22 @@ Result<std::pair<fs::path, fs::path>> ResolveBeneath(const std::string& root,
 }  // namespace
 
 Status WriteUserFile(const std::string& path, std::string_view bytes) {
-  KT_ASSIGN_OR_RETURN(const fs::path target, FollowLinks(path));
   struct stat st;
-  if (::stat(target.c_str(), &st) != 0) {
-    if (errno != ENOENT) return ErrnoError("stat " + target.string(), errno);
+  if (::stat(path.c_str(), &st) != 0) {  // the kernel follows every link: none, or dangling
+    if (errno != ENOENT) return ErrnoError("stat " + path, errno);
+    KT_ASSIGN_OR_RETURN(const fs::path target, FollowLinks(path));
     return WriteFileAtomic(target.string(), bytes);
   }
-  if (S_ISREG(st.st_mode)) return WriteFileAtomic(target.string(), bytes, st.st_mode & 07777);
   if (S_ISDIR(st.st_mode)) return InvalidArgument(path + " is a directory, not a file to write");
-  // A device, a FIFO, a socket: written into as it is, as a shell's redirection would.
-  KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(target.string(), O_WRONLY | O_TRUNC));
-  return WriteAll(fd.get(), bytes, path);
+  if (!S_ISREG(st.st_mode)) {
+    // A device, a FIFO, /dev/stdout on a pipe: written into as it is, as `>` would.
+    KT_ASSIGN_OR_RETURN(ScopedFd fd, OpenFile(path, O_WRONLY | O_TRUNC));
+    return WriteAll(fd.get(), bytes, path);
+  }
+  std::error_code ec;
+  const fs::path target = fs::canonical(path, ec);
+  if (ec) return IoError("cannot resolve " + path + ": " + ec.message());
+  return WriteFileAtomic(target.string(), bytes, st.st_mode & 07777);
 }
 
 Result<ScopedFd> OpenBeneath(const std::string& root, const std::string& rel) {
@@ -97,19 +104,29 @@ Result<ScopedFd> OpenBeneath(const std::string& root, const std::string& rel) {
   const auto& [canonical_root, real] = resolved;
   KT_ASSIGN_OR_RETURN(ScopedFd dir, OpenFile(canonical_root.string(), O_PATH | O_DIRECTORY));
   // The path is free of links now; the kernel opens it so, beneath the root: one that a link
-  // replaced since is refused rather than followed.
+  // replaced since is refused rather than followed. Non-blocking: a FIFO put there does not
+  // hang khost, it is refused below.
   const std::string inside = real.lexically_relative(canonical_root).string();
   struct open_how how = {};
-  how.flags = O_RDONLY | O_CLOEXEC;
+  how.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  const long fd = ::syscall(SYS_openat2, dir.get(), inside.c_str(), &how, sizeof how);
-  if (fd < 0) {
-    if (errno == ELOOP || errno == EXDEV) {
-      return IoError(root + "/" + rel + " changed into a link while being read");
-    }
-    return ErrnoError("open " + root + "/" + rel, errno);
+  long fd = ::syscall(SYS_openat2, dir.get(), inside.c_str(), &how, sizeof how);
+  if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
+    // A kernel before 5.6, or a seccomp filter that does not know openat2: the last link
+    // refused only, the path having been checked just before.
+    fd = ::openat(dir.get(), inside.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
   }
-  return ScopedFd(static_cast<int>(fd));
+  const std::string named = root + "/" + rel;
+  if (fd < 0) {
+    if (errno == ELOOP || errno == EXDEV)
+      return IoError(named + " changed into a link while being read");
+    return ErrnoError("open " + named, errno);
+  }
+  ScopedFd file(static_cast<int>(fd));
+  struct stat st;
+  if (::fstat(file.get(), &st) != 0) return ErrnoError("stat " + named, errno);
+  if (!S_ISREG(st.st_mode)) return InvalidArgument(named + " is not a regular file");
+  return file;
 }
 
 Result<std::string> ReadBeneath(const std::string& root, const std::string& rel) {

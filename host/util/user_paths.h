@@ -20,17 +20,19 @@ namespace ktune::host {
 // written as it is, never replaced; a directory is an error naming it.
 Status WriteUserFile(const std::string& path, std::string_view bytes);
 
-// Opens `rel` (relative, as ValidateBundlePath accepts) read-only under `root`: every component is
-// resolved by the kernel beneath root (openat2 RESOLVE_BENEATH), so a symbolic link may lead
-// anywhere inside the root but never out of it. One that does is refused with the link named and
-// where it leads ("<root>/k/run/bin/a.elf is a link to /etc/passwd, outside <root>").
+// Opens the regular file `rel` (relative, as ValidateBundlePath accepts) read-only under `root`:
+// every link on the way is resolved and must stay inside the root ("<root>/k/run/bin/a.elf is a
+// link to /etc/passwd, outside <root>"); the path, then free of links, is opened by the kernel
+// beneath the root with no link followed (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS; where
+// the kernel lacks openat2, O_NOFOLLOW), so a link swapped in meanwhile is refused too. Anything
+// but a regular file (a FIFO, a device) is refused without being read.
 Result<ScopedFd> OpenBeneath(const std::string& root, const std::string& rel);
 
 // The whole content of `rel` under `root`, opened by OpenBeneath.
 Result<std::string> ReadBeneath(const std::string& root, const std::string& rel);
 
 // The same check for a path to be written: every component of `rel` that exists resolves inside
-// `root`, or the error names the link that leaves it.
+// `root` (which may not exist yet), or the error names the link that leaves it.
 Status CheckBeneath(const std::string& root, const std::string& rel);
 
 }  // namespace ktune::host

@@ -64,9 +64,9 @@ static void* load(const char* kernel, int idx, long rows, long cols, int is_floa
   char path[512];
   if (idx < 1) {
     say_error(
-            "%s: tensor index %d: test data is numbered from 1 (the spec's inputs, then its "
-            "outputs), as the seed numbers it\n",
-            kernel, idx);
+        "%s: tensor index %d: test data is numbered from 1 (the spec's inputs, then its "
+        "outputs), as the seed numbers it\n",
+        kernel, idx);
     exit(2);
   }
   /* A tune of several problem shapes gives each shape's directory (khost tune --shapes). */
@@ -76,7 +76,7 @@ static void* load(const char* kernel, int idx, long rows, long cols, int is_floa
                                 : snprintf(dir, sizeof dir, "%s/run/test_data", kernel);
   if (n < 0 || (size_t)n >= sizeof dir) {
     say_error("%s: the test data directory's path is longer than %zu bytes\n", kernel,
-            sizeof dir - 1);
+              sizeof dir - 1);
     exit(2);
   }
   snprintf(path, sizeof path, "%s/matrix_%ldx%ld_%d.bin", dir, rows, cols, idx);
@@ -88,7 +88,7 @@ static void* load(const char* kernel, int idx, long rows, long cols, int is_floa
     snprintf(path, sizeof path, "%s/matrix_%ldx%ld_%d.txt", dir, rows, cols, idx);
     f = fopen(path, "r");
     if (!f) {
-        say_error("%s: %s\n", path, strerror(errno));
+      say_error("%s: %s\n", path, strerror(errno));
       exit(2);
     }
     m = load_txt(f, path, is_float, rows, cols);
@@ -111,7 +111,7 @@ void kt_parse_shape(int argc, char** argv, int count, long* values, const char* 
     char* end;
     values[i] = strtol(s, &end, 10);
     if (end == s || values[i] < 0 || *end != (i + 1 < count ? 'x' : '\0')) {
-        say_error("usage: %s %s\n", argv[0], usage);
+      say_error("usage: %s %s\n", argv[0], usage);
       exit(2);
     }
     s = end + 1;
@@ -135,8 +135,8 @@ int kt_check_f32(const char* kernel, int output, int idx, const float* out, long
   for (long i = 0; i < rows * cols && ok; ++i) {
     const double want = golden[i], got = out[i];
     if (!(fabs(got - want) <= atol + rtol * fabs(want))) {
-        say_error("mismatch at row %ld col %ld: %.9g, golden %.9g (atol %g, rtol %g)\n",
-              i / cols, i % cols, got, want, atol, rtol);
+      say_error("mismatch at row %ld col %ld: %.9g, golden %.9g (atol %g, rtol %g)\n", i / cols,
+                i % cols, got, want, atol, rtol);
       ok = 0;
     }
   }

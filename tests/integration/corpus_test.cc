@@ -193,7 +193,8 @@ TEST_CASE("corpus: bad input is one error line and a non-zero exit") {
   one_error({"extract", c.fixtures}, 2, "needs --out DIR");
   one_error({"extract", c.tmp.path() + "/none", "--out", c.out}, 1, "is not a directory");
   one_error({"sample", c.fixtures}, 1, "index.json");
-  one_error({"sample", c.out, "--long-pool", "1.5"}, 2, "--long-pool '1.5': a share of the kernels from 0 to 1");
+  one_error({"sample", c.out, "--long-pool", "1.5"}, 2,
+            "--long-pool '1.5': a share of the kernels from 0 to 1");
   one_error({"export", c.out, "--format", "chat"}, 2, "unknown format 'chat'");
   one_error({"export", c.out, "--seed", "1"}, 2, "--seed goes with 'khost corpus sample'");
   REQUIRE(WriteFileAtomic(c.tmp.path() + "/index.json", "{\"schema\": 1, \"kernels\": [{}]}").ok());

@@ -4,8 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "common/fs.h"
@@ -37,6 +41,27 @@ TEST_CASE("a second agentd on a store refuses, naming the first's pid") {
   CHECK(host::AgentHoldingStore(store) == third.pid());
 }
 
+// How many agentd processes serve `store` now: those whose command line names it, less the
+// kernels an agentd has cloned and not yet exec'd (they share its memory, so its command line).
+size_t AgentsOn(const std::string& store) {
+  std::map<long, long> parent;  // of each process whose command line names the store
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const Result<std::string> cmdline = ReadFile(e.path().string() + "/cmdline");
+    const Result<std::string> stat = ReadFile(e.path().string() + "/stat");
+    if (!cmdline.ok() || !stat.ok() || cmdline->find("agentd") == std::string::npos ||
+        cmdline->find(std::string("--store") + '\0' + store + '\0') == std::string::npos) {
+      continue;
+    }
+    // "pid (comm) state ppid ...": the comm may hold anything, so from its last ')'.
+    const std::string after = stat->substr(stat->rfind(')') + 2);
+    parent[std::stol(e.path().filename().string())] = std::stol(after.substr(2));
+  }
+  size_t n = 0;
+  for (const auto& [pid, ppid] : parent) n += parent.count(ppid) == 0;
+  return n;
+}
+
 // Found by the bad-input campaign (issue 33): three khost runs given no agent started three
 // agentds on one store, whose kernels ran at the same time (medians 14.3 ms -> 20-24 ms).
 TEST_CASE("khost commands given no agent share one local agent; their runs queue on it") {
@@ -46,12 +71,21 @@ TEST_CASE("khost commands given no agent share one local agent; their runs queue
   for (int k = 0; k < kRuns; ++k) {
     test::MakeKernelDir(root, "k" + std::to_string(k), {{"spin.elf", {{"B", k}}, {"150"}}});
   }
+  const std::string store = tmp.path() + "/cache/ktune/local-agent";  // XDG_CACHE_HOME, test::
+  std::atomic<bool> done{false};
+  std::atomic<size_t> most_at_once{0};
+  std::thread watch([&] {
+    while (!done) {
+      most_at_once = std::max<size_t>(most_at_once, AgentsOn(store));
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
   // Each run is long enough (4 x 150 ms) for the others to start while it measures.
   std::vector<std::unique_ptr<test::Program>> runs;
   for (int k = 0; k < kRuns; ++k) {
-    runs.push_back(test::StartKhost({"run", "k" + std::to_string(k), "--root", root, "--reps", "4",
-                                     "--warmup", "0"},
-                                    tmp.path(), tmp.path() + "/khost" + std::to_string(k)));
+    runs.push_back(test::StartKhost(
+        {"run", "k" + std::to_string(k), "--root", root, "--reps", "4", "--warmup", "0"},
+        tmp.path(), tmp.path() + "/khost" + std::to_string(k)));
   }
   size_t started = 0, joined = 0;
   for (auto& run : runs) {
@@ -60,6 +94,9 @@ TEST_CASE("khost commands given no agent share one local agent; their runs queue
     started += r.err.find("started a local agentd on 127.0.0.1:") != std::string::npos;
     joined += r.err.find("using the local agentd another khost started") != std::string::npos;
   }
+  done = true;
+  watch.join();
+  CHECK(most_at_once.load() == 1);
   // However the three met (a later one may start a new agent after the others finished), no two
   // agents ran at once: no two runs' repetitions overlap in time.
   CHECK(started >= 1);
@@ -78,9 +115,7 @@ TEST_CASE("khost commands given no agent share one local agent; their runs queue
   std::sort(spans.begin(), spans.end());
   for (size_t i = 1; i < spans.size(); ++i) CHECK(spans[i].first > spans[i - 1].second);
   // The last command to finish stopped the agent.
-  const std::string cache = tmp.path() + "/ktune/local-agent";
-  const std::string store = ::geteuid() == 0 && !fs::exists(cache) ? "/var/lib/ktune/local-agent"
-                                                                   : cache;
+  CHECK(AgentsOn(store) == 0);
   CHECK(host::AgentHoldingStore(store) == 0);
   CHECK_FALSE(fs::exists(store + ".address"));
 }

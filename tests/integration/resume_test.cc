@@ -111,6 +111,11 @@ TEST_CASE("agentd killed mid-run and restarted: torn line dropped, resume measur
   auto lost = khost->Wait();
   CHECK(lost.exit_code != 0);
   CHECK(lost.err.find("rows saved in " + s.Results()) != std::string::npos);
+  // Found by the bad-input campaign (issue 33): "lost the agent" said nothing of what to do.
+  CHECK(lost.err.find("(khost run k --root " + s.root + " --resume --run " + s.RunId() +
+                      " --agent " + s.agent->address().ToString() +
+                      " fetches what the agent measured and measures the rest)\n") !=
+        std::string::npos);
   // The agent died writing a row: its journal ends in a torn line, and so may khost's copy.
   const auto journal = ParseResultsCsv(ReadFile(s.Journal()).value());
   REQUIRE(journal.ok());
@@ -185,7 +190,8 @@ TEST_CASE("a host file cut mid-repetition is completed value by value from the a
     REQUIRE_MESSAGE(fetch.exit_code == 0, fetch.err);
     CHECK(fetch.err.find("12 of 12 (complete)") != std::string::npos);
     CHECK(ValuesByRepetition(s.Results()) == journal);
-    CHECK(ReadFile(host::RunMetaPath(s.Results()))->find("\"complete\": true") != std::string::npos);
+    CHECK(ReadFile(host::RunMetaPath(s.Results()))->find("\"complete\": true") !=
+          std::string::npos);
     auto report = s.Khost({"report", "k", "--root", s.root});
     REQUIRE_MESSAGE(report.exit_code == 0, report.err);
     CHECK(report.err.empty());

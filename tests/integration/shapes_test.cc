@@ -155,7 +155,8 @@ TEST_CASE("bad shapes: one error naming the file and line, before anything is bu
                           "tensors)"));
   CHECK(Contains(error("M=8 N=8 K=8\n\nK=8 N=8 M=8\n"),
                  shapes + ":3: M=8 N=8 K=8 RUN_COUNT=3 is the shape of " + shapes + ":1 again"));
-  CHECK(Contains(error("M=8 N=0 K=8\n"), shapes + ":1: N=0: a shape value is an integer from 1 to 2147483647"));
+  CHECK(Contains(error("M=8 N=0 K=8\n"),
+                 shapes + ":1: N=0: a shape value is an integer from 1 to 2147483647"));
   CHECK(Contains(error("M=8 N=8 K=8.5\n"),
                  shapes + ":1: K=8.5: a shape value is an integer from 1 to 2147483647"));
   CHECK(Contains(error("M=8 N=8 K=8 Q=1\n"), shapes + ":1: "));

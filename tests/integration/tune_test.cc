@@ -42,6 +42,21 @@ struct Tune {
     fs::create_directories(fs::path(path).parent_path());
     std::ofstream(path) << text;
   }
+  // kernels/<name>/<name>.kspec of a kernel in one main.c: "kernel: <name>\nmain: main.c\n" then
+  // `rest`; returns the spec's path.
+  std::string OneFileKernel(const std::string& name, const std::string& rest,
+                            const std::string& main_c) {
+    const std::string dir = tmp.path() + "/kernels/" + name;
+    Write(dir + "/" + name + ".kspec", "kernel: " + name + "\nmain: main.c\n" + rest);
+    Write(dir + "/main.c", main_c);
+    return dir + "/" + name + ".kspec";
+  }
+  // khost tune of `spec` natively, with `extra` options.
+  test::CommandResult TuneNative(const std::string& spec, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"tune", spec, "--root", root, "--toolchain", "native"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Khost(args);
+  }
 };
 
 bool Contains(const std::string& haystack, const std::string& needle) {
@@ -274,14 +289,11 @@ TEST_CASE("an unchanged variant is not rebuilt; a changed source or flag rebuild
 
 TEST_CASE("a variant that fails to compile is reported with the compiler's output; others build") {
   Tune t;
-  const std::string dir = t.tmp.path() + "/kernels/boom";
-  t.Write(dir + "/boom.kspec",
-          "kernel: boom\nmain: main.c\nparam: BLOCK = 1 2 3 4\nshape: N=4\nargs: {N}\n");
-  t.Write(dir + "/main.c",
-          "#if BLOCK == 3\n#error block three does not compile\n#endif\n"
-          "#include <stdio.h>\nint main(void) { puts(\"out OK\"); return 0; }\n");
-  auto r =
-      t.Khost({"tune", dir + "/boom.kspec", "--root", t.root, "--toolchain", "native", "--check"});
+  const std::string spec =
+      t.OneFileKernel("boom", "param: BLOCK = 1 2 3 4\nshape: N=4\nargs: {N}\n",
+                      "#if BLOCK == 3\n#error block three does not compile\n#endif\n"
+                      "#include <stdio.h>\nint main(void) { puts(\"out OK\"); return 0; }\n");
+  auto r = t.TuneNative(spec, {"--check"});
   CHECK(r.exit_code == 1);
   CHECK(Contains(r.err, "boom_3_g_static_O2.elf failed to build"));
   CHECK(Contains(r.err, "error: #error block three does not compile"));
@@ -292,6 +304,50 @@ TEST_CASE("a variant that fails to compile is reported with the compiler's outpu
   REQUIRE(kd.ok());
   CHECK(kd->variants.size() == 3);
   CHECK(Contains(t.Read(t.Run("boom") + "/build/native/boom_3/build.log"), "block three"));
+}
+
+// Found by the bad-input campaign (issue 33): a kernel whose golden output was missing failed
+// with its time line as the reason (stdout, flushed at exit, came after the error on stderr), and
+// a crash under --check read "did not print 'out OK'".
+TEST_CASE("a failing variant says why: the missing file it names, the signal that killed it") {
+  Tune t;
+  auto tune = t.Khost({"tune", "matmul", "--root", t.root, "--toolchain", "native", "--sample", "1",
+                       "--shape", "M=16", "--shape", "N=16", "--shape", "K=16"});
+  REQUIRE_MESSAGE(tune.exit_code == 0, tune.err);
+  fs::remove(t.Run("matmul") + "/test_data/matrix_16x16_3.txt");  // the golden C
+  test::AgentProcess agent(t.tmp.path() + "/store");
+  auto run = t.Khost({"run", "matmul", "--root", t.root, "--reps", "1", "--warmup", "0", "--agent",
+                      agent.address().ToString()});
+  CHECK(run.exit_code == 1);
+  CHECK(Contains(run.err,
+                 "repetition 0 failed: exit:2: matmul/run/test_data/matrix_16x16_3.txt: "
+                 "No such file or directory"));
+  CHECK(Contains(run.err, "khost run: no variant ran correctly: all 1 failed every repetition"));
+
+  const std::string crash = t.OneFileKernel(
+      "crash", "param: B = 1\nshape: N=1\nargs: {N}\n",
+      "#include <stdio.h>\n#include <signal.h>\n"
+      "int main(void) { puts(\"about to crash\"); fflush(stdout); raise(SIGSEGV); }\n");
+  auto check = t.TuneNative(crash, {"--check"});
+  CHECK(check.exit_code == 1);
+  CHECK(Contains(check.err, "khost tune: check crash_1_g_static_O2.elf: killed by SIGSEGV"));
+}
+
+// Found by the bad-input campaign (issue 33): a spec without its kernel_source compiled and
+// linked every variant (68 for matmul, 22 s), each failing on the same undefined reference.
+TEST_CASE("a spec whose sources define no kernel stops at the first link, naming what is missing") {
+  Tune t;
+  const std::string spec =
+      t.OneFileKernel("lone", "param: BLOCK = 1 2 3 4 5 6 7 8\nshape: N=4\nargs: {N}\n",
+                      "void lone_kernel(int n);\nint main(void) { lone_kernel(4); return 0; }\n");
+  auto r = t.TuneNative(spec, {"-j", "1"});
+  CHECK(r.exit_code == 1);
+  CHECK(Contains(r.err, "lone_1_g_static_O2.elf failed to build"));
+  CHECK(Contains(r.err, "khost tune: " + spec + ": no source of the spec defines lone_kernel " +
+                            "(main: main.c; kernel_source: none): is a 'kernel_source:' line " +
+                            "missing? (docs/KSPEC.md; 7 more variants were not built)"));
+  CHECK_FALSE(Contains(r.err, "lone_2_g_static_O2.elf failed to build"));
+  CHECK(Contains(r.out, "built 0, up to date 0, failed 1, not built 7"));
 }
 
 TEST_CASE("Triton-CPU configuration directories: host .llir retargeted, launcher and main built") {

@@ -163,8 +163,18 @@ TEST_CASE("agentd options: a bad value is one clear error") {
   CHECK(ErrorOf({"--log-level", "loud"}) == "unknown log level 'loud'");
   CHECK(ErrorOf({"--listen", "127.0.0.1"}) == "malformed address '127.0.0.1' (expected HOST:PORT)");
   CHECK(ErrorOf({"--no-such-option"}).find("no-such-option") != std::string::npos);
-  CHECK(ErrorOf({"--limit-as-mb", "lots"}).find("lots") != std::string::npos);
-  CHECK(ErrorOf({"--fake-counter-budget", "x"}).find("x") != std::string::npos);
+  // Found by the bad-input campaign (issue 33): numbers named no option ("Argument 'lots' failed
+  // to parse"), and a size in MiB shifted into bytes wrapped around (a quota of 0, which evicts
+  // every bundle).
+  CHECK(ErrorOf({"--limit-as-mb", "lots"}) ==
+        "--limit-as-mb 'lots': a whole number from 0 to 1099511627776");
+  CHECK(ErrorOf({"--store-quota-mb", "17592186044416"}) ==
+        "--store-quota-mb '17592186044416': a whole number from 0 to 1099511627776");
+  CHECK(ErrorOf({"--limit-nproc", "-2"}) ==
+        "--limit-nproc '-2': a whole number from -1 to 2147483648");
+  CHECK(ErrorOf({"--fake-counter-budget", "x"}) ==
+        "--fake-counter-budget 'x': a whole number from -2147483648 to 2147483647");
+  CHECK(Parse({"--store-quota-mb", "1099511627776"})->server.store_quota_bytes == 1ull << 60);
   // In the order agentd reports them: the first one found.
   CHECK(ErrorOf({"stray", "--log-level", "loud"}) == "unexpected argument 'stray'");
   CHECK(ErrorOf({"--log-level", "loud", "--listen", "x"}) == "unknown log level 'loud'");

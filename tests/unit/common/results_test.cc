@@ -193,11 +193,12 @@ TEST_CASE("a results file opened for append: a new one gets the header, an old o
 TEST_CASE("a torn last row is cut from the results file; the next row starts its own line") {
   TempResults t;
   const std::string whole = std::string(kResultsHeader) + "\n" + ToCsvLines(SampleRow(0, 0));
-  REQUIRE(WriteFileAtomic(t.path, whole + ToCsvLines(SampleRow(0, 1)).substr(0, 40)).ok());
+  // Torn past its start time: the next repetition's line, so the last whole one stays.
+  REQUIRE(WriteFileAtomic(t.path, whole + ToCsvLines(SampleRow(0, 1)).substr(0, 150)).ok());
   auto f = OpenResultsForAppend(t.path);
   REQUIRE(f.ok());
   CHECK(f->rows.size() == 1);
-  CHECK(f->dropped_bytes == 40);
+  CHECK(f->dropped_bytes == 150);
   CHECK(ReadFile(t.path).value() == whole);
   REQUIRE(WriteAll(f->fd.get(), ToCsvLines(SampleRow(0, 1)), t.path).ok());
   auto back = ParseResultsCsv(ReadFile(t.path).value());
@@ -206,6 +207,30 @@ TEST_CASE("a torn last row is cut from the results file; the next row starts its
   REQUIRE(back->rows.size() == 2);
   CHECK(back->rows[1].repetition == 1);
   CHECK(back->rows[1].values.size() == 5);
+}
+
+// Found in review (issue 33): a write torn inside a repetition left its first values, and the
+// agent, taking the repetition for measured, never measured the rest.
+TEST_CASE("a torn line of the last repetition takes that repetition with it") {
+  TempResults t;
+  const std::string head = std::string(kResultsHeader) + "\n" + ToCsvLines(SampleRow(0, 0));
+  const std::string second = ToCsvLines(SampleRow(0, 1));
+  const size_t two_lines = second.find('\n', second.find('\n') + 1) + 1;
+  // Two whole lines of repetition 1, then its third torn: repetition 1 goes whole.
+  REQUIRE(WriteFileAtomic(t.path, head + second.substr(0, two_lines + 200)).ok());
+  auto f = OpenResultsForAppend(t.path);
+  REQUIRE(f.ok());
+  REQUIRE(f->rows.size() == 1);
+  CHECK(f->rows[0].repetition == 0);
+  CHECK(f->dropped_bytes == two_lines + 200);
+  CHECK(ReadFile(t.path).value() == head);
+  // A torn line too short to tell whose it is (it holds no start time yet) counts as the last
+  // repetition's: repetition 0 is measured again, nothing is taken for whole that may not be.
+  REQUIRE(WriteFileAtomic(t.path, head + second.substr(0, 30)).ok());
+  auto short_torn = OpenResultsForAppend(t.path);
+  REQUIRE(short_torn.ok());
+  CHECK(short_torn->rows.empty());
+  CHECK(ReadFile(t.path).value() == std::string(kResultsHeader) + "\n");
 }
 
 TEST_CASE("a results file torn inside its header starts again with the header") {

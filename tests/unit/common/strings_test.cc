@@ -140,5 +140,15 @@ TEST_CASE("SplitWords: runs of spaces, tabs and line ends separate words") {
   CHECK(SplitWords("one") == std::vector<std::string>{"one"});
 }
 
+// Found by the bad-input campaign (issue 33): control bytes from a spec reached the terminal.
+TEST_CASE("EscapedText: control bytes and backslashes as C escapes, other bytes as they are") {
+  CHECK(EscapedText("plain text, UTF-8: \xc3\xa9") == "plain text, UTF-8: \xc3\xa9");
+  CHECK(EscapedText("a\x1b[31mred\x07") == "a\\x1b[31mred\\x07");
+  CHECK(EscapedText("tab\tline\ncr\r") == "tab\\tline\\ncr\\r");
+  CHECK(EscapedText("back\\slash") == "back\\\\slash");
+  CHECK(EscapedText(std::string("nul\0del\x7f", 8)) == "nul\\x00del\\x7f");
+  CHECK(EscapedText("").empty());
+}
+
 }  // namespace
 }  // namespace ktune

@@ -14,9 +14,8 @@ TEST_CASE("the store's directories and files") {
         std::vector<std::string>{"/s/blobs", "/s/tmp", "/s/bundles", "/s/runs", "/s/work"});
   CHECK(s.BlobDir("abcdef") == "/s/blobs/ab");
   CHECK(s.Blob("abcdef") == "/s/blobs/ab/abcdef");
-  CHECK(s.AgentTmp(42) == "/s/tmp/42");
-  CHECK(s.TmpBlob(42, "abcdef", "42.7") == "/s/tmp/42/abcdef.42.7");
-  CHECK(s.TmpTree(42, "42.8") == "/s/tmp/42/tree.42.8");
+  CHECK(s.TmpBlob("abcdef", "7") == "/s/tmp/abcdef.7");
+  CHECK(s.TmpTree("8") == "/s/tmp/tree.8");
   CHECK(s.Bundle("b1") == "/s/bundles/b1");
   CHECK(s.Manifest("b1") == "/s/bundles/b1/manifest");
   CHECK(s.Tree("b1") == "/s/bundles/b1/tree");
@@ -24,6 +23,7 @@ TEST_CASE("the store's directories and files") {
   CHECK(s.pmu_budgets() == "/s/pmu-budgets");
   CHECK(s.log_file() == "/s/agentd.log");
   CHECK(s.pid_file() == "/s/agentd.pid");
+  CHECK(s.lock_file() == "/s/agentd.lock");
 }
 
 TEST_CASE("a run's directory and its files") {

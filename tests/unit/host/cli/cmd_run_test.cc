@@ -102,7 +102,8 @@ TEST_CASE("run --reps auto: its options, their defaults, and bad input") {
   CHECK(error({"k", "--cooldown", "-1"}) ==
         "--cooldown '-1': a number of milliseconds from 0 to 3600000");
   CHECK(error({"k", "--max-reps", "9"}) == "--max-reps goes with --reps auto");
-  CHECK(error({"k", "--max-temp", "0"}) == "--max-temp '0': degrees Celsius above 0 and at most 200");
+  CHECK(error({"k", "--max-temp", "0"}) ==
+        "--max-temp '0': degrees Celsius above 0 and at most 200");
   CHECK(ParseRunArgs({"k", "--max-temp", "72.5"})->max_temp_mc == 72500);
   CHECK(MakeRunRequest(*ParseRunArgs({"k", "--max-temp", "72.5"}), KernelDir{}, "b", "r")
             .max_temp_mc() == 72500);

@@ -1,9 +1,13 @@
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "common/fs.h"
 #include "host/results/kernel_dir.h"
+#include "tests/unit/temp_dir.h"
 
 namespace ktune::host {
 namespace {
@@ -132,6 +136,59 @@ TEST_CASE("loading checks the directory and every ELF; the manifest holds data a
   CHECK(m->files[0].mode == 0755);
   CHECK(LoadKernelDir(root.string(), "../x").status().code() == ErrorCode::kInvalidArgument);
   fs::remove_all(root);
+}
+
+// Found by the bad-input campaign (issue 33): an elf_path that was a link under bin/ to
+// /etc/passwd was followed and the file uploaded; a test data link to a directory inside the root
+// put the data under the link's target in the bundle, where the kernel could not find it.
+TEST_CASE("a kernel directory is read beneath its root: links out are refused, named") {
+  test::UnitTempDir tmp;
+  const std::string root = tmp / "root";
+  namespace fs = std::filesystem;
+  fs::create_directories(root + "/k/run/bin");
+  fs::create_directories(tmp / "outside/data");
+  REQUIRE(WriteFileAtomic(root + "/k/run/configs.json",
+                          R"({"variants":[{"B":1,"elf_path":"k/run/bin/a.elf"}]})")
+              .ok());
+  REQUIRE(WriteFileAtomic(tmp / "outside/secret", "secret").ok());
+  REQUIRE(WriteFileAtomic(tmp / "outside/data/matrix_1x1_1.txt", "1 1\n1\n").ok());
+  // The ELF a link out of the root: refused by LoadKernelDir, naming the link.
+  fs::create_symlink(tmp / "outside/secret", root + "/k/run/bin/a.elf");
+  CHECK(LoadKernelDir(root, "k").status().message() ==
+        "variant a.elf: " + root + "/k/run/bin/a.elf is a link to " + (tmp / "outside/secret") +
+            ", outside " + root + " (only what resolves inside it is read)");
+  // A FIFO there is refused, never opened to block.
+  fs::remove(root + "/k/run/bin/a.elf");
+  REQUIRE(::mkfifo((root + "/k/run/bin/a.elf").c_str(), 0600) == 0);
+  CHECK(LoadKernelDir(root, "k").status().message() ==
+        "variant a.elf: " + root + "/k/run/bin/a.elf is not a regular file");
+  fs::remove(root + "/k/run/bin/a.elf");
+  REQUIRE(WriteFileAtomic(root + "/k/run/bin/a.elf", "ELF", 0755).ok());
+  // Test data a link out of the root: the manifest is refused, naming it.
+  fs::create_symlink(tmp / "outside/data", root + "/k/run/test_data");
+  auto dir = LoadKernelDir(root, "k");
+  REQUIRE(dir.ok());
+  CHECK(BuildManifest(*dir).status().message() == root + "/k/run/test_data is a link to " +
+                                                      (tmp / "outside/data") + ", outside " + root +
+                                                      " (only what resolves inside it is read)");
+  // A link inside the root: the bundle keeps the layout the kernel reads.
+  fs::remove(root + "/k/run/test_data");
+  fs::create_directories(root + "/data");
+  REQUIRE(WriteFileAtomic(root + "/data/matrix_1x1_1.txt", "1 1\n1\n").ok());
+  fs::create_symlink("../../data", root + "/k/run/test_data");
+  auto m = BuildManifest(*dir);
+  REQUIRE(m.ok());
+  std::vector<std::string> paths;
+  for (const FileEntry& f : m->files) paths.push_back(f.path);
+  CHECK(paths == std::vector<std::string>{"k/run/bin/a.elf", "k/run/configs.json",
+                                          "k/run/test_data/matrix_1x1_1.txt"});
+  // A run directory that is a link out of the root: nothing is read or written there.
+  fs::remove_all(root + "/k");
+  fs::create_directories(root + "/k");
+  fs::create_symlink(tmp / "outside", root + "/k/run");
+  CHECK(LoadKernelDir(root, "k").status().message().starts_with(root + "/k/run is a link to "));
+  CHECK_FALSE(RunDirBeneath(root, "k").ok());
+  CHECK(RunDirBeneath(tmp / "not-yet", "k").value() == tmp / "not-yet" + "/k/run");
 }
 
 }  // namespace

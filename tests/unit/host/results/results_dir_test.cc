@@ -214,18 +214,25 @@ TEST_CASE("a repetition the file holds in part is completed with the values it l
   CHECK(w->Append(Row3(0, 1)).value() == ResultsWriter::Stored::kCompleted);
   CHECK(w->rows()[1].values.size() == 3);
   CHECK(w->Append(Row3(0, 1)).value() == ResultsWriter::Stored::kHeld);
-  // Another measurement of a repetition (the same key, another start): the file's is kept.
-  CHECK(w->Append(Row3(0, 1, 2000)).value() == ResultsWriter::Stored::kConflicting);
+  // Another measurement of a repetition the file holds whole (the same key, another start): the
+  // file's is kept, and the repetition is there.
+  CHECK(w->Append(Row3(0, 1, 2000)).value() == ResultsWriter::Stored::kHeld);
+  // Another measurement of one it holds in part cannot complete it: nothing is written.
+  RepetitionRow part = Row3(0, 2);
+  part.values.resize(1);
+  CHECK(w->Append(part).value() == ResultsWriter::Stored::kNew);
+  CHECK(w->Append(Row3(0, 2, 2000)).value() == ResultsWriter::Stored::kConflicting);
+  CHECK(w->rows()[2].values.size() == 1);
   REQUIRE(w->Finish().ok());
   // Read back: the completion's lines follow the file's end; merged, each value once.
   auto file = ParseResultsCsv(ReadFile(path).value());
   REQUIRE(file.ok());
   // The completion follows the part the file held (its end): the parser joins them already.
-  CHECK(file->rows.size() == 2);
+  CHECK(file->rows.size() == 3);
   const MergedRows merged = MergeRepetitions(file->rows);
   CHECK(merged.duplicate_lines == 0);
-  REQUIRE(merged.rows.size() == 2);
-  for (const RepetitionRow& r : merged.rows) CHECK(r.values.size() == 3);
+  REQUIRE(merged.rows.size() == 3);
+  for (size_t i = 0; i < 2; ++i) CHECK(merged.rows[i].values.size() == 3);
   CHECK(merged.rows[1].Find("cycles")->status == ValueStatus::kNotSupported);
 }
 

@@ -77,6 +77,12 @@ TEST_CASE("spec errors name the file and the line") {
         "s.kspec:5: constraint names unknown parameter Q");
   CHECK(ParseError(head + "constraint: P <\n").rfind("s.kspec:5: ", 0) == 0);
   CHECK(ParseError(head + "shape: N=5\n") == "s.kspec:5: N is defined twice");
+  // Found by the bad-input campaign (issue 33): the spec took N=0, which --shape refused, and
+  // values no C int holds.
+  CHECK(ParseError("kernel: k\nmain: m.c\nparam: P = 1\nshape: N=0\n") ==
+        "s.kspec:4: shape N must be an integer from 1 to 2147483647, not '0'");
+  CHECK(ParseError("kernel: k\nmain: m.c\nparam: P = 1\nshape: N=2147483648\n") ==
+        "s.kspec:4: shape N must be an integer from 1 to 2147483647, not '2147483648'");
   CHECK(ParseError(head + "shape: X\n") == "s.kspec:5: expected NAME=VALUE, got X");
   CHECK(ParseError(head + "args: {N}x{Z}\n") == "s.kspec:5: args '{N}x{Z}': no shape Z");
   CHECK(ParseError(head + "args: {N\n") == "s.kspec:5: args '{N': no '}'");
@@ -171,6 +177,25 @@ TEST_CASE("specs load by kernel name or by path") {
         0);
   CHECK(!LoadKernelSpec("../x", dir).ok());
   std::filesystem::remove_all(dir);
+}
+
+// Found by the bad-input campaign (issue 33): a parameter of 10^6 values took over 120 s (each
+// value looked for among those before it); now linear, and a stated limit.
+TEST_CASE("a parameter's values: duplicates dropped in one pass, at most kMaxParamValues") {
+  const std::string head = "kernel: k\nmain: m.c\nshape: N=4\n";
+  std::string values;
+  for (size_t v = 0; v < kMaxParamValues; ++v) values += " " + std::to_string(v % 2 ? v : v / 2);
+  auto spec = ParseKernelSpec(head + "param: P =" + values + "\n", "s.kspec");
+  REQUIRE(spec.ok());
+  // 0, 1, 1 (2/2), 3, 2 (4/2)...: each value once, in the order first seen.
+  CHECK(spec->params[0].values.size() == kMaxParamValues / 2 + kMaxParamValues / 4);
+  CHECK(std::vector<int64_t>(spec->params[0].values.begin(), spec->params[0].values.begin() + 4) ==
+        std::vector<int64_t>{0, 1, 3, 2});
+  std::string too_many;
+  for (size_t v = 0; v <= kMaxParamValues; ++v) too_many += " " + std::to_string(v);
+  CHECK(ParseKernelSpec(head + "param: P =" + too_many + "\n", "s.kspec").status().message() ==
+        "s.kspec:4: parameter P has more than 4096 candidate values (a space to search, not to "
+        "list: see khost tune --strategy)");
 }
 
 TEST_CASE("tensor dimensions and argv at a shape") {

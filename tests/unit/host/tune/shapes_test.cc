@@ -24,10 +24,14 @@ TEST_CASE("a set: NAME=VALUE pairs apart by spaces, values positive integers") {
   REQUIRE(s.ok());
   CHECK(*s == std::vector<std::pair<std::string, int64_t>>{{"M", 64}, {"N", 8}, {"K", 1}});
   CHECK(ParseShapeSet("").value().empty());
-  CHECK(ParseShapeSet("M=0").status().message() == "M=0: a shape value is an integer from 1 to 2147483647");
-  CHECK(ParseShapeSet("M=-4").status().message() == "M=-4: a shape value is an integer from 1 to 2147483647");
-  CHECK(ParseShapeSet("M=1.5").status().message() == "M=1.5: a shape value is an integer from 1 to 2147483647");
-  CHECK(ParseShapeSet("M=").status().message() == "M=: a shape value is an integer from 1 to 2147483647");
+  CHECK(ParseShapeSet("M=0").status().message() ==
+        "M=0: a shape value is an integer from 1 to 2147483647");
+  CHECK(ParseShapeSet("M=-4").status().message() ==
+        "M=-4: a shape value is an integer from 1 to 2147483647");
+  CHECK(ParseShapeSet("M=1.5").status().message() ==
+        "M=1.5: a shape value is an integer from 1 to 2147483647");
+  CHECK(ParseShapeSet("M=").status().message() ==
+        "M=: a shape value is an integer from 1 to 2147483647");
   CHECK(ParseShapeSet("M").status().message() == "M: expected NAME=VALUE");
   CHECK(ParseShapeSet("=4").status().message() == "=4: expected NAME=VALUE");
   CHECK(ParseShapeSet("M=1,N=2").status().message() ==
@@ -87,7 +91,8 @@ TEST_CASE("bad shapes are one error naming where: missing dimension, duplicate, 
         "--shape M=1 N=2 K=3: M=1 N=2 K=3 is the shape of s.txt:1 again");
   CHECK(ResolveError({}, "M=1 N=2 K=3 Q=4\n") == "s.txt:1: /k/matmul/matmul.kspec has no shape Q");
   CHECK(ResolveError({"Q=1"}) == "--shape Q=1: /k/matmul/matmul.kspec has no shape Q");
-  CHECK(ResolveError({"M=0"}) == "--shape M=0: M=0: a shape value is an integer from 1 to 2147483647");
+  CHECK(ResolveError({"M=0"}) ==
+        "--shape M=0: M=0: a shape value is an integer from 1 to 2147483647");
   CHECK(ResolveError({" "}) == "--shape ' ': expected NAME=VALUE");
 }
 

@@ -93,6 +93,17 @@ TEST_CASE("planned variants: paths, sources in order, generated files, compile c
         std::pair<std::string, std::string>{"matmul_kernel.ll", "; ir\n"});
 }
 
+TEST_CASE("the symbol a failed link lacks, as GNU ld and lld say it") {
+  CHECK(UndefinedSymbol("/usr/bin/ld: main.o: in function `main':\nmain.c:28: undefined "
+                        "reference to `matmul_kernel'\ncollect2: error: ld returned 1") ==
+        "matmul_kernel");
+  CHECK(UndefinedSymbol("ld.lld: error: undefined symbol: softmax_kernel\n>>> referenced by "
+                        "main.c") == "softmax_kernel");
+  CHECK(UndefinedSymbol("ld.lld: error: undefined symbol: tail") == "tail");
+  CHECK(UndefinedSymbol("main.c:3: error: expected ';'").empty());
+  CHECK(UndefinedSymbol("").empty());
+}
+
 TEST_CASE("configs.json lists the variants that built, in the seed's format") {
   const KernelSpec spec = Spec();
   const auto jobs = PlanVariants(spec, Rvv(), {{4, 16}, {8, 16}}, {}, "/r/matmul/run");

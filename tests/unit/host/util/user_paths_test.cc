@@ -46,14 +46,24 @@ TEST_CASE("a user-named file is written as a shell's redirection would write it"
   CHECK(::read(reader->get(), buf, sizeof buf) == 5);
   CHECK(std::string(buf) == "five\n");
   CHECK(fs::is_fifo(tmp / "fifo"));
+  // /dev/stdout, /dev/fd/N of a pipe (a magic link to "pipe:[...]", which only the kernel can
+  // follow): written into the pipe.
+  int pipe_fds[2];
+  REQUIRE(::pipe(pipe_fds) == 0);
+  const ScopedFd pipe_in(pipe_fds[0]), pipe_out(pipe_fds[1]);
+  REQUIRE(WriteUserFile("/proc/self/fd/" + std::to_string(pipe_out.get()), "seven\n").ok());
+  char piped[16] = {};
+  CHECK(::read(pipe_in.get(), piped, sizeof piped) == 6);
+  CHECK(std::string(piped) == "seven\n");
   // A character device: /dev/null stays the device.
   REQUIRE(WriteUserFile("/dev/null", "six\n").ok());
   CHECK(fs::is_character_file("/dev/null"));
   // A directory is refused, named; a loop of links too.
-  CHECK(WriteUserFile(tmp / "sub", "x").message() == tmp / "sub" + " is a directory, not a file to write");
+  CHECK(WriteUserFile(tmp / "sub", "x").message() ==
+        tmp / "sub" + " is a directory, not a file to write");
   fs::create_symlink("loop2", tmp / "loop1");
   fs::create_symlink("loop1", tmp / "loop2");
-  CHECK(WriteUserFile(tmp / "loop1", "x").message().find("too many levels of links") !=
+  CHECK(WriteUserFile(tmp / "loop1", "x").message().find("Too many levels of symbolic links") !=
         std::string::npos);
 }
 
@@ -84,10 +94,14 @@ TEST_CASE("files are read beneath a root: links inside it are followed, a link o
   CHECK(ReadBeneath(root, "k/run/bin/passwd.elf").status().message() ==
         root + "/k/run/bin/passwd.elf is a link to " + (tmp / "outside/secret") + ", outside " +
             root + " (only what resolves inside it is read)");
-  CHECK(ReadBeneath(root, "k/run/data/secret").status().message().starts_with(
-      root + "/k/run/data is a link to " + (tmp / "outside") + ", outside"));
-  CHECK(ReadBeneath(root, "k/run/bin/chain.elf").status().message().starts_with(
-      root + "/k/run/bin/chain.elf is a link to " + (tmp / "outside/secret")));
+  CHECK(ReadBeneath(root, "k/run/data/secret")
+            .status()
+            .message()
+            .starts_with(root + "/k/run/data is a link to " + (tmp / "outside") + ", outside"));
+  CHECK(ReadBeneath(root, "k/run/bin/chain.elf")
+            .status()
+            .message()
+            .starts_with(root + "/k/run/bin/chain.elf is a link to " + (tmp / "outside/secret")));
   CHECK(ReadBeneath(root, "k/run/bin/missing.elf").status().code() == ErrorCode::kNotFound);
   CHECK_FALSE(ReadBeneath(root, "../outside/secret").ok());
   // For a file to be written: the part that exists must resolve inside.
