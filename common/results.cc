@@ -169,15 +169,13 @@ Result<MeasuredValue> ParseRowValue(const std::vector<std::string>& f) {
   return v;
 }
 
-// Whether a torn line (a line's first bytes) may be of the repetition of `line`, a whole line: the
-// fields before its value (the last six) that the torn line holds whole are the same. A torn line
-// too short to tell counts as the same (the repetition is then measured or fetched again: nothing
-// is lost).
-bool SameRepetitionAsTorn(std::string_view line, std::string_view torn) {
-  const Result<std::vector<std::string>> a = CsvSplit(line), b = CsvSplit(torn);
-  if (!a.ok() || !b.ok() || b->empty()) return true;
-  const size_t whole = std::min(a->size() - std::min<size_t>(a->size(), 6), b->size() - 1);
-  return std::equal(a->begin(), a->begin() + static_cast<std::ptrdiff_t>(whole), b->begin());
+// The bytes of a row line that name its repetition: its fields but the value's (the last six),
+// with the comma after them. ToCsvLines writes them alike on every line of a repetition. The
+// whole line when it does not parse.
+size_t RepetitionPrefixBytes(std::string_view line) {
+  const Result<std::vector<std::string>> f = CsvSplit(line);
+  if (!f.ok() || f->size() < 7) return line.size();
+  return CsvJoin(std::vector<std::string>(f->begin(), f->end() - 6)).size() + 1;
 }
 
 bool SameRepetition(const RepetitionRow& a, const RepetitionRow& b) {
@@ -381,31 +379,47 @@ Result<ResultsFile> ParseResultsCsv(std::string_view text) {
   return file;
 }
 
-Result<ResultsAppend> OpenResultsForAppend(const std::string& path) {
+size_t WholeRepetitionsBytes(std::string_view text) {
+  const size_t end = text.rfind('\n') + 1;  // 0 without a whole line
+  const std::string_view torn = text.substr(end);
+  if (torn.empty() || end < 2) return end;
+  const size_t last = text.rfind('\n', end - 2) + 1;
+  const std::string_view line = text.substr(last, end - 1 - last);
+  const size_t prefix = RepetitionPrefixBytes(line);
+  // Where the torn line first differs from the last whole one: before the prefix's end, it is of
+  // another repetition. Ending before then, it cannot tell, and counts as the same one.
+  const size_t same = static_cast<size_t>(
+      std::mismatch(torn.begin(), torn.end(), line.begin(), line.end()).first - torn.begin());
+  if (same < std::min(prefix, torn.size())) return end;
+  // The last repetition's lines: those, before the torn one, that start as the last whole one.
+  size_t start = last;
+  while (start > 1) {
+    const size_t before = text.rfind('\n', start - 2) + 1;
+    if (text.substr(before, std::min(prefix, start - before)) != line.substr(0, prefix)) break;
+    start = before;
+  }
+  return start;
+}
+
+Result<ResultsAppend> OpenResultsForAppend(const std::string& path, bool whole_repetitions) {
   KT_ASSIGN_OR_RETURN(LinesAppend file, OpenLinesForAppend(path));
   ResultsAppend out{std::move(file.fd), {}, file.dropped_bytes};
+  if (whole_repetitions && !file.torn.empty()) {
+    const size_t keep = WholeRepetitionsBytes(file.text + file.torn);
+    if (keep < file.text.size()) {
+      out.dropped_bytes += file.text.size() - keep;
+      file.text.resize(keep);
+      if (::ftruncate(out.fd.get(), static_cast<off_t>(keep)) != 0) {
+        return ErrnoError("truncate " + path, errno);
+      }
+    }
+  }
   if (file.text.empty()) {  // new, or its header was torn
     KT_RETURN_IF_ERROR(WriteAll(out.fd.get(), std::string(kResultsHeader) + "\n", path));
   } else {
     auto parsed = ParseResultsCsv(file.text);
     if (!parsed.ok()) return parsed.status().WithContext(path);
     out.rows = std::move(parsed->rows);
-    // The torn line of the last repetition leaves that repetition in part: its lines go too, so
-    // that it is measured (or, on the host, fetched) again whole.
-    std::string_view text = file.text;
-    size_t start = text.size() - 1;  // each step back: the end of the line before
-    for (size_t n = out.rows.empty() ? 0 : out.rows.back().values.size(); n > 0; --n) {
-      start = text.rfind('\n', start - 1);
-    }
-    const size_t last = text.rfind('\n', text.size() - 2) + 1;
-    if (!file.torn.empty() && !out.rows.empty() &&
-        SameRepetitionAsTorn(text.substr(last, text.size() - 1 - last), file.torn)) {
-      out.dropped_bytes += text.size() - (start + 1);
-      out.rows.pop_back();
-      if (::ftruncate(out.fd.get(), static_cast<off_t>(start + 1)) != 0) {
-        return ErrnoError("truncate " + path, errno);
-      }
-    }
   }
   if (::fdatasync(out.fd.get()) != 0) return ErrnoError("fsync " + path, errno);
   return out;

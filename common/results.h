@@ -128,17 +128,27 @@ struct ResultsFile {
 // '\n' is counted in torn_lines and not parsed; any other malformed line is an error naming it.
 Result<ResultsFile> ParseResultsCsv(std::string_view text);
 
+// How much of a journal's text holds whole repetitions (pure): all of it but an unterminated last
+// line (a writer died mid-write) and, when that line may be of the last repetition, that
+// repetition's lines too, which the write left in part. The torn line is of the last repetition
+// when it starts with the bytes that name it (every line of a repetition starts alike); one too
+// short to tell counts as of it, so that the repetition is measured again rather than kept in
+// part.
+size_t WholeRepetitionsBytes(std::string_view text);
+
 // A results file opened to append rows to, as the agent's journal and khost's copy of a run both
 // are: a new or empty file gets the header; an existing one keeps its rows (returned) and loses
 // an unterminated last line, which a writer that died mid-row left (that row was never made
 // durable, so never sent): the file is cut back to its last complete line before anything is
-// appended.
+// appended. With `whole_repetitions` (the agent's journal, whose repetitions the agent measures
+// again when they are missing), it is cut back to WholeRepetitionsBytes; khost's copy keeps a
+// repetition's whole lines, which the agent's replay completes value by value.
 struct ResultsAppend {
   ScopedFd fd;  // O_APPEND
   std::vector<RepetitionRow> rows;
-  uint64_t dropped_bytes = 0;  // of a torn last line
+  uint64_t dropped_bytes = 0;  // of what was cut
 };
-Result<ResultsAppend> OpenResultsForAppend(const std::string& path);
+Result<ResultsAppend> OpenResultsForAppend(const std::string& path, bool whole_repetitions);
 
 // Run ids name directories and files on both sides: 1-64 characters from [A-Za-z0-9_.-], not
 // starting with '.'.

@@ -13,7 +13,8 @@
 namespace ktune::agent {
 
 Result<std::unique_ptr<Journal>> Journal::Open(JournalFiles files, OnDurable on_durable) {
-  KT_ASSIGN_OR_RETURN(ResultsAppend results, OpenResultsForAppend(files.results));
+  KT_ASSIGN_OR_RETURN(ResultsAppend results,
+                      OpenResultsForAppend(files.results, /*whole_repetitions=*/true));
   // A frame the agent was writing when it died goes the way of a torn row.
   const std::string& frames = files.profiles;
   if (auto text = ReadFile(frames); text.ok()) {
@@ -92,7 +93,10 @@ Status Journal::WriteProfiles(const std::deque<Entry>& batch) {
 Result<std::vector<RepetitionRow>> Journal::ReadRows(const JournalFiles& files) {
   auto text = ReadFile(files.results);
   if (!text.ok()) return std::vector<RepetitionRow>();
-  KT_ASSIGN_OR_RETURN(ResultsFile file, ParseResultsCsv(*text));
+  // What Open would keep: no repetition a torn write left in part is sent, only to be measured
+  // again once the run goes on.
+  KT_ASSIGN_OR_RETURN(ResultsFile file, ParseResultsCsv(std::string_view(*text).substr(
+                                            0, WholeRepetitionsBytes(*text))));
   return std::move(file.rows);
 }
 

@@ -54,14 +54,16 @@ class Journal {
                                        const Profile* profile)>;
 
   // Opens the results file to append to (common/results.h: a new one gets the header; an
-  // existing one, of a run being resumed, keeps its rows and loses an unterminated last line),
-  // and cuts the profiles file back to its last whole frame.
+  // existing one, of a run being resumed, keeps its rows and loses an unterminated last line with
+  // the repetition it was of, which is then measured again), and cuts the profiles file back to
+  // its last whole frame.
   static Result<std::unique_ptr<Journal>> Open(JournalFiles files, OnDurable on_durable);
   // The rows the file held when opened.
   const std::vector<RepetitionRow>& rows_before() const { return rows_before_; }
 
   // What the journal in `files` holds, for a host fetching the run: its rows (none before the
-  // first; a torn last line is left out; a file that does not parse is an error), and its
+  // first; a torn last line is left out with the repetition it was of, as Open cuts them; a file
+  // that does not parse is an error), and its
   // profiles as the SampleProfile messages that went with their rows (a torn last frame is left
   // out).
   static Result<std::vector<RepetitionRow>> ReadRows(const JournalFiles& files);

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <filesystem>
@@ -66,11 +67,11 @@ bool Ended(long pid) {
 void StopAgent(long pid) {
   ::kill(static_cast<pid_t>(pid), SIGTERM);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  bool killed = false;
   while (!Ended(pid)) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      ::kill(static_cast<pid_t>(pid), SIGKILL);
-      ::waitpid(static_cast<pid_t>(pid), nullptr, 0);
-      return;
+    if (!killed && std::chrono::steady_clock::now() > deadline) {
+      ::kill(static_cast<pid_t>(pid), SIGKILL);  // then it ends at once, child of ours or not
+      killed = true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -124,6 +125,8 @@ Status LocalAgent::Start(const std::string& agentd_path) {
   // Its messages go to a log beside the store, not to this command's terminal or pipe, which the
   // agent may outlive (a `khost run | tee` would wait for it).
   const std::string log = store_ + ".log";
+  std::error_code ec;
+  const uintmax_t log_before = fs::exists(log, ec) ? fs::file_size(log, ec) : 0;
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, write_end.get(), 1);
   posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -155,10 +158,12 @@ Status LocalAgent::Start(const std::string& agentd_path) {
   if (at == std::string::npos) {
     ::waitpid(pid, nullptr, 0);
     if (line.empty()) {
-      const Result<std::string> said = ReadFile(log);
+      const Result<std::string> said = ReadFile(log);  // what this agent said, not earlier ones
       return Unavailable("local agentd exited before listening: " +
-                         (said.ok() ? LastLine(*said) : said.status().message()) + " (" + log +
-                         ")");
+                         (said.ok()
+                              ? LastLine(said->substr(std::min<size_t>(log_before, said->size())))
+                              : said.status().message()) +
+                         " (" + log + ")");
     }
     return ProtocolError("unexpected agentd output: " + line);
   }

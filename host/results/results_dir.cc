@@ -67,7 +67,7 @@ MergedRows MergeRepetitions(const std::vector<RepetitionRow>& rows) {
 
 Result<ResultsWriter> ResultsWriter::Open(const std::string& path) {
   KT_RETURN_IF_ERROR(MakeDirs(fs::path(path).parent_path().string()));
-  KT_ASSIGN_OR_RETURN(ResultsAppend file, OpenResultsForAppend(path));
+  KT_ASSIGN_OR_RETURN(ResultsAppend file, OpenResultsForAppend(path, /*whole_repetitions=*/false));
   return ResultsWriter(path, std::move(file));
 }
 

@@ -49,7 +49,7 @@ MergedRows MergeRepetitions(const std::vector<RepetitionRow>& rows);
 
 // Appends rows to one run's file (OpenResultsForAppend: created with its header, or, for a run
 // fetched or resumed, keeping its rows, merged as MergeRepetitions does, and losing a torn last
-// line). Each row is written as it arrives, so it survives khost being killed. What is present is
+// line but no whole one: the agent's replay completes a repetition held in part). Each row is written as it arrives, so it survives khost being killed. What is present is
 // decided per value: of a repetition the file holds, only the values it lacks are written.
 // Finish() fsyncs. (The agent's own copy is fsynced row by row.)
 class ResultsWriter {
@@ -69,7 +69,7 @@ class ResultsWriter {
   const std::string& path() const { return path_; }
   // One per repetition, in the order of their first lines in the file.
   const std::vector<RepetitionRow>& rows() const { return rows_; }
-  uint64_t dropped_bytes() const { return dropped_bytes_; }  // of a torn last line
+  uint64_t dropped_bytes() const { return dropped_bytes_; }  // of a torn last line, cut
 
  private:
   ResultsWriter(std::string path, ResultsAppend file);

@@ -21,6 +21,7 @@
 #include "host/search/search_files.h"
 #include "host/strategy/space.h"
 #include "host/tune/variant_build.h"
+#include "host/util/subprocess.h"
 #include "protocol/convert.h"
 
 namespace ktune::host {
@@ -226,6 +227,10 @@ Result<std::vector<Evaluation>> Searcher::Evaluate(const std::vector<Config>& co
     setup.meta.agent = session.conn->where();
     setup.meta.cpu = DescribeCpu(agent_plan->cpu);
     setup.say_system_warnings = batch == 0;
+    setup.how_to_resume =
+        CommandLine({"khost", "tune", plan.spec.path, "--root", tune.root, "--resume", "--search",
+                     std::filesystem::path(path).stem().string()}) +
+        " continues the search, with this batch's run as the agent measured it";
     setup.request = MakeRunRequest(measure, dir, BundleId(manifest), run_id);
     wire::Envelope ask;
     *ask.mutable_run_request() = *setup.request;

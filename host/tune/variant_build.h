@@ -97,7 +97,9 @@ struct VariantBuild {
 std::string UndefinedSymbol(std::string_view link_output);
 
 // Builds `jobs` with `parallel` workers; a failing variant does not stop the others, but for a
-// link that lacks the kernel (kernel_undefined): the jobs not started yet are then skipped.
+// link that lacks the kernel (kernel_undefined): the jobs not started yet are then skipped (a
+// kernel that an #if leaves out of one configuration only stops the others too: its spec is
+// then to fix).
 // `done` is called (one call at a time) as each variant finishes.
 std::vector<VariantBuild> BuildVariants(
     const KernelSpec& spec, const Toolchain& toolchain, const std::vector<VariantJob>& jobs,

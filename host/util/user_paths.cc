@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <filesystem>
 
+#include "common/strings.h"
+
 namespace ktune::host {
 namespace fs = std::filesystem;
 
@@ -32,6 +34,18 @@ Result<fs::path> FollowLinks(const fs::path& path) {
   }
 }
 
+// The descriptor a path names among this process's own, -1 for any other path.
+int OwnDescriptor(const std::string& path) {
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (const std::string_view dir : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (!path.starts_with(dir)) continue;
+    const Result<int> fd = ParseInt(std::string_view(path).substr(dir.size()));
+    if (fd.ok() && *fd >= 0) return *fd;
+  }
+  return -1;
+}
+
 bool Inside(const fs::path& path, const fs::path& root) {
   auto p = path.begin();
   for (auto r = root.begin(); r != root.end(); ++r, ++p) {
@@ -48,7 +62,9 @@ Result<std::pair<fs::path, fs::path>> ResolveBeneath(const std::string& root,
                                                      const std::string& rel, bool must_exist) {
   std::error_code ec;
   const fs::path canonical_root = fs::canonical(root, ec);
-  if (ec && !must_exist && !fs::exists(root)) return std::make_pair(fs::path(), fs::path());
+  if (ec && !must_exist && !fs::exists(root, ec) && !ec) {
+    return std::make_pair(fs::path(), fs::path());
+  }
   if (ec) return NotFound("cannot resolve " + root + ": " + ec.message());
   const fs::path relative = fs::path(rel).lexically_normal();
   if (relative.is_absolute() || relative.empty() || *relative.begin() == "..") {
@@ -81,6 +97,9 @@ Result<std::pair<fs::path, fs::path>> ResolveBeneath(const std::string& root,
 }  // namespace
 
 Status WriteUserFile(const std::string& path, std::string_view bytes) {
+  // One of this process's own descriptors (/dev/stdout, /dev/fd/1, /proc/self/fd/1): written
+  // through it, as bash does, so that `-o /dev/stdout >> log` appends to log, never replaces it.
+  if (const int fd = OwnDescriptor(path); fd >= 0) return WriteAll(fd, bytes, path);
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {  // the kernel follows every link: none, or dangling
     if (errno != ENOENT) return ErrnoError("stat " + path, errno);

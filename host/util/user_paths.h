@@ -13,11 +13,12 @@
 namespace ktune::host {
 
 // Writes `bytes` to the path a user named (khost report -o, a spec that --apply-best rewrites).
-// A symbolic link is followed to what it names (a dangling one: that file is created), as `>`
-// does; what is there then decides how: a regular file, or none, is replaced atomically
-// (WriteFileAtomic: a reader sees the old or the new content, and a regular file keeps its mode);
-// anything else (a character device such as /dev/null or /dev/stdout, a FIFO) is opened and
-// written as it is, never replaced; a directory is an error naming it.
+// One of khost's own descriptors (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N) is
+// written through, as bash does; otherwise a symbolic link is followed to what it names (a
+// dangling one: that file is created), as `>` does, and what is there then decides how: a
+// regular file, or none, is replaced atomically (WriteFileAtomic: a reader sees the old or the
+// new content, and a regular file keeps its mode); anything else (a device such as /dev/null, a
+// FIFO) is opened and written as it is, never replaced; a directory is an error naming it.
 Status WriteUserFile(const std::string& path, std::string_view bytes);
 
 // Opens the regular file `rel` (relative, as ValidateBundlePath accepts) read-only under `root`:

@@ -120,5 +120,26 @@ TEST_CASE("khost commands given no agent share one local agent; their runs queue
   CHECK_FALSE(fs::exists(store + ".address"));
 }
 
+// Found in review (issue 33): khost joined, and the last command stopped, whatever agentd held
+// the local store, one started by hand too.
+TEST_CASE("an agentd started by hand on the local agent's store is neither joined nor stopped") {
+  test::TempDir tmp;
+  const std::string root = tmp.path() + "/work";
+  test::MakeKernelDir(root, "k", {{"ok.elf", {{"B", 0}}, {}}});
+  const std::string store = tmp.path() + "/cache/ktune/local-agent";
+  test::AgentProcess by_hand(store);
+  auto r = test::RunKhost({"run", "k", "--root", root, "--reps", "1", "--warmup", "0"}, tmp.path());
+  CHECK(r.exit_code == 1);
+  CHECK(r.err == "khost run: agentd pid " + std::to_string(by_hand.pid()) +
+                     " holds the local agent's store " + store +
+                     ", but no khost command knows its address (started by hand, or by a khost "
+                     "that died as it started it): stop it, or give --agent\n");
+  CHECK(host::AgentHoldingStore(store) == by_hand.pid());
+  auto named = test::RunKhost({"run", "k", "--root", root, "--reps", "1", "--warmup", "0",
+                               "--agent", by_hand.address().ToString()},
+                              tmp.path());
+  CHECK_MESSAGE(named.exit_code == 0, named.err);
+}
+
 }  // namespace
 }  // namespace ktune

@@ -171,7 +171,7 @@ TEST_CASE("a results file opened for append: a new one gets the header, an old o
   TempResults t;
   const std::string header = std::string(kResultsHeader) + "\n";
   {
-    auto f = OpenResultsForAppend(t.path);
+    auto f = OpenResultsForAppend(t.path, /*whole_repetitions=*/true);
     REQUIRE(f.ok());
     CHECK(f->rows.empty());
     CHECK(f->dropped_bytes == 0);
@@ -180,7 +180,7 @@ TEST_CASE("a results file opened for append: a new one gets the header, an old o
                 .ok());
   }
   const std::string before = ReadFile(t.path).value();
-  auto f = OpenResultsForAppend(t.path);
+  auto f = OpenResultsForAppend(t.path, /*whole_repetitions=*/true);
   REQUIRE(f.ok());
   REQUIRE(f->rows.size() == 2);
   CHECK(f->rows[0].variant_index == 0);
@@ -195,7 +195,7 @@ TEST_CASE("a torn last row is cut from the results file; the next row starts its
   const std::string whole = std::string(kResultsHeader) + "\n" + ToCsvLines(SampleRow(0, 0));
   // Torn past its start time: the next repetition's line, so the last whole one stays.
   REQUIRE(WriteFileAtomic(t.path, whole + ToCsvLines(SampleRow(0, 1)).substr(0, 150)).ok());
-  auto f = OpenResultsForAppend(t.path);
+  auto f = OpenResultsForAppend(t.path, /*whole_repetitions=*/true);
   REQUIRE(f.ok());
   CHECK(f->rows.size() == 1);
   CHECK(f->dropped_bytes == 150);
@@ -218,7 +218,7 @@ TEST_CASE("a torn line of the last repetition takes that repetition with it") {
   const size_t two_lines = second.find('\n', second.find('\n') + 1) + 1;
   // Two whole lines of repetition 1, then its third torn: repetition 1 goes whole.
   REQUIRE(WriteFileAtomic(t.path, head + second.substr(0, two_lines + 200)).ok());
-  auto f = OpenResultsForAppend(t.path);
+  auto f = OpenResultsForAppend(t.path, /*whole_repetitions=*/true);
   REQUIRE(f.ok());
   REQUIRE(f->rows.size() == 1);
   CHECK(f->rows[0].repetition == 0);
@@ -227,23 +227,41 @@ TEST_CASE("a torn line of the last repetition takes that repetition with it") {
   // A torn line too short to tell whose it is (it holds no start time yet) counts as the last
   // repetition's: repetition 0 is measured again, nothing is taken for whole that may not be.
   REQUIRE(WriteFileAtomic(t.path, head + second.substr(0, 30)).ok());
-  auto short_torn = OpenResultsForAppend(t.path);
+  auto short_torn = OpenResultsForAppend(t.path, /*whole_repetitions=*/true);
   REQUIRE(short_torn.ok());
   CHECK(short_torn->rows.empty());
   CHECK(ReadFile(t.path).value() == std::string(kResultsHeader) + "\n");
 }
 
+TEST_CASE("WholeRepetitionsBytes: a torn line takes the last repetition when it may be of it") {
+  const std::string head = std::string(kResultsHeader) + "\n";
+  const std::string rep0 = ToCsvLines(SampleRow(0, 0)), rep1 = ToCsvLines(SampleRow(0, 1));
+  const std::string text = head + rep0 + rep1;
+  CHECK(WholeRepetitionsBytes(text) == text.size());                           // nothing torn
+  CHECK(WholeRepetitionsBytes(head + "4,2") == head.size());                   // no row to take
+  CHECK(WholeRepetitionsBytes(text + "4,2026") == head.size() + rep0.size());  // can't tell
+  // A line of another repetition, torn past what differs (its start time): only it goes.
+  CHECK(WholeRepetitionsBytes(text + ToCsvLines(SampleRow(0, 2)).substr(0, 120)) == text.size());
+  CHECK(WholeRepetitionsBytes(text + ToCsvLines(SampleRow(1, 1)).substr(0, 120)) == text.size());
+  // Its own line, torn anywhere: the whole repetition goes, and only it.
+  for (size_t cut : {size_t{1}, size_t{60}, size_t{200}, rep1.find('\n') - 1}) {
+    CAPTURE(cut);
+    CHECK(WholeRepetitionsBytes(head + rep0 + rep1.substr(0, rep1.find('\n') + 1 + cut)) ==
+          head.size() + rep0.size());
+  }
+}
+
 TEST_CASE("a results file torn inside its header starts again with the header") {
   TempResults t;
   REQUIRE(WriteFileAtomic(t.path, std::string(kResultsHeader).substr(0, 20)).ok());
-  auto f = OpenResultsForAppend(t.path);
+  auto f = OpenResultsForAppend(t.path, /*whole_repetitions=*/true);
   REQUIRE(f.ok());
   CHECK(f->rows.empty());
   CHECK(f->dropped_bytes == 20);
   CHECK(ReadFile(t.path).value() == std::string(kResultsHeader) + "\n");
   // Something else than a results file is an error naming it, and is left as it was.
   REQUIRE(WriteFileAtomic(t.path, "not,results\n").ok());
-  auto bad = OpenResultsForAppend(t.path);
+  auto bad = OpenResultsForAppend(t.path, /*whole_repetitions=*/true);
   CHECK_FALSE(bad.ok());
   CHECK(bad.status().message().find(t.path) != std::string::npos);
   CHECK(ReadFile(t.path).value() == "not,results\n");

@@ -8,6 +8,9 @@
 
 #include <vector>
 
+#include "common/fs.h"
+#include "common/results.h"
+
 #include "tests/unit/temp_dir.h"
 
 namespace ktune::agent {
@@ -125,6 +128,25 @@ TEST_CASE("a reopened journal keeps its rows and appends after them") {
   REQUIRE(journal->Close().ok());
   CHECK(handed.repetitions == std::vector<uint32_t>{1});
   CHECK(RepetitionsIn(at.files) == std::vector<uint32_t>{0, 1});
+}
+
+// Found in review (issue 33): a write torn inside a repetition left its first values; the agent
+// replayed them to a fetching host, then measured the repetition again, so the host held two
+// measurements of it, one in part.
+TEST_CASE("a repetition a torn write left in part is neither replayed nor kept") {
+  const JournalDir at;
+  RepetitionRow two = Row(1);
+  two.values.push_back({kTaskClock, 5, "ns", 0, 0, ValueStatus::kOk});
+  two.values.push_back({"cycles", 0, "", 0, 0, ValueStatus::kNotSupported});
+  const std::string whole = std::string(kResultsHeader) + "\n" + ToCsvLines(Row(0));
+  const std::string lines = ToCsvLines(two);
+  REQUIRE(WriteFileAtomic(at.files.results, whole + lines.substr(0, lines.size() - 10)).ok());
+  CHECK(RepetitionsIn(at.files) == std::vector<uint32_t>{0});  // what a fetch replays
+  Handed handed;
+  auto journal = at.Open(handed);
+  REQUIRE(journal->rows_before().size() == 1);  // what the run measures again: repetition 1
+  REQUIRE(journal->Close().ok());
+  CHECK(ReadFile(at.files.results).value() == whole);
 }
 
 }  // namespace

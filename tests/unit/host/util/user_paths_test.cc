@@ -55,6 +55,13 @@ TEST_CASE("a user-named file is written as a shell's redirection would write it"
   char piped[16] = {};
   CHECK(::read(pipe_in.get(), piped, sizeof piped) == 6);
   CHECK(std::string(piped) == "seven\n");
+  // One of this process's descriptors on a regular file, opened to append (`>> log`): appended
+  // to through it, the file never replaced.
+  REQUIRE(WriteFileAtomic(tmp / "log", "old\n").ok());
+  auto log = OpenFile(tmp / "log", O_WRONLY | O_APPEND);
+  REQUIRE(log.ok());
+  REQUIRE(WriteUserFile("/dev/fd/" + std::to_string(log->get()), "new\n").ok());
+  CHECK(ReadFile(tmp / "log").value() == "old\nnew\n");
   // A character device: /dev/null stays the device.
   REQUIRE(WriteUserFile("/dev/null", "six\n").ok());
   CHECK(fs::is_character_file("/dev/null"));
