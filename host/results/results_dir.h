@@ -49,9 +49,10 @@ MergedRows MergeRepetitions(const std::vector<RepetitionRow>& rows);
 
 // Appends rows to one run's file (OpenResultsForAppend: created with its header, or, for a run
 // fetched or resumed, keeping its rows, merged as MergeRepetitions does, and losing a torn last
-// line but no whole one: the agent's replay completes a repetition held in part). Each row is written as it arrives, so it survives khost being killed. What is present is
-// decided per value: of a repetition the file holds, only the values it lacks are written.
-// Finish() fsyncs. (The agent's own copy is fsynced row by row.)
+// line but no whole one: the agent's replay completes a repetition held in part). Each row is
+// written as it arrives, so it survives khost being killed. What is present is decided per value:
+// of a repetition the file holds, only the values it lacks are written. Finish() fsyncs. (The
+// agent's own copy is fsynced row by row.)
 class ResultsWriter {
  public:
   // What Append did with a row.

@@ -349,9 +349,9 @@ TEST_CASE("a spec whose sources define no kernel stops at the first link, naming
   CHECK_FALSE(Contains(r.err, "lone_2_g_static_O2.elf failed to build"));
   CHECK(Contains(r.out, "built 0, up to date 0, failed 1, not built 7"));
   // Another symbol missing is a variant's own failure: every variant is still tried.
-  const std::string helper = t.OneFileKernel(
-      "helper", "param: BLOCK = 1 2 3\nshape: N=4\nargs: {N}\n",
-      "void helper(int n);\nint main(void) { helper(4); return 0; }\n");
+  const std::string helper =
+      t.OneFileKernel("helper", "param: BLOCK = 1 2 3\nshape: N=4\nargs: {N}\n",
+                      "void helper(int n);\nint main(void) { helper(4); return 0; }\n");
   auto each = t.TuneNative(helper, {"-j", "1"});
   CHECK(each.exit_code == 1);
   CHECK(Contains(each.out, "built 0, up to date 0, failed 3 in"));
