@@ -1,7 +1,7 @@
 // Fuzzes the results file reader, ParseResultsCsv (and through it CsvSplit, ParseParams,
 // Outcome::Parse, ParseValueStatus and the number parsers): agentd reads its journal back with it
 // for FetchRun and resume, khost its local copy for every report; both may have been cut or
-// edited.
+// edited. And WholeRepetitionsBytes, which decides how much of a torn journal agentd keeps.
 //
 // Input: the text of a results file.
 //
@@ -11,7 +11,10 @@
 //   torn line, and those rows written and read once more are the same rows: after one writing,
 //   reading and writing keep every row;
 // - when the text holds no '\r' (which the writer turns into a space), the rows parse back
-//   exactly as they were first read, values to the bit (a NaN to a NaN of the same sign).
+//   exactly as they were first read, values to the bit (a NaN to a NaN of the same sign);
+// - WholeRepetitionsBytes keeps whole lines only (all of the text when nothing is torn, else a
+//   prefix ending in '\n', or none), and the rows of that prefix are the text's rows, less at
+//   most its last repetition.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -66,8 +69,17 @@ bool SameRows(const std::vector<RepetitionRow>& a, const std::vector<RepetitionR
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ktune;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const size_t whole = WholeRepetitionsBytes(text);
+  FUZZ_CHECK(whole <= text.size());
+  FUZZ_CHECK(whole == 0 || text[whole - 1] == '\n');
+  if (!text.empty() && text.back() == '\n') FUZZ_CHECK(whole == text.size());
   auto file = ParseResultsCsv(text);
   if (!file.ok()) return 0;
+  if (auto kept = ParseResultsCsv(text.substr(0, whole)); kept.ok()) {
+    FUZZ_CHECK(kept->torn_lines == 0);
+    FUZZ_CHECK(kept->rows.size() + 1 >= file->rows.size() &&
+               kept->rows.size() <= file->rows.size());
+  }
   FUZZ_CHECK(file->torn_lines == (!text.empty() && text.back() != '\n' ? 1u : 0u));
   for (const RepetitionRow& row : file->rows) FUZZ_CHECK(!row.values.empty());
 
