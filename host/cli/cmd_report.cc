@@ -10,8 +10,7 @@
 #include "host/cli/cli.h"
 #include "host/cli/command.h"
 #include "host/events/event_groups.h"
-#include "host/remote/agent_locator.h"
-#include "host/remote/run_receiver.h"
+#include "host/measure/run_service.h"
 #include "host/report/compare.h"
 #include "host/report/json_model.h"
 #include "host/report/report.h"
@@ -71,29 +70,15 @@ Status ExecuteCompare(const ReportRequest& req, const std::string& run_dir, std:
 // --fetch: the run's rows that the agent's journal holds into the local file (the newest local
 // run, or --run's, which need not be here yet).
 Status Fetch(const ReportRequest& req, const std::string& run_dir) {
-  ReceiveSetup setup;
-  setup.command = "khost report";
-  std::string run_id = req.run_id;
-  if (run_id.empty()) {
-    KT_ASSIGN_OR_RETURN(setup.results_path, FindRunFile(run_dir, ""));
-    run_id = std::filesystem::path(setup.results_path).stem().string();
-  } else {
-    KT_RETURN_IF_ERROR(ValidateRunId(run_id));
-    setup.results_path = ResultsPath(run_dir, run_id);
-  }
-  if (auto meta = ReadRunMeta(RunMetaPath(setup.results_path)); meta.ok()) {
-    setup.meta = std::move(meta).value();
-  } else {
-    setup.meta.run_id = run_id;
-    setup.meta.kernel = req.kernel;
-  }
-  KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(req.agent, req.token_file));
-  if (setup.meta.agent.empty()) setup.meta.agent = session.conn->where();
-  wire::Envelope ask;
-  ask.mutable_fetch_run()->set_run_id(run_id);
-  KT_ASSIGN_OR_RETURN(const ReceivedRun got, ReceiveRun(*session.conn, ask, std::move(setup)));
-  std::cerr << "khost report: fetched run " << run_id << ": " << got.rows_new << " new rows, "
-            << got.rows.size() << " of " << got.rows_planned
+  KT_ASSIGN_OR_RETURN(const ReceivedRun got, FetchRun({.command = "khost report",
+                                                       .kernel = req.kernel,
+                                                       .run_dir = run_dir,
+                                                       .run_id = req.run_id,
+                                                       .agent = req.agent,
+                                                       .token_file = req.token_file}));
+  std::cerr << "khost report: fetched run " << std::filesystem::path(got.run.path).stem().string()
+            << ": " << got.rows_new << " new rows, " << got.run.rows.size() << " of "
+            << got.rows_planned
             << (got.complete ? " (complete)"
                              : " (not complete: khost run --resume measures the rest)")
             << "\n";

@@ -3,15 +3,13 @@
 // then writes the seed's perf_stats.csv (configs.json's perf_files.stat) and prints the table.
 // khost run <kernel> --resume: the same for a run that stopped early, from the rows the agent's
 // journal holds; the agent measures only what is missing.
-// khost run <kernel> --agents a,b: the variants spread over several agents (host/remote/sweep.h).
+// khost run <kernel> --agents a,b: the variants spread over several agents (host/measure/sweep.h).
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
-#include <random>
-#include <set>
 
 #include "common/events.h"
 #include "common/fs.h"
@@ -19,9 +17,7 @@
 #include "host/cli/cli.h"
 #include "host/cli/command.h"
 #include "host/cli/measure_options.h"
-#include "host/remote/agent_locator.h"
-#include "host/remote/run_receiver.h"
-#include "host/remote/sweep.h"
+#include "host/measure/run_service.h"
 #include "host/report/report.h"
 #include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"
@@ -107,10 +103,10 @@ Result<RunOptions> ParseRunArgs(const Args& args) {
 namespace {
 
 // How khost run ends, for a new run and a resumed one: the seed's perf_stats.csv (configs.json's
-// perf_files.stat) and the table, from the run's file.
-Status Conclude(const KernelDir& dir, const std::string& kernel, const std::string& results_path,
-                bool sampled) {
-  KT_ASSIGN_OR_RETURN(const LoadedRun run, LoadRun(dir.run_dir, results_path));
+// perf_files.stat) and the table, from the rows and metadata the run service received.
+Status Conclude(const KernelDir& dir, const std::string& kernel, const ReceivedRun& got) {
+  const LoadedRun& run = got.run;
+  if (run.rows.empty()) return NotFound(run.path + " holds no results");
   PrintRunWarnings("run", run);
   RunReport report = BuildReport(run.rows, run.metrics);
   AddRace(run, &report);
@@ -118,14 +114,14 @@ Status Conclude(const KernelDir& dir, const std::string& kernel, const std::stri
     KT_RETURN_IF_ERROR(CheckBeneath(dir.root, dir.perf_stat_path));
     const std::string path = dir.root + "/" + dir.perf_stat_path;
     KT_RETURN_IF_ERROR(MakeDirs(std::filesystem::path(path).parent_path().string()));
-    KT_ASSIGN_OR_RETURN(const std::vector<VariantSamples> symbolized,
-                        LoadRunSamples(run.path, run.rows, dir.root, KernelSymbol(kernel)));
+    const std::vector<VariantSamples> symbolized =
+        SymbolizeRun(got.profiles, run.rows, dir.root, KernelSymbol(kernel));
     KT_RETURN_IF_ERROR(WriteUserFile(
         path, RenderPerfStats(report, KernelPeriodColumns(symbolized, KernelSymbol(kernel)))));
     std::cerr << "khost run: wrote " << path << "\n";
   }
   std::cout << RenderTable(report, false, ConsoleWidth(false));
-  if (sampled) {
+  if (got.sampled) {
     std::cerr << "khost run: samples in " << SamplesPath(run.path)
               << " (khost report --samples, --annotate VARIANT)\n";
   }
@@ -142,32 +138,8 @@ Status Conclude(const KernelDir& dir, const std::string& kernel, const std::stri
   return Status::Ok();
 }
 
-// The sessions of the agents named (one, for --agent or none), in order.
-Result<std::vector<SweepAgent>> OpenAgents(const std::vector<std::string>& names,
-                                           const std::string& token_file) {
-  std::vector<SweepAgent> agents;
-  for (const std::string& name : names) {
-    KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(name, token_file));
-    agents.push_back({name, std::move(session), {}});
-  }
-  return agents;
-}
-
-// How a run of several agents is described in its metadata: "a, b" and the CPU of each kind.
-void DescribeAgents(const std::vector<SweepAgent>& agents, const std::vector<AgentPlan>& plans,
-                    RunMeta& meta) {
-  std::vector<std::string> names, cpus;
-  for (size_t i = 0; i < agents.size(); ++i) {
-    names.push_back(agents.size() == 1 ? agents[i].session.conn->where() : agents[i].session.name);
-    const std::string cpu = DescribeCpu(plans[i].cpu);
-    if (std::find(cpus.begin(), cpus.end(), cpu) == cpus.end()) cpus.push_back(cpu);
-  }
-  meta.agent = Join(names, ", ");
-  meta.cpu = Join(cpus, "; ");
-}
-
 // Said after an error that cut a run short.
-std::string HowToResume(const RunOptions& opts, const std::string& run_id) {
+std::string HowToResumeRun(const RunOptions& opts, const std::string& run_id) {
   std::vector<std::string> argv = {"khost", "run", opts.kernel};
   if (opts.root != ".") argv.insert(argv.end(), {"--root", opts.root});
   argv.insert(argv.end(), {"--resume", "--run", run_id});
@@ -176,72 +148,25 @@ std::string HowToResume(const RunOptions& opts, const std::string& run_id) {
   return CommandLine(argv) + " fetches what the agent measured and measures the rest";
 }
 
-// khost run --resume of a run on one agent: its rows from the agent, which measures only what its
-// journal lacks.
-Result<ReceivedRun> ResumeOne(const RunOptions& opts, ReceiveSetup setup) {
-  const std::string run_id = setup.meta.run_id, measured_on = setup.meta.agent;
-  KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(opts.agent, opts.token_file));
-  if (setup.meta.agent.empty()) setup.meta.agent = session.conn->where();
-  wire::Envelope ask;
-  ask.mutable_fetch_run()->set_run_id(run_id);
-  ask.mutable_fetch_run()->set_resume(true);
-  auto got = ReceiveRun(*session.conn, ask, std::move(setup));
-  if (!got.ok() && got.status().code() == ErrorCode::kNotFound && !measured_on.empty()) {
-    return got.status().WithContext("run " + run_id + " was measured on " + measured_on);
-  }
-  return got;
-}
-
 // khost run --resume: the rows of a run stopped early, and what it lacks, measured as it was asked.
 Status ExecuteResume(const RunOptions& opts, const KernelDir& dir) {
-  ReceiveSetup setup;
-  setup.command = "khost run";
-  KT_ASSIGN_OR_RETURN(setup.results_path, FindRunFile(dir.run_dir, opts.run_id));
-  const std::string run_id = std::filesystem::path(setup.results_path).stem().string();
-  if (auto meta = ReadRunMeta(RunMetaPath(setup.results_path)); meta.ok()) {
-    setup.meta = std::move(meta).value();
-  } else {
-    setup.meta.run_id = run_id;
-    setup.meta.kernel = opts.kernel;
-  }
-  // A sweep whose every variant arrived may still have journals to merge, of shards moved away.
-  const bool unmerged = std::any_of(setup.meta.shards.begin(), setup.meta.shards.end(),
-                                    [](const RunMeta::Shard& s) { return s.state == "moved"; });
-  if (setup.meta.complete && !unmerged) {
-    return InvalidArgument("run " + run_id + " is complete; nothing to resume");
-  }
-  setup.show_progress = ::isatty(2);
-  setup.how_to_resume = HowToResume(opts, run_id);
-  const Result<ReceivedRun> got = setup.meta.shards.empty()
-                                      ? ResumeOne(opts, std::move(setup))
-                                      : ResumeSweep(dir, opts.token_file, std::move(setup));
-  if (!got.ok()) return got.status();
-  const std::string results_path = ResultsPath(dir.run_dir, run_id);
-  std::cerr << "khost run: resumed run " << run_id << ": " << got->rows_new << " new rows, "
-            << got->rows.size() << " of " << got->rows_planned << " in " << results_path << "\n";
-  return Conclude(dir, opts.kernel, results_path, got->sampled);
-}
-
-// Each agent's plan; the agents must be of one CPU fingerprint (unless --allow-mixed) and make
-// the same events of --events.
-Result<std::vector<AgentPlan>> PlanAgents(const RunOptions& opts, const KernelDir& dir,
-                                          const std::vector<SweepAgent>& agents) {
-  std::vector<AgentPlan> plans;
-  std::vector<std::pair<std::string, std::string>> fingerprints;
-  for (const SweepAgent& a : agents) {
-    KT_ASSIGN_OR_RETURN(AgentPlan plan, PrepareAgent(opts, dir, a.session));
-    fingerprints.emplace_back(a.session.name, CpuFingerprint(plan.cpu));
-    plans.push_back(std::move(plan));
-  }
-  KT_RETURN_IF_ERROR(CheckFingerprints(fingerprints, opts.allow_mixed));
-  for (const AgentPlan& plan : plans) {
-    if (plan.selection.events != plans[0].selection.events) {
-      return InvalidArgument("the agents' CPUs make different events of --events (" +
-                             Join(plans[0].selection.events, ",") + " and " +
-                             Join(plan.selection.events, ",") + "); name the events");
-    }
-  }
-  return plans;
+  KT_ASSIGN_OR_RETURN(
+      const ReceivedRun got,
+      FetchRun({.command = "khost run",
+                .kernel = opts.kernel,
+                .run_dir = dir.run_dir,
+                .run_id = opts.run_id,
+                .resume = true,
+                .refuse_complete = true,
+                .agent = opts.agent,
+                .token_file = opts.token_file,
+                .dir = &dir,
+                .show_progress = ::isatty(2) != 0,
+                .how_to_resume = [&](const std::string& id) { return HowToResumeRun(opts, id); }}));
+  std::cerr << "khost run: resumed run " << std::filesystem::path(got.run.path).stem().string()
+            << ": " << got.rows_new << " new rows, " << got.run.rows.size() << " of "
+            << got.rows_planned << " in " << got.run.path << "\n";
+  return Conclude(dir, opts.kernel, got);
 }
 
 }  // namespace
@@ -292,43 +217,24 @@ Status ExecuteRun(const RunOptions& opts) {
                   [&](const KernelVariant& v) { return v.shape != dir.variants.front().shape; })) {
     return InvalidArgument(kAdaptiveShapes);
   }
-  KT_ASSIGN_OR_RETURN(Manifest manifest, BuildManifest(dir));
+  KT_ASSIGN_OR_RETURN(const Manifest manifest, BuildManifest(dir));
   const std::vector<std::string> names =
       opts.agents.empty() ? std::vector<std::string>{opts.agent} : opts.agents;
   KT_ASSIGN_OR_RETURN(std::vector<SweepAgent> agents, OpenAgents(names, opts.token_file));
-  KT_ASSIGN_OR_RETURN(const std::vector<AgentPlan> plans, PlanAgents(opts, dir, agents));
-  // One agent gets the bundle now, its errors khost run's; the agents of a sweep each get it on
-  // their own thread.
-  const bool sweep = agents.size() > 1;
-  if (!sweep) KT_RETURN_IF_ERROR(PushBundle(*agents[0].session.conn, manifest, dir.root).status());
-
-  const std::string run_id = NewRunId();
-  RunOptions measured = opts;
-  measured.events = plans[0].selection.events;
-  if (!measured.seed) measured.seed = std::random_device{}();
-  ReceiveSetup setup;
-  setup.command = "khost run";
-  setup.results_path = ResultsPath(dir.run_dir, run_id);
-  setup.meta = NewRunMeta(run_id, opts.kernel, opts, *measured.seed, plans[0]);
-  DescribeAgents(agents, plans, setup.meta);
-  setup.request = MakeRunRequest(measured, dir, BundleId(manifest), run_id);
-  setup.show_progress = ::isatty(2);
-  setup.how_to_resume = HowToResume(opts, run_id);
-  SweepSetup sweep_setup{*setup.request, sweep ? &manifest : nullptr, dir.root,
-                         PlanShards(run_id, dir.variants.size(), agents.size())};
-  if (sweep) {
-    setup.meta.agents = names;
-    setup.meta.shards = sweep_setup.shards;
-    KT_RETURN_IF_ERROR(WriteSweepRequest(setup.results_path, *setup.request));
-  }
-  const std::string results_path = setup.results_path;
-  KT_ASSIGN_OR_RETURN(std::unique_ptr<RunSink> sink, RunSink::Open(std::move(setup)));
-  const Result<bool> complete = RunSweep(agents, std::move(sweep_setup), *sink);
+  KT_ASSIGN_OR_RETURN(const std::vector<AgentPlan> plans,
+                      PlanAgents(opts, dir, agents, opts.allow_mixed));
   KT_ASSIGN_OR_RETURN(const ReceivedRun got,
-                      sink->Finish(complete.status(), complete.ok() && *complete));
-  std::cerr << "khost run: " << got.rows.size() << (got.rows.size() == 1 ? " row in " : " rows in ")
-            << results_path << "\n";
-  return Conclude(dir, opts.kernel, results_path, got.sampled);
+                      MeasureRun(agents, plans, dir, manifest,
+                                 {.command = "khost run",
+                                  .measure = opts,
+                                  .show_progress = ::isatty(2) != 0,
+                                  .how_to_resume = [&](const std::string& id) {
+                                    return HowToResumeRun(opts, id);
+                                  }}));
+  const size_t rows = got.run.rows.size();
+  std::cerr << "khost run: " << rows << (rows == 1 ? " row in " : " rows in ") << got.run.path
+            << "\n";
+  return Conclude(dir, opts.kernel, got);
 }
 
 int RunMain(const Args& args) {

@@ -12,9 +12,9 @@
 #include "common/racing.h"
 #include "common/status.h"
 #include "host/corpus/corpus.h"
+#include "host/measure/run_request.h"
 #include "host/remote/agent_registry.h"
 #include "host/remote/deploy.h"
-#include "host/remote/run_request.h"
 #include "host/report/table.h"
 #include "host/search/search.h"
 #include "host/tune/tune_run.h"
@@ -70,7 +70,7 @@ struct RunOptions : MeasureOptions {
   std::string kernel;
   std::string root = ".";
   std::string agent;
-  std::vector<std::string> agents;  // --agents: a sweep spread over them (host/remote/sweep.h)
+  std::vector<std::string> agents;  // --agents: a sweep spread over them (host/measure/sweep.h)
   bool allow_mixed = false;         // agents of several CPU fingerprints in one sweep
   std::string token_file;
   bool resume = false;  // fetch an earlier run and measure what it lacks, as it was asked

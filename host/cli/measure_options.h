@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "host/remote/run_request.h"
+#include "host/measure/run_request.h"
 
 namespace ktune::host {
 

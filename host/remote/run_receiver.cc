@@ -263,7 +263,13 @@ Result<ReceivedRun> RunSink::Finish(Status status, bool agents_complete) {
     return Status(status.code(), status.message() + " (" + setup_.how_to_resume + ")");
   }
   ReceivedRun out;
-  out.rows = writer_.rows();
+  out.run.path = writer_.path();
+  out.run.rows = writer_.rows();
+  out.run.duplicate_lines = writer_.duplicate_lines();
+  out.run.first_duplicate_line = writer_.first_duplicate_line();
+  KT_ASSIGN_OR_RETURN(out.run.metrics, MetricDefsOf(setup_.meta, meta_path_));
+  out.run.meta = setup_.meta;
+  if (samples_) out.profiles = samples_->records();
   out.rows_new = rows_new_;
   out.rows_planned = Total();
   out.complete = setup_.meta.complete;

@@ -3,7 +3,7 @@
 // each row at once (of a repetition the file holds, only the values it lacks), profiles beside
 // them, the run's metadata (the agent's system check too) -- with the progress line, a note on each
 // failing variant and the system check's warnings as the run starts. One
-// RunSink takes one agent's stream, or those of all the shards of a sweep (host/remote/sweep.h) at
+// RunSink takes one agent's stream, or those of all the shards of a sweep (host/measure/sweep.h) at
 // once.
 #pragma once
 
@@ -38,12 +38,15 @@ struct ReceiveSetup {
   std::string how_to_resume = "";
 };
 
+// What a run's file holds once its stream ended, as a reader would load it (host/results
+// LoadRun) but without reading back what was just written.
 struct ReceivedRun {
-  std::vector<RepetitionRow> rows;  // every row of the local file
-  size_t rows_new = 0;              // written by this call
-  size_t rows_planned = 0;          // the plan's rows
-  bool complete = false;            // the agent measured every row of its plan
-  bool sampled = false;             // the run has a samples file
+  LoadedRun run;                        // every row of the local file, the metadata, the metrics
+  std::vector<ProfileRecord> profiles;  // every profile of its samples file
+  size_t rows_new = 0;                  // written by this call
+  size_t rows_planned = 0;              // the plan's rows
+  bool complete = false;                // the agent measured every row of its plan
+  bool sampled = false;                 // the run has a samples file
 };
 
 // What arrived of one stream: the rows each of its variants should have (known once the agent

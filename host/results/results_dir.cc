@@ -73,7 +73,10 @@ Result<ResultsWriter> ResultsWriter::Open(const std::string& path) {
 
 ResultsWriter::ResultsWriter(std::string path, ResultsAppend file)
     : path_(std::move(path)), fd_(std::move(file.fd)), dropped_bytes_(file.dropped_bytes) {
-  rows_ = MergeRepetitions(file.rows).rows;  // the readers say what was dropped
+  MergedRows merged = MergeRepetitions(file.rows);  // the readers say what was dropped
+  rows_ = std::move(merged.rows);
+  duplicate_lines_ = merged.duplicate_lines;
+  first_duplicate_line_ = merged.first_duplicate_line;
   for (size_t i = 0; i < rows_.size(); ++i)
     index_.emplace(std::make_pair(rows_[i].run_id, KeyOf(rows_[i])), i);
 }
@@ -290,12 +293,18 @@ Result<LoadedRun> LoadRun(const std::string& kernel_run_dir, const std::string& 
   out.first_duplicate_line = merged.first_duplicate_line;
   out.torn_lines = file->torn_lines;
   if (auto meta = ReadRunMeta(RunMetaPath(out.path)); meta.ok()) {
-    for (const RunMeta::Metric& m : meta->metrics) {
-      auto def = MakeMetric(m.name, m.formula, m.group);
-      if (!def.ok()) return def.status().WithContext(RunMetaPath(out.path));
-      out.metrics.push_back(std::move(def).value());
-    }
+    KT_ASSIGN_OR_RETURN(out.metrics, MetricDefsOf(*meta, RunMetaPath(out.path)));
     out.meta = std::move(meta).value();
+  }
+  return out;
+}
+
+Result<std::vector<MetricDef>> MetricDefsOf(const RunMeta& meta, const std::string& where) {
+  std::vector<MetricDef> out;
+  for (const RunMeta::Metric& m : meta.metrics) {
+    auto def = MakeMetric(m.name, m.formula, m.group);
+    if (!def.ok()) return def.status().WithContext(where);
+    out.push_back(std::move(def).value());
   }
   return out;
 }

@@ -71,6 +71,9 @@ class ResultsWriter {
   // One per repetition, in the order of their first lines in the file.
   const std::vector<RepetitionRow>& rows() const { return rows_; }
   uint64_t dropped_bytes() const { return dropped_bytes_; }  // of a torn last line, cut
+  // The duplicate lines the file held when opened (MergeRepetitions), dropped from rows().
+  size_t duplicate_lines() const { return duplicate_lines_; }
+  size_t first_duplicate_line() const { return first_duplicate_line_; }
 
  private:
   ResultsWriter(std::string path, ResultsAppend file);
@@ -79,6 +82,7 @@ class ResultsWriter {
   std::vector<RepetitionRow> rows_;
   std::map<std::pair<std::string, RowKey>, size_t> index_;  // run id and key -> rows_ index
   uint64_t dropped_bytes_ = 0;
+  size_t duplicate_lines_ = 0, first_duplicate_line_ = 0;
 };
 
 // The files <dir>/<id>.csv named by ids NewRunId made (runs' results, searches), oldest first:
@@ -105,8 +109,8 @@ struct RunMeta {
   std::vector<std::vector<std::string>> passes;  // the agent's plan: events per pass
   std::string plan;                              // how: "probed", "remembered", ...
   bool complete = false;                         // every row of the plan is in the results file
-  // A sweep over several agents (khost run --agents, host/remote/sweep.h): the agents as given, and
-  // the shards the variants were cut into, each measured as a run of its own on one agent.
+  // A sweep over several agents (khost run --agents, host/measure/sweep.h): the agents as given,
+  // and the shards the variants were cut into, each measured as a run of its own on one agent.
   struct Shard {
     std::string id;                  // the agent's run id: <run_id>_<n>
     std::vector<uint32_t> variants;  // the run's variant indices, in the shard's order
@@ -146,6 +150,9 @@ struct LoadedRun {
   std::optional<RunMeta> meta;
   std::vector<MetricDef> metrics;
 };
+// The metric definitions a run's metadata names; `where` (its path) names it in errors.
+Result<std::vector<MetricDef>> MetricDefsOf(const RunMeta& meta, const std::string& where);
+
 // `run` is a run id of the kernel, the path of a results file (ending in .csv), or "" for the
 // newest run. A run without rows is an error ("holds no results").
 Result<LoadedRun> LoadRun(const std::string& kernel_run_dir, const std::string& run);

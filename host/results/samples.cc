@@ -197,6 +197,7 @@ Result<SamplesWriter> SamplesWriter::Open(const std::string& path) {
   KT_ASSIGN_OR_RETURN(std::vector<ProfileRecord> held, ParseSamples(file.text, path));
   SamplesWriter w(path, std::move(file.fd));
   for (const ProfileRecord& r : held) w.have_.insert({r.variant_index, r.pass, r.repetition});
+  w.records_ = std::move(held);
   return w;
 }
 
@@ -225,6 +226,7 @@ Status SamplesWriter::Append(const ProfileRecord& r) {
   KT_RETURN_IF_ERROR(
       WriteAll(fd_.get(), j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n", path_));
   have_.insert(key);
+  records_.push_back(r);
   return Status::Ok();
 }
 
@@ -314,6 +316,13 @@ Result<std::vector<VariantSamples>> LoadRunSamples(const std::string& results_pa
   const std::string path = SamplesPath(results_path);
   if (!fs::exists(path)) return std::vector<VariantSamples>();
   KT_ASSIGN_OR_RETURN(const std::vector<ProfileRecord> records, ReadSamples(path));
+  return SymbolizeRun(records, rows, root, kernel_symbol);
+}
+
+std::vector<VariantSamples> SymbolizeRun(const std::vector<ProfileRecord>& records,
+                                         const std::vector<RepetitionRow>& rows,
+                                         const std::string& root,
+                                         const std::string& kernel_symbol) {
   std::map<uint32_t, std::pair<std::string, std::string>> elves;
   for (const RepetitionRow& r : rows) elves[r.variant_index] = {r.variant, r.elf};
   return Symbolize(records, elves, root, kernel_symbol);

@@ -41,12 +41,15 @@ class SamplesWriter {
   static Result<SamplesWriter> Open(const std::string& path);
   Status Append(const ProfileRecord& record);
   Status Finish();  // fsync
+  // Every profile the file holds: those it held when opened, then those appended.
+  const std::vector<ProfileRecord>& records() const { return records_; }
 
  private:
   SamplesWriter(std::string path, ScopedFd fd) : path_(std::move(path)), fd_(std::move(fd)) {}
   std::string path_;
   ScopedFd fd_;
   std::set<RowKey> have_;
+  std::vector<ProfileRecord> records_;
 };
 
 // Every profile of a samples file; a torn last line is ignored. `path` names it in errors.
@@ -89,6 +92,11 @@ std::vector<VariantSamples> Symbolize(
     const std::vector<ProfileRecord>& records,
     const std::map<uint32_t, std::pair<std::string, std::string>>& elves, const std::string& root,
     const std::string& kernel_symbol);
+
+// A run's profiles symbolized: `rows` name the variants and their ELFs (relative to `root`).
+std::vector<VariantSamples> SymbolizeRun(const std::vector<ProfileRecord>& records,
+                                         const std::vector<RepetitionRow>& rows,
+                                         const std::string& root, const std::string& kernel_symbol);
 
 // The symbolized samples of the run whose results are at `results_path` (none when it sampled
 // nothing). `rows` name the variants and their ELFs.

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <map>
 
@@ -13,9 +14,7 @@
 #include "common/fs.h"
 #include "common/median.h"
 #include "common/strings.h"
-#include "host/remote/agent_client.h"
-#include "host/remote/agent_locator.h"
-#include "host/remote/run_receiver.h"
+#include "host/measure/run_service.h"
 #include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"
 #include "host/search/search_files.h"
@@ -117,18 +116,20 @@ Result<SearchSpace> SpaceOf(const TunePlan& plan) {
   return SearchSpace::Make(std::move(names), std::move(values), configs);
 }
 
-// What measuring one batch needs, across batches.
+// What measuring one batch needs, across batches: the plan, where its files go, the agent (one
+// session for the whole search) and the journal's metadata.
 struct Searcher {
   const TuneOptions& tune;
   const SearchOptions& search;
   TunePlan plan;
-  std::string run_dir, bin_dir, shared_key;
+  std::string run_dir;
+  std::string bin_dir = "", shared_key = "";
   size_t parallel = 1;
-  AgentSession session;
-  std::optional<AgentPlan> agent_plan;
+  std::vector<SweepAgent> agents = {};  // the one agent
+  std::vector<AgentPlan> plans = {};    // its plan, made at the first batch
   size_t batches = 0;
-  std::string path;  // the journal's
-  SearchMeta meta;   // its metadata, written at each change
+  std::string path = "";  // the journal's
+  SearchMeta meta = {};   // its metadata, written at each change
 
   // Builds, pushes and measures `configs`; their evaluations in the same order. The batch is
   // meta.pending from before its run is asked; when it already was (a search cut short during
@@ -136,30 +137,18 @@ struct Searcher {
   Result<std::vector<Evaluation>> Evaluate(const std::vector<Config>& configs);
 
  private:
-  // The rows of the pending batch's run `run_id` that `dir` and `manifest` were made for: those
-  // in its results file, and what it lacks, measured by the agent. NotFound when it never was
-  // asked of this agent.
-  Result<ReceivedRun> Continue(const std::string& run_id);
+  // Builds `configs` (configs.json lists those built); indices of the built ones, and the failed
+  // ones' evaluations in `out`.
+  Result<std::vector<size_t>> Build(const std::vector<Config>& configs,
+                                    std::vector<Evaluation>& out);
+  // The batch's run: the pending batch's continued (its rows, and what it lacks measured), or a
+  // new one on the agent.
+  Result<ReceivedRun> Measure(const std::vector<Config>& configs, const KernelDir& dir,
+                              const Manifest& manifest, size_t batch);
 };
 
-Result<ReceivedRun> Searcher::Continue(const std::string& run_id) {
-  ReceiveSetup setup;
-  setup.command = "khost tune";
-  setup.results_path = ResultsPath(run_dir, run_id);
-  // The metadata is written before the run is asked: without it, it was not.
-  auto run_meta = ReadRunMeta(RunMetaPath(setup.results_path));
-  if (!run_meta.ok()) return NotFound("run " + run_id + " was not asked");
-  setup.meta = std::move(run_meta).value();
-  setup.say_system_warnings = false;
-  wire::Envelope ask;
-  ask.mutable_fetch_run()->set_run_id(run_id);
-  ask.mutable_fetch_run()->set_resume(true);
-  return ReceiveRun(*session.conn, ask, std::move(setup));
-}
-
-Result<std::vector<Evaluation>> Searcher::Evaluate(const std::vector<Config>& configs) {
-  std::vector<Evaluation> out(configs.size());
-  for (size_t i = 0; i < configs.size(); ++i) out[i].config = configs[i];
+Result<std::vector<size_t>> Searcher::Build(const std::vector<Config>& configs,
+                                            std::vector<Evaluation>& out) {
   const std::vector<VariantJob> jobs =
       PlanVariants(plan.spec, plan.toolchain, configs, {}, run_dir);
   const std::vector<VariantBuild> builds =
@@ -168,22 +157,67 @@ Result<std::vector<Evaluation>> Searcher::Evaluate(const std::vector<Config>& co
   std::vector<size_t> built;  // indices into configs, in configs.json's order
   for (size_t i = 0; i < builds.size(); ++i) {
     if (builds[i].skipped) continue;
-    if (builds[i].state == BuildState::kFailed) {
-      out[i].status = "build failed";
-      std::cerr << "khost tune: " << jobs[i].elf_name << " failed to build: " << builds[i].message
-                << "\n";
-      if (builds[i].kernel_undefined) {  // the spec's fault: none would build
-        return InvalidArgument(plan.spec.path + ": no source of the spec defines " +
-                               KernelSymbol(plan.spec.name) +
-                               ": is a 'kernel_source:' line missing? (docs/KSPEC.md)");
-      }
-    } else {
+    if (builds[i].state != BuildState::kFailed) {
       built.push_back(i);
+      continue;
+    }
+    out[i].status = "build failed";
+    std::cerr << "khost tune: " << jobs[i].elf_name << " failed to build: " << builds[i].message
+              << "\n";
+    if (builds[i].kernel_undefined) {  // the spec's fault: none would build
+      return InvalidArgument(plan.spec.path + ": no source of the spec defines " +
+                             KernelSymbol(plan.spec.name) +
+                             ": is a 'kernel_source:' line missing? (docs/KSPEC.md)");
     }
   }
+  if (!built.empty()) {
+    KT_RETURN_IF_ERROR(WriteFileAtomic(run_dir + "/configs.json",
+                                       ConfigsJson(plan.spec, jobs, builds, plan.shapes)));
+  }
+  return built;
+}
+
+Result<ReceivedRun> Searcher::Measure(const std::vector<Config>& configs, const KernelDir& dir,
+                                      const Manifest& manifest, size_t batch) {
+  if (meta.pending && meta.pending->configs == configs) {
+    auto got = FetchRun({.command = "khost tune",
+                         .kernel = plan.spec.name,
+                         .run_dir = run_dir,
+                         .run_id = meta.pending->run_id,
+                         .resume = true,
+                         .require_meta = true,
+                         .open = &agents[0],
+                         .say_system_warnings = false});
+    if (got.ok()) {
+      std::cout << "continuing run " << meta.pending->run_id
+                << " of the batch that was being measured\n";
+      return got;
+    }
+    if (got.status().code() != ErrorCode::kNotFound) return got.status();
+  }
+  MeasureOptions measure = search.measure;
+  // Each batch's rounds are shuffled by a seed of its own, drawn from the search's.
+  if (!measure.seed) measure.seed = tune.seed * 1000003 + batch;
+  const std::string run_id = NewRunId();
+  meta.pending = SearchMeta::Batch{run_id, configs};
+  KT_RETURN_IF_ERROR(WriteSearchMeta(path, meta));
+  const std::string resume =
+      CommandLine({"khost", "tune", plan.spec.path, "--root", tune.root, "--resume", "--search",
+                   std::filesystem::path(path).stem().string()}) +
+      " continues the search, with this batch's run as the agent measured it";
+  return MeasureRun(agents, plans, dir, manifest,
+                    {.command = "khost tune",
+                     .run_id = run_id,
+                     .measure = measure,
+                     .say_system_warnings = batch == 0,
+                     .how_to_resume = [resume](const std::string&) { return resume; }});
+}
+
+Result<std::vector<Evaluation>> Searcher::Evaluate(const std::vector<Config>& configs) {
+  std::vector<Evaluation> out(configs.size());
+  for (size_t i = 0; i < configs.size(); ++i) out[i].config = configs[i];
+  KT_ASSIGN_OR_RETURN(const std::vector<size_t> built, Build(configs, out));
   if (built.empty()) return out;
-  KT_RETURN_IF_ERROR(WriteFileAtomic(run_dir + "/configs.json",
-                                     ConfigsJson(plan.spec, jobs, builds, plan.shapes)));
   KT_ASSIGN_OR_RETURN(const KernelDir dir, LoadKernelDir(tune.root, plan.spec.name));
   // Each built configuration at every shape, one after another (the space holds only those
   // every shape takes).
@@ -193,56 +227,18 @@ Result<std::vector<Evaluation>> Searcher::Evaluate(const std::vector<Config>& co
                          " variants, not the " + std::to_string(built.size()) + " built at " +
                          std::to_string(shapes) + " shapes");
   }
-  if (!agent_plan) {
-    KT_ASSIGN_OR_RETURN(agent_plan, PrepareAgent(search.measure, dir, session));
+  if (plans.empty()) {
+    KT_ASSIGN_OR_RETURN(plans, PlanAgents(search.measure, dir, agents, /*allow_mixed=*/false));
   }
   KT_ASSIGN_OR_RETURN(const Manifest manifest, BuildManifest(dir));
-  KT_RETURN_IF_ERROR(PushBundle(*session.conn, manifest, dir.root).status());
-
-  const size_t batch = batches++;
-  std::optional<ReceivedRun> continued;
-  std::string run_id;
-  if (meta.pending && meta.pending->configs == configs) {
-    run_id = meta.pending->run_id;
-    auto got = Continue(run_id);
-    if (got.ok()) {
-      std::cout << "continuing run " << run_id << " of the batch that was being measured\n";
-      continued = std::move(got).value();
-    } else if (got.status().code() != ErrorCode::kNotFound) {
-      return got.status();
-    }
-  }
-  if (!continued) {
-    MeasureOptions measure = search.measure;
-    measure.events = agent_plan->selection.events;
-    // Each batch's rounds are shuffled by a seed of its own, drawn from the search's.
-    if (!measure.seed) measure.seed = tune.seed * 1000003 + batch;
-    run_id = NewRunId();
-    meta.pending = SearchMeta::Batch{run_id, configs};
-    KT_RETURN_IF_ERROR(WriteSearchMeta(path, meta));
-    ReceiveSetup setup;
-    setup.command = "khost tune";
-    setup.results_path = ResultsPath(run_dir, run_id);
-    setup.meta = NewRunMeta(run_id, plan.spec.name, search.measure, *measure.seed, *agent_plan);
-    setup.meta.agent = session.conn->where();
-    setup.meta.cpu = DescribeCpu(agent_plan->cpu);
-    setup.say_system_warnings = batch == 0;
-    setup.how_to_resume =
-        CommandLine({"khost", "tune", plan.spec.path, "--root", tune.root, "--resume", "--search",
-                     std::filesystem::path(path).stem().string()}) +
-        " continues the search, with this batch's run as the agent measured it";
-    setup.request = MakeRunRequest(measure, dir, BundleId(manifest), run_id);
-    wire::Envelope ask;
-    *ask.mutable_run_request() = *setup.request;
-    KT_ASSIGN_OR_RETURN(continued, ReceiveRun(*session.conn, ask, std::move(setup)));
-  }
-  const ReceivedRun& got = *continued;
+  KT_ASSIGN_OR_RETURN(const ReceivedRun got, Measure(configs, dir, manifest, batches++));
+  const std::string run_id = std::filesystem::path(got.run.path).stem().string();
   std::vector<std::string> labels;
   for (const ShapeRun& s : plan.shapes) labels.push_back(ShapeLabel(ShapeParams(s.shape)));
   for (size_t b = 0; b < built.size(); ++b) {
     std::vector<Evaluation> at;
     for (size_t s = 0; s < shapes; ++s) {
-      at.push_back(VariantEvaluation(got.rows, static_cast<uint32_t>(b * shapes + s)));
+      at.push_back(VariantEvaluation(got.run.rows, static_cast<uint32_t>(b * shapes + s)));
     }
     Evaluation e = AcrossShapesEvaluation(at, labels);
     e.config = configs[built[b]];
@@ -271,6 +267,182 @@ std::string MeasureText(const MeasureOptions& m) {
          "; a configuration's time: the median of its kernel-time, else of its wall-time";
 }
 
+// The search's journal: an earlier search's to resume (it must have searched the same
+// parameters of the same kernel, toolchain and shapes), or a new one with its comments.
+struct JournalFile {
+  std::string path;
+  SearchMeta meta;
+  std::optional<SearchJournal> file;
+};
+
+Result<JournalFile> ResumeJournal(const Searcher& s, const SearchSpace& space) {
+  JournalFile j;
+  KT_ASSIGN_OR_RETURN(j.path, FindSearchFile(s.run_dir, s.search.search_id));
+  KT_ASSIGN_OR_RETURN(j.meta, ReadSearchMeta(j.path));
+  KT_ASSIGN_OR_RETURN(SearchJournal file, SearchJournal::Open(j.path));
+  if (file.evaluations().names != space.names()) {
+    return InvalidArgument(j.path + " searched the parameters " +
+                           Join(file.evaluations().names, ",") + ", the spec now has " +
+                           Join(space.names(), ","));
+  }
+  const std::vector<std::string>& said = file.evaluations().comments;
+  if (said.empty() || said.front() != AboutTune(s.plan)) {
+    return InvalidArgument(j.path + " searched " + (said.empty() ? "?" : said.front()) +
+                           "; it would go on with " + AboutTune(s.plan));
+  }
+  if (const std::string w = EvaluationsWarning(file.evaluations()); !w.empty()) {
+    std::cerr << "khost tune: " << j.path << ": " << w << "\n";
+  }
+  j.file.emplace(std::move(file));
+  return j;
+}
+
+// What the search is, for the budget it has.
+struct Budget {
+  StrategyKind kind;
+  size_t evaluations;
+};
+
+Result<JournalFile> CreateJournal(const Searcher& s, const SearchSpace& space,
+                                  const Budget& budget) {
+  JournalFile j{SearchPath(s.run_dir, NewRunId()), SearchMeta{s.search.argv, 0, std::nullopt}, {}};
+  const AgentSession& agent = s.agents[0].session;
+  const std::vector<std::string> comments = {
+      AboutTune(s.plan),
+      std::string("strategy ") + StrategyName(budget.kind) + ", seed " +
+          std::to_string(s.tune.seed) + ", budget " + std::to_string(budget.evaluations) + " of " +
+          std::to_string(space.size()) + " feasible configurations" +
+          (s.search.budget_seconds ? " or " + FormatDouble(*s.search.budget_seconds) + " s" : "") +
+          ", batches of " + std::to_string(s.search.batch),
+      "agent " + agent.conn->where() + ", " +
+          DescribeCpu(CpuFromWire(agent.conn->hello().capabilities().cpu())),
+      "measured: " + MeasureText(s.search.measure) +
+          (s.plan.shapes.size() > 1 ? ", at each shape; over the shapes, the geometric mean" : ""),
+      "khost tune " + Join(s.search.argv, " ")};
+  KT_ASSIGN_OR_RETURN(SearchJournal file, SearchJournal::Create(j.path, comments, space.names()));
+  j.file.emplace(std::move(file));
+  KT_RETURN_IF_ERROR(WriteSearchMeta(j.path, j.meta));
+  return j;
+}
+
+// The budget: the one asked, or every feasible configuration (grid) when that is fewer.
+Budget BudgetOf(const SearchOptions& search, const SearchSpace& space) {
+  Budget b{search.strategy, search.budget.value_or(space.size())};
+  if (b.evaluations > space.size()) {
+    std::cout << "khost tune: the budget of " << b.evaluations << " evaluations is more than the "
+              << space.size() << " feasible configurations: measuring every one (grid)\n";
+    b = {StrategyKind::kGrid, space.size()};
+  }
+  return b;
+}
+
+// How far the search went.
+struct SearchProgress {
+  size_t evaluated = 0, infeasible = 0, measured_now = 0;
+  std::optional<Evaluation> best;
+  size_t best_at = 0;
+  std::string stopped = "the strategy has nothing more to try";
+};
+
+// Evaluates the configurations of `asked` that `known` lacks, journaling each; how many.
+Result<size_t> EvaluateMissing(Searcher& s, JournalFile& journal, const SearchSpace& space,
+                               const std::vector<size_t>& asked,
+                               std::map<Config, Evaluation>& known) {
+  std::vector<Config> missing;
+  for (size_t a : asked) {
+    if (!known.count(space.config(a))) missing.push_back(space.config(a));
+  }
+  if (missing.empty()) return size_t{0};
+  // The batch a search cut short was measuring holds what is missing here (all of it, or the
+  // part not journaled yet): it is evaluated again, so that its run is continued.
+  const std::optional<SearchMeta::Batch>& cut = s.meta.pending;
+  const bool continues =
+      cut && std::all_of(missing.begin(), missing.end(), [&](const Config& c) {
+        return std::find(cut->configs.begin(), cut->configs.end(), c) != cut->configs.end();
+      });
+  KT_ASSIGN_OR_RETURN(const std::vector<Evaluation> got,
+                      s.Evaluate(continues ? cut->configs : missing));
+  for (const Evaluation& e : got) {
+    if (known.count(e.config)) continue;
+    KT_RETURN_IF_ERROR(journal.file->Append(e));
+    known[e.config] = e;
+  }
+  return missing.size();
+}
+
+void SayProgress(const SearchProgress& p, const Budget& budget, const SearchSpace& space) {
+  std::cout << "evaluated " << p.evaluated << " of " << budget.evaluations << " (" << p.infeasible
+            << " infeasible)"
+            << (p.best ? ", best " + Milliseconds(*p.best->time_ns) + " (" +
+                             ConfigText(space.names(), p.best->config) + ")"
+                       : std::string())
+            << std::endl;
+}
+
+// configs.json lists every configuration measured ok, so that khost run and report see them.
+Status ListMeasured(const Searcher& s, const std::map<Config, Evaluation>& known) {
+  std::vector<Config> ok;
+  for (const auto& [config, e] : known) {
+    if (e.time_ns) ok.push_back(config);
+  }
+  if (ok.empty()) return Status::Ok();
+  const std::vector<VariantJob> jobs =
+      PlanVariants(s.plan.spec, s.plan.toolchain, ok, {}, s.run_dir);
+  const std::vector<VariantBuild> builds(jobs.size(), VariantBuild{BuildState::kCached, "", 0});
+  return WriteFileAtomic(s.run_dir + "/configs.json",
+                         ConfigsJson(s.plan.spec, jobs, builds, s.plan.shapes));
+}
+
+// The strategy's loop: asks for a batch, evaluates what the journal lacks (journaling each), tells
+// the strategy every time, until the budget, the time budget or the strategy ends it.
+Result<SearchProgress> SearchLoop(Searcher& s, JournalFile& journal, const SearchSpace& space,
+                                  const Budget& budget, const std::function<double()>& elapsed) {
+  std::map<Config, Evaluation> known;
+  for (const Evaluation& e : journal.file->evaluations().rows) known[e.config] = e;
+  std::cout << "search " << s.plan.spec.name << " with " << StrategyName(budget.kind) << " (seed "
+            << s.tune.seed << "): budget " << budget.evaluations << " of " << space.size()
+            << " feasible configurations, batches of " << s.search.batch << ", journal "
+            << journal.path
+            << (known.empty() ? "" : " (" + std::to_string(known.size()) + " evaluations kept)")
+            << "\n";
+  const std::unique_ptr<Strategy> strategy =
+      MakeStrategy(budget.kind, space, {.seed = s.tune.seed, .budget = budget.evaluations});
+  SearchProgress p;
+  while (true) {
+    if (p.evaluated >= budget.evaluations) {
+      p.stopped = "the budget of " + std::to_string(budget.evaluations) + " evaluations is spent";
+      break;
+    }
+    if (s.search.budget_seconds && elapsed() >= *s.search.budget_seconds) {
+      p.stopped = "the time budget of " + FormatDouble(*s.search.budget_seconds) + " s is spent";
+      break;
+    }
+    const std::vector<size_t> asked =
+        strategy->Ask(std::min(s.search.batch, budget.evaluations - p.evaluated));
+    if (asked.empty()) break;
+    KT_ASSIGN_OR_RETURN(const size_t measured, EvaluateMissing(s, journal, space, asked, known));
+    if (measured) {
+      p.measured_now += measured;
+      s.meta.elapsed_s = elapsed();
+      s.meta.pending.reset();
+      KT_RETURN_IF_ERROR(WriteSearchMeta(journal.path, s.meta));
+    }
+    for (size_t a : asked) {
+      const Evaluation& e = known.at(space.config(a));
+      strategy->Tell(a, e.time_ns);
+      ++p.evaluated;
+      if (!e.time_ns) ++p.infeasible;
+      if (e.time_ns && (!p.best || *e.time_ns < *p.best->time_ns)) {
+        p.best = e;
+        p.best_at = p.evaluated;
+      }
+    }
+    if (measured) SayProgress(p, budget, space);
+  }
+  KT_RETURN_IF_ERROR(ListMeasured(s, known));
+  return p;
+}
+
 }  // namespace
 
 Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
@@ -278,162 +450,38 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
   KT_ASSIGN_OR_RETURN(TunePlan plan, PrepareTune(tune));
   if (search.measure.adaptive && plan.shapes.size() > 1) return InvalidArgument(kAdaptiveShapes);
   KT_ASSIGN_OR_RETURN(const SearchSpace space, SpaceOf(plan));
-  StrategyKind kind = search.strategy;
-  size_t budget = search.budget.value_or(space.size());
-  if (budget > space.size()) {
-    std::cout << "khost tune: the budget of " << budget << " evaluations is more than the "
-              << space.size() << " feasible configurations: measuring every one (grid)\n";
-    budget = space.size();
-    kind = StrategyKind::kGrid;
-  }
-  KT_ASSIGN_OR_RETURN(const std::string run_dir, RunDirBeneath(tune.root, plan.spec.name));
-
-  // The journal: an earlier search's to resume, else a new one.
-  SearchMeta meta{search.argv, 0, std::nullopt};
-  std::string path;
-  std::optional<SearchJournal> journal;
+  const Budget budget = BudgetOf(search, space);
+  KT_ASSIGN_OR_RETURN(std::string run_dir, RunDirBeneath(tune.root, plan.spec.name));
+  Searcher s{.tune = tune, .search = search, .plan = std::move(plan), .run_dir = run_dir};
+  std::optional<JournalFile> journal;
   if (search.resume) {
-    KT_ASSIGN_OR_RETURN(path, FindSearchFile(run_dir, search.search_id));
-    KT_ASSIGN_OR_RETURN(meta, ReadSearchMeta(path));
-    KT_ASSIGN_OR_RETURN(SearchJournal j, SearchJournal::Open(path));
-    if (j.evaluations().names != space.names()) {
-      return InvalidArgument(path + " searched the parameters " + Join(j.evaluations().names, ",") +
-                             ", the spec now has " + Join(space.names(), ","));
-    }
-    const std::vector<std::string>& said = j.evaluations().comments;
-    if (said.empty() || said.front() != AboutTune(plan)) {
-      return InvalidArgument(path + " searched " + (said.empty() ? "?" : said.front()) +
-                             "; it would go on with " + AboutTune(plan));
-    }
-    if (const std::string w = EvaluationsWarning(j.evaluations()); !w.empty()) {
-      std::cerr << "khost tune: " << path << ": " << w << "\n";
-    }
-    journal.emplace(std::move(j));
+    KT_ASSIGN_OR_RETURN(journal, ResumeJournal(s, space));
   }
-
-  Searcher s{tune, search, std::move(plan), run_dir, "", "", 1, {}, std::nullopt, 0, "", {}};
   s.bin_dir = std::filesystem::absolute(run_dir + "/bin").lexically_normal().string();
   s.parallel = BuildParallelism(s.plan.toolchain, tune.jobs).count;
-  KT_ASSIGN_OR_RETURN(s.session, OpenAgentSession(search.agent, search.token_file));
+  KT_ASSIGN_OR_RETURN(s.agents, OpenAgents({search.agent}, search.token_file));
   KT_ASSIGN_OR_RETURN(s.shared_key, SharedKey(s.plan.spec, s.plan.toolchain));
   KT_RETURN_IF_ERROR(WriteShapesTestData(s.plan, run_dir));
   KT_RETURN_IF_ERROR(MakeDirs(s.bin_dir));
-
   if (!journal) {
-    const std::string search_id = NewRunId();
-    path = SearchPath(run_dir, search_id);
-    const std::vector<std::string> comments = {
-        AboutTune(s.plan),
-        std::string("strategy ") + StrategyName(kind) + ", seed " + std::to_string(tune.seed) +
-            ", budget " + std::to_string(budget) + " of " + std::to_string(space.size()) +
-            " feasible configurations" +
-            (search.budget_seconds ? " or " + FormatDouble(*search.budget_seconds) + " s" : "") +
-            ", batches of " + std::to_string(search.batch),
-        "agent " + s.session.conn->where() + ", " +
-            DescribeCpu(CpuFromWire(s.session.conn->hello().capabilities().cpu())),
-        "measured: " + MeasureText(search.measure) +
-            (s.plan.shapes.size() > 1 ? ", at each shape; over the shapes, the geometric mean"
-                                      : ""),
-        "khost tune " + Join(search.argv, " ")};
-    KT_ASSIGN_OR_RETURN(SearchJournal j, SearchJournal::Create(path, comments, space.names()));
-    journal.emplace(std::move(j));
-    KT_RETURN_IF_ERROR(WriteSearchMeta(path, meta));
+    KT_ASSIGN_OR_RETURN(journal, CreateJournal(s, space, budget));
   }
-  s.path = path;
-  s.meta = std::move(meta);
-  std::map<std::vector<int64_t>, Evaluation> known;
-  for (const Evaluation& e : journal->evaluations().rows) known[e.config] = e;
-  std::cout << "search " << s.plan.spec.name << " with " << StrategyName(kind) << " (seed "
-            << tune.seed << "): budget " << budget << " of " << space.size()
-            << " feasible configurations, batches of " << search.batch << ", journal " << path
-            << (known.empty() ? "" : " (" + std::to_string(known.size()) + " evaluations kept)")
-            << "\n";
-
-  const std::unique_ptr<Strategy> strategy =
-      MakeStrategy(kind, space, {.seed = tune.seed, .budget = budget});
-  size_t evaluated = 0, infeasible = 0, measured_now = 0;
-  std::optional<Evaluation> best;
-  size_t best_at = 0;
-  std::string stopped = "the strategy has nothing more to try";
+  s.path = journal->path;
+  s.meta = journal->meta;
   const double elapsed_before = s.meta.elapsed_s;
-  auto elapsed = [&] {
+  const auto elapsed = [&] {
     return elapsed_before + std::chrono::duration<double>(Clock::now() - start).count();
   };
-  while (true) {
-    if (evaluated >= budget) {
-      stopped = "the budget of " + std::to_string(budget) + " evaluations is spent";
-      break;
-    }
-    if (search.budget_seconds && elapsed() >= *search.budget_seconds) {
-      stopped = "the time budget of " + FormatDouble(*search.budget_seconds) + " s is spent";
-      break;
-    }
-    const std::vector<size_t> asked = strategy->Ask(std::min(search.batch, budget - evaluated));
-    if (asked.empty()) break;
-    std::vector<Config> missing;
-    for (size_t p : asked) {
-      if (!known.count(space.config(p))) missing.push_back(space.config(p));
-    }
-    if (!missing.empty()) {
-      // The batch a search cut short was measuring holds what is missing here (all of it, or the
-      // part not journaled yet): it is evaluated again, so that its run is continued.
-      const std::optional<SearchMeta::Batch>& cut = s.meta.pending;
-      const bool continues =
-          cut && std::all_of(missing.begin(), missing.end(), [&](const Config& c) {
-            return std::find(cut->configs.begin(), cut->configs.end(), c) != cut->configs.end();
-          });
-      const std::vector<Config> batch = continues ? cut->configs : missing;
-      KT_ASSIGN_OR_RETURN(const std::vector<Evaluation> got, s.Evaluate(batch));
-      for (const Evaluation& e : got) {
-        if (known.count(e.config)) continue;
-        KT_RETURN_IF_ERROR(journal->Append(e));
-        known[e.config] = e;
-      }
-      measured_now += missing.size();
-      s.meta.elapsed_s = elapsed();
-      s.meta.pending.reset();
-      KT_RETURN_IF_ERROR(WriteSearchMeta(path, s.meta));
-    }
-    for (size_t p : asked) {
-      const Evaluation& e = known.at(space.config(p));
-      strategy->Tell(p, e.time_ns);
-      ++evaluated;
-      if (!e.time_ns) ++infeasible;
-      if (e.time_ns && (!best || *e.time_ns < *best->time_ns)) {
-        best = e;
-        best_at = evaluated;
-      }
-    }
-    if (!missing.empty()) {
-      std::cout << "evaluated " << evaluated << " of " << budget << " (" << infeasible
-                << " infeasible)"
-                << (best ? ", best " + Milliseconds(*best->time_ns) + " (" +
-                               ConfigText(space.names(), best->config) + ")"
-                         : std::string())
-                << std::endl;
-    }
-  }
-
-  // configs.json lists every configuration measured ok, so that khost run and report see them.
-  std::vector<Config> ok;
-  for (const auto& [config, e] : known) {
-    if (e.time_ns) ok.push_back(config);
-  }
-  if (!ok.empty()) {
-    const std::vector<VariantJob> jobs =
-        PlanVariants(s.plan.spec, s.plan.toolchain, ok, {}, run_dir);
-    const std::vector<VariantBuild> builds(jobs.size(), VariantBuild{BuildState::kCached, "", 0});
-    KT_RETURN_IF_ERROR(WriteFileAtomic(run_dir + "/configs.json",
-                                       ConfigsJson(s.plan.spec, jobs, builds, s.plan.shapes)));
-  }
-  std::cout << "search done: " << evaluated << " evaluations (" << measured_now << " measured now, "
-            << infeasible << " infeasible) of " << space.size() << " feasible configurations in "
-            << FormatDouble(std::round(elapsed() * 10) / 10) << " s; " << stopped << "\n";
-  if (evaluated == 0) return Unavailable("nothing was evaluated: " + stopped);
-  if (!best) return Unavailable("no configuration could be measured (see " + path + ")");
-  std::cout << "best: " << ConfigText(space.names(), best->config) << ", "
-            << Milliseconds(*best->time_ns) << ", found at evaluation " << best_at << " (run "
-            << best->run << ")\n";
+  KT_ASSIGN_OR_RETURN(const SearchProgress p, SearchLoop(s, *journal, space, budget, elapsed));
+  std::cout << "search done: " << p.evaluated << " evaluations (" << p.measured_now
+            << " measured now, " << p.infeasible << " infeasible) of " << space.size()
+            << " feasible configurations in " << FormatDouble(std::round(elapsed() * 10) / 10)
+            << " s; " << p.stopped << "\n";
+  if (p.evaluated == 0) return Unavailable("nothing was evaluated: " + p.stopped);
+  if (!p.best) return Unavailable("no configuration could be measured (see " + s.path + ")");
+  std::cout << "best: " << ConfigText(space.names(), p.best->config) << ", "
+            << Milliseconds(*p.best->time_ns) << ", found at evaluation " << p.best_at << " (run "
+            << p.best->run << ")\n";
   return Status::Ok();
 }
 

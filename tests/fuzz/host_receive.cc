@@ -141,7 +141,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     auto run = ReceiveRun(**conn, ask, setup);
     received = run.ok();
-    if (run.ok()) rows = run->rows.size();
+    if (run.ok()) rows = run->run.rows.size();
   });
   host.join();
   agent.join();

@@ -1,10 +1,9 @@
-#include "host/remote/sweep.h"
+#include "host/measure/sweep.h"
 
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
-#include <iostream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -119,10 +118,6 @@ class Worker {
       : agent_(agent), setup_(setup), state_(state), sink_(sink) {}
 
   void Run() {
-    if (setup_.manifest) {
-      auto pushed = PushBundle(*agent_.session.conn, *setup_.manifest, setup_.root);
-      if (!pushed.ok()) return Drop("the push failed: " + pushed.status().message());
-    }
     for (const PinnedTask& task : agent_.pinned) {
       if (!Measure(task.shard, task.resume ? kResume : kFetch)) return;
     }
@@ -236,10 +231,6 @@ class Worker {
     if (!s.ok() && state_.failure.ok()) state_.failure = s;
   }
 
-  void Drop(const std::string& why) {
-    std::lock_guard<std::mutex> lock(state_.mu);
-    DropLocked(why);
-  }
   void DropLocked(const std::string& why) {
     state_.dropped.push_back(agent_.name + ": " + why);
     sink_.Note("khost run: agent " + agent_.name + " dropped out: " + why);
@@ -327,53 +318,6 @@ ResumePlan PlanResume(std::vector<RunMeta::Shard> shards, const std::vector<std:
   }
   plan.shards = std::move(shards);
   return plan;
-}
-
-namespace {
-
-// The sessions of a sweep's agents that answer; one that does not is said and left out.
-Result<std::vector<SweepAgent>> OpenAgentsBack(const std::vector<std::string>& names,
-                                               const std::string& token_file,
-                                               const std::string& run_id) {
-  std::vector<SweepAgent> agents;
-  for (const std::string& name : names) {
-    auto session = OpenAgentSession(name, token_file);
-    if (!session.ok()) {
-      std::cerr << "khost run: agent " << name << " is not back: " << session.status().message()
-                << "\n";
-      continue;
-    }
-    agents.push_back({name, std::move(session).value(), {}});
-  }
-  if (agents.empty()) return Unavailable("none of run " + run_id + "'s agents answers");
-  return agents;
-}
-
-}  // namespace
-
-Result<ReceivedRun> ResumeSweep(const KernelDir& dir, const std::string& token_file,
-                                ReceiveSetup setup) {
-  const std::string run_id = setup.meta.run_id;
-  KT_ASSIGN_OR_RETURN(const wire::RunRequest request, ReadSweepRequest(setup.results_path));
-  KT_ASSIGN_OR_RETURN(std::vector<SweepAgent> agents,
-                      OpenAgentsBack(setup.meta.agents, token_file, run_id));
-  KT_ASSIGN_OR_RETURN(Manifest manifest, BuildManifest(dir));
-  if (BundleId(manifest) != request.bundle_id()) {
-    return InvalidArgument("the files of " + dir.kernel + " changed since run " + run_id +
-                           " was asked; it cannot be measured as it was");
-  }
-  std::vector<RunMeta::Shard> shards = setup.meta.shards;
-  setup.request = request;
-  KT_ASSIGN_OR_RETURN(std::unique_ptr<RunSink> sink, RunSink::Open(std::move(setup)));
-  std::vector<std::string> back;
-  for (const SweepAgent& a : agents) back.push_back(a.name);
-  ResumePlan plan =
-      PlanResume(std::move(shards), back, sink->Rows(), sink->RowsPerVariant(), run_id);
-  for (const std::string& note : plan.notes) sink->Note(note);
-  for (SweepAgent& a : agents) a.pinned = plan.pinned[a.name];
-  const Result<bool> complete =
-      RunSweep(agents, SweepSetup{request, &manifest, dir.root, std::move(plan.shards)}, *sink);
-  return sink->Finish(complete.status(), complete.ok() && *complete);
 }
 
 }  // namespace ktune::host

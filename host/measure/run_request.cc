@@ -1,4 +1,4 @@
-#include "host/remote/run_request.h"
+#include "host/measure/run_request.h"
 
 #include <iostream>
 

@@ -1,9 +1,9 @@
-// khost run's measuring step, on one agent or spread over several (khost run --agents a,b,c):
-// the variants are cut into shards, each measured as a run of its own (<run_id>_<n>) on
-// whichever agent is free next, every row going into the one results file under its global
-// variant index. Agents must share a CPU fingerprint unless mixing is allowed. When an agent
-// drops out (its link or agentd fails), the variants of its shard that did not arrive whole
-// are moved to a new shard for the others; what it measured is kept, and khost run --resume
+// The run service's measuring step (host/measure/run_service.h), on one agent or spread over
+// several (khost run --agents a,b,c): the variants are cut into shards, each measured as a run of
+// its own (<run_id>_<n>) on whichever agent is free next, every row going into the one results file
+// under its global variant index. Agents must share a CPU fingerprint unless mixing is allowed.
+// When an agent drops out (its link or agentd fails), the variants of its shard that did not arrive
+// whole are moved to a new shard for the others; what it measured is kept, and khost run --resume
 // merges its journal (that shard fetched as the agent holds it) once it is back.
 #pragma once
 
@@ -14,11 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "common/manifest.h"
 #include "common/status.h"
 #include "host/remote/agent_locator.h"
 #include "host/remote/run_receiver.h"
-#include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"
 
 namespace ktune::host {
@@ -62,13 +60,12 @@ struct SweepAgent {
 };
 
 struct SweepSetup {
-  wire::RunRequest request;            // every variant, under the run's id
-  const Manifest* manifest = nullptr;  // pushed to each agent before it measures
-  std::string root;                    // the manifest's files are under it
+  wire::RunRequest request;  // every variant, under the run's id
   std::vector<RunMeta::Shard> shards;
 };
 
-// Measures the setup's pending shards on `agents` (one thread each) into `sink`, keeping the
+// Measures the setup's pending shards on `agents` (one thread each; each has the bundle) into
+// `sink`, keeping the
 // sink's metadata's shards up to date; true when every shard is whole. Fails when no agent is
 // left with shards still pending, or when the run's own files fail. One agent with one shard
 // under the run's own id is a plain run: its agent's error is the sweep's, nothing is moved.
@@ -93,12 +90,5 @@ struct ResumePlan {
 ResumePlan PlanResume(std::vector<RunMeta::Shard> shards, const std::vector<std::string>& back,
                       const std::vector<RepetitionRow>& rows, size_t rows_per_variant,
                       const std::string& run_id);
-
-// khost run --resume of a sweep (setup.meta has its agents and shards): the agents that answer
-// (token from `token_file` as OpenAgentSession takes it; one that does not is said on stderr)
-// resume and fetch their shards as PlanResume says, then sweep what is pending; the kernel's
-// files must still be those the run was asked with.
-Result<ReceivedRun> ResumeSweep(const KernelDir& dir, const std::string& token_file,
-                                ReceiveSetup setup);
 
 }  // namespace ktune::host

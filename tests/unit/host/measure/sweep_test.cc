@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "host/remote/sweep.h"
+#include "host/measure/sweep.h"
 
 namespace ktune::host {
 namespace {
