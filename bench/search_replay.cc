@@ -1,5 +1,5 @@
 // The search benchmark (issue 22): each strategy replayed over recorded landscapes -- full-grid
-// measurements saved as evaluations files (test_data/landscapes/, host/strategy/evaluations.h) --
+// measurements saved as evaluations files (test_data/landscapes/, host/results/evaluations.h) --
 // for many seeds, against random search in the same table.
 //
 //   search_replay [--seeds N] [--batch B] [--budget PCT] [--only NAME] FILE...
@@ -27,7 +27,7 @@
 
 #include "common/fs.h"
 #include "common/strings.h"
-#include "host/strategy/evaluations.h"
+#include "host/results/evaluations.h"
 #include "host/strategy/replay.h"
 
 #ifdef KTUNE_HAVE_DLIB
@@ -142,7 +142,9 @@ int Main(int argc, char** argv) {
       std::cerr << "search_replay: " << file << ": " << evaluations.status().message() << "\n";
       return 1;
     }
-    auto landscape = LandscapeOf(*evaluations);
+    std::vector<Measured> measured;
+    for (const Evaluation& e : evaluations->rows) measured.push_back({e.config, e.time_ns});
+    auto landscape = LandscapeOf(evaluations->names, measured);
     if (!landscape.ok() || !landscape->optimum()) {
       std::cerr << "search_replay: " << file << ": no landscape with a feasible configuration\n";
       return 1;

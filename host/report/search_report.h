@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "host/report/table.h"
-#include "host/strategy/evaluations.h"
+#include "host/results/evaluations.h"
 
 namespace ktune::host {
 

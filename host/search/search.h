@@ -23,7 +23,7 @@
 #include "common/results.h"
 #include "common/status.h"
 #include "host/measure/run_request.h"
-#include "host/strategy/evaluations.h"
+#include "host/results/evaluations.h"
 #include "host/strategy/strategy.h"
 #include "host/tune/tune_run.h"
 

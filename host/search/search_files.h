@@ -1,6 +1,6 @@
 // A search's files, beside the kernel's runs:
 //
-//   <root>/<kernel>/run/searches/<search_id>.csv    the evaluations (host/strategy/evaluations.h),
+//   <root>/<kernel>/run/searches/<search_id>.csv    the evaluations (host/results/evaluations.h),
 //                                                   a line appended and fsynced per evaluation
 //   <root>/<kernel>/run/searches/<search_id>.json   {"argv": [...], "elapsed_s": S, "pending":
 //                                                   {"run": ID, "configs": [[...], ...]}}: khost
@@ -21,7 +21,7 @@
 
 #include "common/fs.h"
 #include "common/status.h"
-#include "host/strategy/evaluations.h"
+#include "host/results/evaluations.h"
 
 namespace ktune::host {
 

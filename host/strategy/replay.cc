@@ -40,4 +40,25 @@ std::optional<size_t> EvaluationsToReach(const Trace& trace, double optimum, dou
   return std::nullopt;
 }
 
+Result<Landscape> LandscapeOf(const std::vector<std::string>& names,
+                              const std::vector<Measured>& measured) {
+  std::vector<std::vector<int64_t>> values(names.size()), configs;
+  for (const Measured& m : measured) {
+    for (size_t p = 0; p < m.config.size() && p < values.size(); ++p) {
+      values[p].push_back(m.config[p]);
+    }
+    configs.push_back(m.config);
+  }
+  for (std::vector<int64_t>& v : values) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  }
+  KT_ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Make(names, values, configs));
+  Landscape l{std::move(space), {}};
+  l.time.resize(l.space.size());
+  // Make keeps the configurations in the order given.
+  for (size_t i = 0; i < measured.size(); ++i) l.time[i] = measured[i].time_ns;
+  return l;
+}
+
 }  // namespace ktune::host

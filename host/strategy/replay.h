@@ -5,9 +5,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "common/status.h"
 #include "host/strategy/space.h"
 #include "host/strategy/strategy.h"
 
@@ -24,6 +27,18 @@ struct Trace {
   std::vector<size_t> evaluated;    // the points, in the order they were asked
   std::vector<double> best_so_far;  // after each evaluation; +infinity before a feasible one
 };
+
+// A measured configuration: its parameters' values and its time (nullopt: infeasible).
+struct Measured {
+  std::vector<int64_t> config;
+  std::optional<double> time_ns;
+};
+
+// The landscape of measured configurations (a search's evaluations file, host/results/
+// evaluations.h): each parameter's values are those the configurations hold, ascending; the
+// points are the configurations, in the order given. A configuration given twice is an error.
+Result<Landscape> LandscapeOf(const std::vector<std::string>& names,
+                              const std::vector<Measured>& measured);
 
 // Asks in batches of `batch` until the strategy is done or `max_evaluations` were made.
 Trace Replay(StrategyKind kind, const Landscape& landscape, const StrategyOptions& options,

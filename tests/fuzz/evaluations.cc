@@ -12,7 +12,8 @@
 #include <cstdint>
 #include <string>
 
-#include "host/strategy/evaluations.h"
+#include "host/results/evaluations.h"
+#include "host/strategy/replay.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -31,7 +32,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(a.config == b.config && a.time_ns == b.time_ns && a.status == b.status &&
                a.run == b.run);
   }
-  auto landscape = LandscapeOf(*parsed);
+  std::vector<Measured> measured;
+  for (const Evaluation& e : parsed->rows) measured.push_back({e.config, e.time_ns});
+  auto landscape = LandscapeOf(parsed->names, measured);
   if (!landscape.ok()) return 0;
   FUZZ_CHECK(landscape->space.size() == parsed->rows.size());
   for (size_t i = 0; i < parsed->rows.size(); ++i) {

@@ -13,9 +13,9 @@
 #include <set>
 
 #include "common/fs.h"
+#include "host/results/evaluations.h"
 #include "host/results/results_dir.h"
 #include "host/search/search_files.h"
-#include "host/strategy/evaluations.h"
 #include "tests/integration/harness.h"
 
 namespace ktune::host {

@@ -1,6 +1,7 @@
 // The evaluations of a search, one CSV line each: what khost tune --strategy journals as it
 // measures (<kernel>/run/searches/<search_id>.csv) and what the search benchmark replays (a grid
-// search's file, every configuration measured, is a landscape: test_data/landscapes/).
+// search's file, every configuration measured, is a landscape: test_data/landscapes/, made one by
+// host/strategy/replay.h LandscapeOf). The format is khost's, read by the search and by report.
 //
 //   # ktune evaluations 1
 //   # <free text: the kernel, the agent, how it was measured>
@@ -27,7 +28,6 @@
 #include <vector>
 
 #include "common/status.h"
-#include "host/strategy/replay.h"
 
 namespace ktune::host {
 
@@ -60,9 +60,5 @@ Result<Evaluations> ParseEvaluations(std::string_view text);
 
 // A configuration for people: "BLOCK_SIZE_M=4 BLOCK_SIZE_N=16", the parameters in order.
 std::string ConfigText(const std::vector<std::string>& names, const std::vector<int64_t>& config);
-
-// The landscape of a file's evaluations: each parameter's values are those its lines hold,
-// ascending; the configurations are the lines. A configuration given twice is an error.
-Result<Landscape> LandscapeOf(const Evaluations& evaluations);
 
 }  // namespace ktune::host

@@ -1,4 +1,4 @@
-#include "host/strategy/evaluations.h"
+#include "host/results/evaluations.h"
 
 #include <algorithm>
 #include <cmath>
@@ -145,26 +145,6 @@ std::string ConfigText(const std::vector<std::string>& names, const std::vector<
     parts.push_back(names[i] + "=" + std::to_string(config[i]));
   }
   return Join(parts, " ");
-}
-
-Result<Landscape> LandscapeOf(const Evaluations& evaluations) {
-  std::vector<std::vector<int64_t>> values(evaluations.names.size()), configs;
-  for (const Evaluation& e : evaluations.rows) {
-    for (size_t p = 0; p < e.config.size(); ++p) values[p].push_back(e.config[p]);
-    configs.push_back(e.config);
-  }
-  for (std::vector<int64_t>& v : values) {
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-  }
-  KT_ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Make(evaluations.names, values, configs));
-  Landscape l{std::move(space), {}};
-  l.time.resize(l.space.size());
-  for (size_t i = 0; i < evaluations.rows.size(); ++i) {
-    // Make keeps the configurations in the order given.
-    l.time[i] = evaluations.rows[i].time_ns;
-  }
-  return l;
 }
 
 }  // namespace ktune::host
