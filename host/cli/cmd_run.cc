@@ -22,7 +22,7 @@
 #include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"
 #include "host/results/samples.h"
-#include "host/tune/shapes.h"
+#include "host/results/shape_sets.h"
 #include "host/util/subprocess.h"
 #include "host/util/user_paths.h"
 #include "protocol/convert.h"
@@ -178,32 +178,13 @@ Status SelectShapes(const RunOptions& opts, KernelDir* dir) {
   if (opts.shape.empty() && opts.shapes_file.empty()) return Status::Ok();
   std::vector<ShapeSet> sets;
   if (!opts.shapes_file.empty()) {
-    auto text = ReadFile(opts.shapes_file);
-    if (!text.ok()) return text.status().WithContext("--shapes");
-    KT_ASSIGN_OR_RETURN(sets, ParseShapesFile(*text, opts.shapes_file));
+    KT_ASSIGN_OR_RETURN(sets, ReadShapesFile(opts.shapes_file));
   }
   for (const std::string& s : opts.shape) {
     KT_ASSIGN_OR_RETURN(auto set, ParseShapeSet(s));
     sets.push_back({std::move(set), "--shape " + s});
   }
-  std::vector<KernelVariant> kept;
-  std::vector<bool> matched(sets.size(), false);
-  for (KernelVariant& v : dir->variants) {
-    bool keep = false;
-    for (size_t i = 0; i < sets.size(); ++i) {
-      if (InShape(v.shape, sets[i].values)) keep = matched[i] = true;
-    }
-    if (keep) kept.push_back(std::move(v));
-  }
-  for (size_t i = 0; i < sets.size(); ++i) {
-    if (!matched[i]) {
-      return NotFound(sets[i].where + ": no variant of " + opts.kernel +
-                      " runs at that shape (khost tune --shapes builds for it)");
-    }
-  }
-  if (kept.empty()) return InvalidArgument("--shapes " + opts.shapes_file + " holds no shape");
-  dir->variants = std::move(kept);
-  return Status::Ok();
+  return KeepVariantsAt(sets, opts.kernel, &dir->variants);
 }
 
 }  // namespace

@@ -75,8 +75,8 @@ struct RunOptions : MeasureOptions {
   std::string token_file;
   bool resume = false;  // fetch an earlier run and measure what it lacks, as it was asked
   std::string run_id;   // with resume: which run (empty: the newest)
-  // --shape sets and --shapes: only the variants at these shapes (host/tune/shapes.h sets, each
-  // matching the variants whose shape has its every NAME=VALUE).
+  // --shape sets and --shapes: only the variants at these shapes (host/results/shape_sets.h sets,
+  // each matching the variants whose shape has its every NAME=VALUE).
   std::vector<std::string> shape;
   std::string shapes_file;
 };

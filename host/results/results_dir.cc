@@ -264,16 +264,21 @@ std::vector<std::string> IdFilesIn(const std::string& dir) {
   return names;
 }
 
-Result<std::string> FindRunFile(const std::string& kernel_run_dir, const std::string& run_id) {
-  const std::string dir = ResultsDir(kernel_run_dir);
-  if (!run_id.empty()) {
-    const std::string path = ResultsPath(kernel_run_dir, run_id);
-    if (!fs::exists(path)) return NotFound("no run " + run_id + " in " + dir);
+Result<std::string> FindIdFile(const std::string& dir, const std::string& id,
+                               const std::string& what, const std::string& none) {
+  if (!id.empty()) {
+    const std::string path = dir + "/" + id + ".csv";
+    if (!fs::exists(path)) return NotFound("no " + what + " " + id + " in " + dir);
     return path;
   }
   const std::vector<std::string> files = IdFilesIn(dir);
-  if (files.empty()) return NotFound("no results in " + dir + " (run `khost run` first)");
+  if (files.empty()) return NotFound(none);
   return files.back();
+}
+
+Result<std::string> FindRunFile(const std::string& kernel_run_dir, const std::string& run_id) {
+  const std::string dir = ResultsDir(kernel_run_dir);
+  return FindIdFile(dir, run_id, "run", "no results in " + dir + " (run `khost run` first)");
 }
 
 Result<LoadedRun> LoadRun(const std::string& kernel_run_dir, const std::string& run) {

@@ -89,6 +89,11 @@ class ResultsWriter {
 // such names sort by time. None when the directory is missing.
 std::vector<std::string> IdFilesIn(const std::string& dir);
 
+// <dir>/<id>.csv, which must be there, or the newest of IdFilesIn(dir) when id is empty. NotFound
+// names it as `what` ("no run ID in DIR"), or says `none` when dir holds no such file.
+Result<std::string> FindIdFile(const std::string& dir, const std::string& id,
+                               const std::string& what, const std::string& none);
+
 // The file of run `run_id`, or of the newest run when run_id is empty.
 Result<std::string> FindRunFile(const std::string& kernel_run_dir, const std::string& run_id);
 

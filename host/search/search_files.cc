@@ -77,14 +77,8 @@ Result<SearchMeta> ReadSearchMeta(const std::string& search_path) {
 Result<std::string> FindSearchFile(const std::string& kernel_run_dir,
                                    const std::string& search_id) {
   const std::string dir = SearchesDir(kernel_run_dir);
-  if (!search_id.empty()) {
-    const std::string path = SearchPath(kernel_run_dir, search_id);
-    if (!fs::exists(path)) return NotFound("no search " + search_id + " in " + dir);
-    return path;
-  }
-  const std::vector<std::string> files = IdFilesIn(dir);
-  if (files.empty()) return NotFound("no search in " + dir + " (khost tune --strategy first)");
-  return files.back();
+  return FindIdFile(dir, search_id, "search",
+                    "no search in " + dir + " (khost tune --strategy first)");
 }
 
 Result<SearchJournal> SearchJournal::Create(const std::string& path,

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "host/results/shape_sets.h"
 #include "host/util/expr.h"
 
 namespace ktune::host {
@@ -59,9 +60,6 @@ struct SpecParam {
   std::vector<int64_t> values;  // duplicates removed, first occurrence kept
   size_t line = 0;
 };
-
-// A shape value: a C int a kernel's main reads from its argv (RUN_COUNT too), at least 1.
-inline constexpr int64_t kMaxShapeValue = INT32_MAX;
 
 struct SpecConstraint {
   std::string text;

@@ -257,10 +257,7 @@ Result<TunePlan> PrepareTune(const TuneOptions& o) {
   KT_RETURN_IF_ERROR(CheckTools(p.toolchain, o.check));
   std::vector<ShapeSet> file_sets;
   if (!o.shapes_file.empty()) {
-    auto text = ReadFile(o.shapes_file);
-    if (!text.ok()) return text.status().WithContext("--shapes");
-    KT_ASSIGN_OR_RETURN(file_sets, ParseShapesFile(*text, o.shapes_file));
-    if (file_sets.empty()) return InvalidArgument("--shapes " + o.shapes_file + " holds no shape");
+    KT_ASSIGN_OR_RETURN(file_sets, ReadShapesFile(o.shapes_file));
   }
   KT_ASSIGN_OR_RETURN(const std::vector<Shape> shapes, ResolveShapes(p.spec, o.shape, file_sets));
   KT_RETURN_IF_ERROR(o.triton.empty() ? ChooseFromGrid(o, shapes, &p)

@@ -19,41 +19,6 @@ std::string ResolveError(const std::vector<std::string>& args, const std::string
   return shapes.status().message();
 }
 
-TEST_CASE("a set: NAME=VALUE pairs apart by spaces, values positive integers") {
-  auto s = ParseShapeSet(" M=64  N=8\tK=1 ");
-  REQUIRE(s.ok());
-  CHECK(*s == std::vector<std::pair<std::string, int64_t>>{{"M", 64}, {"N", 8}, {"K", 1}});
-  CHECK(ParseShapeSet("").value().empty());
-  CHECK(ParseShapeSet("M=0").status().message() ==
-        "M=0: a shape value is an integer from 1 to 2147483647");
-  CHECK(ParseShapeSet("M=-4").status().message() ==
-        "M=-4: a shape value is an integer from 1 to 2147483647");
-  CHECK(ParseShapeSet("M=1.5").status().message() ==
-        "M=1.5: a shape value is an integer from 1 to 2147483647");
-  CHECK(ParseShapeSet("M=").status().message() ==
-        "M=: a shape value is an integer from 1 to 2147483647");
-  CHECK(ParseShapeSet("M").status().message() == "M: expected NAME=VALUE");
-  CHECK(ParseShapeSet("=4").status().message() == "=4: expected NAME=VALUE");
-  CHECK(ParseShapeSet("M=1,N=2").status().message() ==
-        "M=1,N=2: a shape value is an integer from 1 to 2147483647");
-  CHECK(ParseShapeSet("M=1 M=2").status().message() == "M is given twice");
-}
-
-TEST_CASE(
-    "a shapes file: a shape per line, comments and blank lines skipped, errors at file:line") {
-  auto sets =
-      ParseShapesFile("# projections\nM=64 N=64 K=64\n\n  M=128 N=64 K=32  # wide\n", "shapes.txt");
-  REQUIRE(sets.ok());
-  REQUIRE(sets->size() == 2);
-  CHECK((*sets)[0].where == "shapes.txt:2");
-  CHECK((*sets)[1].where == "shapes.txt:4");
-  CHECK((*sets)[1].values[2] == std::pair<std::string, int64_t>{"K", 32});
-  CHECK(ParseShapesFile("M=1 N=1 K=1\nM=x N=1 K=1\n", "f").status().message() ==
-        "f:2: M=x: a shape value is an integer from 1 to 2147483647");
-  CHECK(ParseShapesFile("", "f").value().empty());
-  CHECK(ParseShapesFile("\v\n \f\n", "f").value().empty());  // white space only: no shape
-}
-
 TEST_CASE("the problem dimensions are the shape names the tensors use, in the shape's order") {
   CHECK(ProblemDimensions(Spec()) == std::vector<std::string>{"M", "N", "K"});
 }
@@ -94,16 +59,6 @@ TEST_CASE("bad shapes are one error naming where: missing dimension, duplicate, 
   CHECK(ResolveError({"M=0"}) ==
         "--shape M=0: M=0: a shape value is an integer from 1 to 2147483647");
   CHECK(ResolveError({" "}) == "--shape ' ': expected NAME=VALUE");
-}
-
-TEST_CASE("a variant is in a set's shape when its shape has every NAME=VALUE of the set") {
-  const Params shape = {{"M", "64"}, {"N", "8"}, {"K", "16"}};
-  CHECK(InShape(shape, {{"M", 64}}));
-  CHECK(InShape(shape, {{"K", 16}, {"M", 64}}));
-  CHECK(InShape(shape, {}));
-  CHECK_FALSE(InShape(shape, {{"M", 64}, {"N", 9}}));
-  CHECK_FALSE(InShape(shape, {{"Q", 1}}));
-  CHECK_FALSE(InShape({}, {{"M", 64}}));
 }
 
 }  // namespace
