@@ -8,7 +8,7 @@
 
 #include "common/strings.h"
 #include "host/cli/cli.h"
-#include "host/cli/command.h"
+#include "host/cli/cmd_agent.h"
 #include "host/remote/agent_locator.h"
 #include "protocol/convert.h"
 

@@ -13,7 +13,7 @@
 #include "common/manifest.h"
 #include "common/strings.h"
 #include "host/cli/cli.h"
-#include "host/cli/command.h"
+#include "host/cli/cmd_analyze.h"
 #include "host/report/analysis.h"
 #include "host/report/html_report.h"
 #include "host/report/json_model.h"

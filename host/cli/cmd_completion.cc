@@ -7,7 +7,7 @@
 
 #include "common/strings.h"
 #include "host/cli/cli.h"
-#include "host/cli/command.h"
+#include "host/cli/cmd_completion.h"
 #include "host/cli/completion.h"
 
 namespace ktune::host {

@@ -13,7 +13,7 @@
 
 #include "common/strings.h"
 #include "host/cli/cli.h"
-#include "host/cli/command.h"
+#include "host/cli/cmd_corpus.h"
 #include "host/corpus/corpus_dir.h"
 
 namespace ktune::host {

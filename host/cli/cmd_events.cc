@@ -7,7 +7,7 @@
 #include "common/events.h"
 #include "common/strings.h"
 #include "host/cli/cli.h"
-#include "host/cli/command.h"
+#include "host/cli/cmd_events.h"
 #include "host/events/event_groups.h"
 #include "host/remote/agent_locator.h"
 #include "protocol/convert.h"

@@ -4,7 +4,7 @@
 
 #include "common/strings.h"
 #include "host/cli/cli.h"
-#include "host/cli/command.h"
+#include "host/cli/cmd_push.h"
 #include "host/remote/agent_locator.h"
 #include "host/results/kernel_dir.h"
 

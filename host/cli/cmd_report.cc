@@ -8,7 +8,7 @@
 #include "common/fs.h"
 #include "common/manifest.h"
 #include "host/cli/cli.h"
-#include "host/cli/command.h"
+#include "host/cli/cmd_report.h"
 #include "host/events/event_groups.h"
 #include "host/measure/run_service.h"
 #include "host/report/compare.h"

@@ -15,7 +15,7 @@
 #include "common/fs.h"
 #include "common/strings.h"
 #include "host/cli/cli.h"
-#include "host/cli/command.h"
+#include "host/cli/cmd_run.h"
 #include "host/cli/measure_options.h"
 #include "host/measure/run_service.h"
 #include "host/report/report.h"

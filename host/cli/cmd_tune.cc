@@ -11,7 +11,7 @@
 
 #include "common/strings.h"
 #include "host/cli/cli.h"
-#include "host/cli/command.h"
+#include "host/cli/cmd_tune.h"
 #include "host/cli/measure_options.h"
 #include "host/report/analysis.h"
 #include "host/report/format.h"

@@ -6,6 +6,15 @@
 
 #include "common/strings.h"
 #include "common/version.h"
+#include "host/cli/cmd_agent.h"
+#include "host/cli/cmd_analyze.h"
+#include "host/cli/cmd_completion.h"
+#include "host/cli/cmd_corpus.h"
+#include "host/cli/cmd_events.h"
+#include "host/cli/cmd_push.h"
+#include "host/cli/cmd_report.h"
+#include "host/cli/cmd_run.h"
+#include "host/cli/cmd_tune.h"
 
 namespace ktune::host {
 

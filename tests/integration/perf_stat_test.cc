@@ -8,7 +8,7 @@
 
 #include "common/fs.h"
 #include "common/strings.h"
-#include "host/cli/command.h"
+#include "host/cli/cmd_run.h"
 #include "host/remote/agent_client.h"
 #include "host/report/stats.h"
 #include "host/results/kernel_dir.h"

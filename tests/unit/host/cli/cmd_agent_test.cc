@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "host/cli/command.h"
+#include "host/cli/cmd_agent.h"
 #include "host/remote/agent_locator.h"
 #include "host/remote/agent_registry.h"
 #include "host/remote/deploy.h"

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "host/cli/command.h"
+#include "host/cli/cmd_corpus.h"
 #include "host/corpus/corpus.h"
 #include "host/corpus/pysource.h"
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "host/cli/command.h"
+#include "host/cli/cmd_push.h"
 
 namespace ktune::host {
 namespace {

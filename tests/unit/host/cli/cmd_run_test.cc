@@ -8,7 +8,7 @@
 
 #include "common/events.h"
 #include "common/fs.h"
-#include "host/cli/command.h"
+#include "host/cli/cmd_run.h"
 #include "host/remote/agent_locator.h"
 #include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"

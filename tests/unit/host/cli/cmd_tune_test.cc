@@ -10,7 +10,7 @@
 
 #include "common/events.h"
 #include "common/fs.h"
-#include "host/cli/command.h"
+#include "host/cli/cmd_tune.h"
 #include "host/remote/agent_locator.h"
 #include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"

@@ -5,7 +5,7 @@
 #include <cctype>
 
 #include "common/strings.h"
-#include "host/cli/command.h"
+#include "host/cli/cmd_completion.h"
 
 namespace ktune::host {
 namespace {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "host/cli/command.h"
 #include "host/corpus/corpus.h"
 #include "host/corpus/pysource.h"
 

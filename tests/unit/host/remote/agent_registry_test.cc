@@ -2,7 +2,6 @@
 // document's edits, how --agent NAME resolves, and khost agent's arguments.
 #include <doctest/doctest.h>
 
-#include "host/cli/command.h"
 #include "host/remote/agent_locator.h"
 #include "host/remote/agent_registry.h"
 #include "host/remote/deploy.h"

@@ -3,7 +3,6 @@
 #include <doctest/doctest.h>
 
 #include "common/fs.h"
-#include "host/cli/command.h"
 #include "host/results/kernel_dir.h"
 #include "host/tune/kspec.h"
 #include "host/tune/toolchain.h"
