@@ -10,6 +10,7 @@
 #include "host/cli/cli.h"
 #include "host/cli/cmd_agent.h"
 #include "host/remote/agent_locator.h"
+#include "host/report/system_report.h"
 #include "protocol/convert.h"
 
 namespace ktune::host {
@@ -64,49 +65,6 @@ Result<std::vector<RegisteredAgent>> LoadRegistry() {
   return ReadRegistry(doc, path);
 }
 
-std::string Mhz(const std::optional<uint64_t>& freq_khz) {
-  return freq_khz ? std::to_string(*freq_khz / 1000) + " MHz" : "unknown";
-}
-
-// A field of the system check for people: "unknown" when the agent could not read it.
-std::string Known(const std::optional<std::string>& s) {
-  if (!s) return "unknown";
-  return s->empty() ? "none" : *s;
-}
-std::string Known(const std::optional<uint32_t>& n) {
-  return n ? std::to_string(*n) : "unknown";
-}
-
-// The "system" section of agent status: the agent's system check and its warnings.
-void PrintSystem(const SystemCheck& c) {
-  const bool cpufreq = HasCpufreq(c);
-  std::string boost = "unknown";
-  if (c.boost) boost = *c.boost ? "on" : "off";
-  std::vector<std::string> zones;
-  for (const ThermalZone& z : c.thermal_zones) {
-    zones.push_back(z.type + " " + (z.temp_mc ? FormatCelsius(*z.temp_mc) : "unknown"));
-  }
-  std::string aslr = "unknown";
-  if (c.aslr) aslr = std::to_string(*c.aslr) + (*c.aslr ? " (on)" : " (off)");
-  std::cout << "system (CPU " << std::max(c.cpu, 0) << "):\n"
-            << "  governor:     " << (cpufreq ? Known(c.governor) : "none (no cpufreq)") << "\n";
-  if (cpufreq) {
-    std::cout << "  frequency:    min " << Mhz(c.min_freq_khz) << ", max " << Mhz(c.max_freq_khz)
-              << ", now " << Mhz(c.cur_freq_khz) << "\n";
-  }
-  std::cout << "  boost:        " << boost << "\n"
-            << "  thermal:      " << (zones.empty() ? "no thermal zones" : Join(zones, ", "))
-            << "\n"
-            << "  isolated:     isolcpus " << Known(c.isolated) << ", nohz_full "
-            << Known(c.nohz_full) << "\n"
-            << "  SMT siblings: " << Known(c.smt_siblings) << "\n"
-            << "  ASLR:         " << aslr << "\n"
-            << "  load:         " << (c.load_1min ? FormatDouble(*c.load_1min) : "unknown")
-            << " (1 min) on " << Known(c.online_cpus) << " CPUs, " << Known(c.other_runnable)
-            << " other runnable\n";
-  for (const std::string& w : SystemWarnings(c)) std::cout << "warning: " << w << "\n";
-}
-
 Status ShowStatus(const AgentRequest& req) {
   KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(req.agent, req.token_file));
   const wire::HelloReply& h = session.conn->hello();
@@ -137,7 +95,7 @@ Status ShowStatus(const AgentRequest& req) {
     }
     std::cout << (opens > 12 ? "..." : "") << "\n";
   }
-  if (c.has_system()) PrintSystem(SystemCheckFromWire(c.system()));
+  if (c.has_system()) std::cout << RenderSystemCheck(SystemCheckFromWire(c.system()));
   return Status::Ok();
 }
 

@@ -18,7 +18,7 @@
 #include "host/cli/cmd_run.h"
 #include "host/cli/measure_options.h"
 #include "host/measure/run_service.h"
-#include "host/report/report.h"
+#include "host/report/perf_stats.h"
 #include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"
 #include "host/results/samples.h"
@@ -104,38 +104,21 @@ namespace {
 
 // How khost run ends, for a new run and a resumed one: the seed's perf_stats.csv (configs.json's
 // perf_files.stat) and the table, from the rows and metadata the run service received.
-Status Conclude(const KernelDir& dir, const std::string& kernel, const ReceivedRun& got) {
+Status Conclude(const KernelDir& dir, const ReceivedRun& got) {
   const LoadedRun& run = got.run;
   if (run.rows.empty()) return NotFound(run.path + " holds no results");
   PrintRunWarnings("run", run);
   RunReport report = BuildReport(run.rows, run.metrics);
   AddRace(run, &report);
-  if (!dir.perf_stat_path.empty()) {
-    KT_RETURN_IF_ERROR(CheckBeneath(dir.root, dir.perf_stat_path));
-    const std::string path = dir.root + "/" + dir.perf_stat_path;
-    KT_RETURN_IF_ERROR(MakeDirs(std::filesystem::path(path).parent_path().string()));
-    const std::vector<VariantSamples> symbolized =
-        SymbolizeRun(got.profiles, run.rows, dir.root, KernelSymbol(kernel));
-    KT_RETURN_IF_ERROR(WriteUserFile(
-        path, RenderPerfStats(report, KernelPeriodColumns(symbolized, KernelSymbol(kernel)))));
-    std::cerr << "khost run: wrote " << path << "\n";
-  }
+  KT_ASSIGN_OR_RETURN(const std::string perf_stats,
+                      WritePerfStatsFile(dir, report, run.rows, got.profiles));
+  if (!perf_stats.empty()) std::cerr << "khost run: wrote " << perf_stats << "\n";
   std::cout << RenderTable(report, false, ConsoleWidth(false));
   if (got.sampled) {
     std::cerr << "khost run: samples in " << SamplesPath(run.path)
               << " (khost report --samples, --annotate VARIANT)\n";
   }
-  // As hyperfine fails for a failing command: a run with nothing to compare is no success.
-  if (!report.variants.empty() &&
-      std::all_of(report.variants.begin(), report.variants.end(),
-                  [](const VariantSummary& v) { return v.valid == 0; })) {
-    const VariantSummary& first = report.variants.front();
-    return InvalidArgument(
-        "no variant ran correctly: all " + std::to_string(report.variants.size()) +
-        " failed every repetition (" + first.name + ": " + first.failure +
-        "; khost tune --check runs each variant once); the rows are in " + run.path);
-  }
-  return Status::Ok();
+  return SomeVariantValid(report, run.path);
 }
 
 // Said after an error that cut a run short.
@@ -166,7 +149,7 @@ Status ExecuteResume(const RunOptions& opts, const KernelDir& dir) {
   std::cerr << "khost run: resumed run " << std::filesystem::path(got.run.path).stem().string()
             << ": " << got.rows_new << " new rows, " << got.run.rows.size() << " of "
             << got.rows_planned << " in " << got.run.path << "\n";
-  return Conclude(dir, opts.kernel, got);
+  return Conclude(dir, got);
 }
 
 }  // namespace
@@ -215,7 +198,7 @@ Status ExecuteRun(const RunOptions& opts) {
   const size_t rows = got.run.rows.size();
   std::cerr << "khost run: " << rows << (rows == 1 ? " row in " : " rows in ") << got.run.path
             << "\n";
-  return Conclude(dir, opts.kernel, got);
+  return Conclude(dir, got);
 }
 
 int RunMain(const Args& args) {

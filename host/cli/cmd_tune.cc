@@ -201,56 +201,25 @@ std::string WhyItWon(const Analysis& a) {
   return why;
 }
 
-// A run of several shapes: each shape's winner into <kernel>_dispatch.h beside the spec
-// (host/tune/dispatch_header.h), and the best overall (host/report/shapes_report.h), when one
-// configuration ran at every shape, into the spec as for one shape.
-Status ApplyShapesOfRun(const SpecForBest& target, const LoadedRun& run) {
-  const KernelSpec& spec = target.spec;
-  AnalyzeOptions options;  // as khost analyze weighs the run
-  options.interleaved = run.meta && run.meta->order == "interleaved";
-  const std::vector<ShapeAnalysis> shapes = AnalyzeEachShape(run.rows, run.metrics, options);
-  DispatchTable table;
-  table.kernel = spec.name;
-  table.run_id = shapes.empty() ? "" : shapes.front().report.run_id;
-  for (const std::string& d : ProblemDimensions(spec)) {
-    if (!ParamValue(shapes.front().shape, d, "").empty()) table.dims.push_back(d);
+// A shape's winner, as the dispatch table takes it.
+ShapeWinner WinnerOf(const ShapeAnalysis& sa) {
+  ShapeWinner w;
+  w.shape = sa.shape;
+  if (!sa.analysis) {
+    w.problem = sa.problem;
+    return w;
   }
-  for (const SpecParam& p : spec.params) table.params.push_back(p.name);
-  for (const ShapeAnalysis& sa : shapes) {
-    if (!sa.analysis) {
-      std::cout << "no winner at " << ShapeLabel(sa.shape) << " (" << sa.problem
-                << "): left out of the dispatch table\n";
-      continue;
-    }
-    const VariantSummary& w = sa.report.variants[sa.analysis->ranking.front().variant];
-    DispatchEntry e;
-    e.comment = WhyItWon(*sa.analysis);
-    for (const std::string& d : table.dims) {
-      auto v = ParseInt64(ParamValue(sa.shape, d, ""));
-      if (!v.ok()) return InvalidArgument("shape " + ShapeLabel(sa.shape) + " has no " + d);
-      e.shape.push_back(*v);
-    }
-    for (const std::string& p : table.params) {
-      auto v = ParseInt64(w.Param(p, ""));
-      if (!v.ok()) {
-        return InvalidArgument("the winner at " + ShapeLabel(sa.shape) + ", " + w.name +
-                               ", has no integer " + p + " (the spec changed since the run?)");
-      }
-      e.config.push_back(*v);
-    }
-    if (std::any_of(table.entries.begin(), table.entries.end(),
-                    [&](const DispatchEntry& o) { return o.shape == e.shape; })) {
-      std::cout << "the run measured " << ShapeLabel(sa.shape) << " twice in "
-                << Join(table.dims, ", ") << ": the dispatch table keeps the first\n";
-      continue;
-    }
-    table.entries.push_back(std::move(e));
-  }
-  KT_ASSIGN_OR_RETURN(const std::string header, DispatchHeader(table));
-  const std::string path = spec.dir + "/" + spec.name + "_dispatch.h";
-  KT_RETURN_IF_ERROR(WriteUserFile(path, header));
-  std::cout << "wrote " << path << ": the winner at each of " << table.entries.size()
-            << " shapes, and " << spec.name << "_dispatch()\n";
+  const VariantSummary& v = sa.report.variants[sa.analysis->ranking.front().variant];
+  w.config = v.params;
+  w.variant = v.name;
+  w.why = WhyItWon(*sa.analysis);
+  return w;
+}
+
+// The configuration that ran, valid, at every shape with the lowest geometric mean of its time
+// over each shape's fastest (host/report/shapes_report.h) into the spec, as for one shape.
+Status ApplyBestOverall(const SpecForBest& target, const std::vector<ShapeAnalysis>& shapes,
+                        const std::string& run_id) {
   const AcrossShapes across = CompareShapes(shapes);
   if (!across.overall) {
     std::cout << "no configuration ran, valid, at every shape: the spec's best: line is left as "
@@ -261,20 +230,42 @@ Status ApplyShapesOfRun(const SpecForBest& target, const LoadedRun& run) {
   for (const VariantSummary& v : shapes.front().report.variants) {
     if (v.params == across.configs[*across.overall]) name = v.name;
   }
-  BestChoice best{table.run_id,
+  BestChoice best{run_id,
                   name,
                   {},
                   "best overall at " + std::to_string(shapes.size()) +
                       " shapes, geometric mean of its time over each shape's fastest " +
                       FormatRatio(*across.overall_geomean)};
-  for (const SpecParam& p : spec.params) {
+  for (const SpecParam& p : target.spec.params) {
     best.values.push_back(ParamValue(across.configs[*across.overall], p.name, ""));
   }
   KT_ASSIGN_OR_RETURN(const std::string best_line, ApplyBest(target, best));
-  std::cout << "applied the best overall of run " << best.run_id << " to " << spec.path << ": "
-            << best_line << "\n"
-            << "wrote " << spec.dir << "/best_constants.c and best_blk_constants.json\n";
+  std::cout << "applied the best overall of run " << best.run_id << " to " << target.spec.path
+            << ": " << best_line << "\n"
+            << "wrote " << target.spec.dir << "/best_constants.c and best_blk_constants.json\n";
   return Status::Ok();
+}
+
+// A run of several shapes: each shape's winner into <kernel>_dispatch.h beside the spec
+// (host/tune/dispatch_header.h), and the best overall into the spec.
+Status ApplyShapesOfRun(const SpecForBest& target, const LoadedRun& run) {
+  const KernelSpec& spec = target.spec;
+  AnalyzeOptions options;  // as khost analyze weighs the run
+  options.interleaved = run.meta && run.meta->order == "interleaved";
+  const std::vector<ShapeAnalysis> shapes = AnalyzeEachShape(run.rows, run.metrics, options);
+  std::vector<ShapeWinner> winners;
+  for (const ShapeAnalysis& sa : shapes) winners.push_back(WinnerOf(sa));
+  std::vector<std::string> notes;
+  KT_ASSIGN_OR_RETURN(
+      const DispatchTable table,
+      MakeDispatchTable(spec, shapes.empty() ? "" : shapes.front().report.run_id, winners, &notes));
+  for (const std::string& note : notes) std::cout << note << "\n";
+  KT_ASSIGN_OR_RETURN(const std::string header, DispatchHeader(table));
+  const std::string path = spec.dir + "/" + spec.name + "_dispatch.h";
+  KT_RETURN_IF_ERROR(WriteUserFile(path, header));
+  std::cout << "wrote " << path << ": the winner at each of " << table.entries.size()
+            << " shapes, and " << spec.name << "_dispatch()\n";
+  return ApplyBestOverall(target, shapes, table.run_id);
 }
 
 // khost tune --apply-best: the run's winner (host/report/analysis.h) into the spec and launcher

@@ -1,7 +1,5 @@
 #include "host/report/report.h"
 
-#include <time.h>
-
 #include <algorithm>
 #include <map>
 
@@ -14,15 +12,6 @@
 
 namespace ktune::host {
 namespace {
-
-std::string LocalTime(int64_t unix_ns) {
-  const time_t secs = static_cast<time_t>(unix_ns / 1000000000);
-  tm local;
-  localtime_r(&secs, &local);
-  char buf[32];
-  strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &local);
-  return buf;
-}
 
 // A value as people read it: clocks in msec, seconds as seconds, counts as integers, and the
 // coverage of a multiplexed value.
@@ -413,71 +402,6 @@ Table ReportTable(const RunReport& report) {
 
 std::string RenderTable(const RunReport& report, bool colour, size_t width) {
   return RenderConsole(ReportTable(report), colour, width);
-}
-
-SampledColumns KernelPeriodColumns(const std::vector<VariantSamples>& samples,
-                                   const std::string& kernel_symbol) {
-  SampledColumns c;
-  for (const VariantSamples& v : samples) {
-    for (const EventSamples& e : v.events) {
-      const std::string name = e.event + " (" + kernel_symbol + " period)";
-      if (std::find(c.names.begin(), c.names.end(), name) == c.names.end()) c.names.push_back(name);
-    }
-  }
-  for (const VariantSamples& v : samples) {
-    std::vector<std::optional<uint64_t>>& row = c.values[v.index];
-    row.assign(c.names.size(), std::nullopt);
-    for (const EventSamples& e : v.events) {
-      const std::string name = e.event + " (" + kernel_symbol + " period)";
-      const size_t at =
-          static_cast<size_t>(std::find(c.names.begin(), c.names.end(), name) - c.names.begin());
-      row[at] = e.kernel_period;
-    }
-  }
-  return c;
-}
-
-std::string RenderPerfStats(const RunReport& report, const SampledColumns& sampled) {
-  std::vector<std::string> header = {"Timestamp", "ELF Name"};
-  for (const auto& p : report.param_names) header.push_back(p);
-  for (const auto& s : report.shape_names) header.push_back(s);
-  header.insert(header.end(), {"Valid Output", "Kernel Time (s)", "Total Time (s)"});
-  std::vector<std::string> events;
-  for (const auto& name : report.value_names) {
-    if (name != kWallTime && name != kKernelTime) events.push_back(name);
-  }
-  header.insert(header.end(), events.begin(), events.end());
-  header.insert(header.end(), sampled.names.begin(), sampled.names.end());
-  std::string out = CsvJoin(header) + "\n";
-  for (const VariantSummary& v : report.variants) {
-    std::vector<std::string> r = {LocalTime(v.first_timestamp_ns), v.name};
-    for (const auto& p : report.param_names) r.push_back(v.Param(p, "N/A"));
-    for (const auto& s : report.shape_names) r.push_back(ParamValue(v.shape, s, "N/A"));
-    r.push_back(v.all_valid() ? "YES" : "NO");
-    // Nothing measured by a run that failed every time stands in for the kernel's numbers.
-    auto find = [&](const std::string& name) { return v.valid ? v.Find(name) : nullptr; };
-    const ValueSummary* kernel = find(kKernelTime);
-    const ValueSummary* wall = find(kWallTime);
-    r.push_back(kernel && kernel->median ? FormatFixed(*kernel->median, 6) : "N/A");
-    r.push_back(wall && wall->median ? FormatFixed(*wall->median / 1e9, 6) : "N/A");
-    for (const auto& name : events) {
-      const ValueSummary* s = find(name);
-      if (!s || !s->median) {
-        r.push_back("N/A");
-      } else if (s->unit == "ns") {
-        r.push_back(FormatFixed(*s->median / 1e6, 6));
-      } else {
-        r.push_back(FormatFixed(*s->median, 0));
-      }
-    }
-    auto periods = sampled.values.find(v.index);
-    for (size_t k = 0; k < sampled.names.size(); ++k) {
-      const bool has = v.valid && periods != sampled.values.end() && periods->second[k];
-      r.push_back(has ? std::to_string(*periods->second[k]) : "N/A");
-    }
-    out += CsvJoin(r) + "\n";
-  }
-  return out;
 }
 
 }  // namespace ktune::host

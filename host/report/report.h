@@ -123,15 +123,4 @@ std::vector<std::string> SystemNotes(const std::optional<SystemCheck>& check);
 // variant marked; RenderTable is its console rendering.
 Table ReportTable(const RunReport& report);
 std::string RenderTable(const RunReport& report, bool colour = false, size_t width = 0);
-// Extra perf-stats columns from sampling, as the seed had them: per sampled event, the total
-// period of the kernel's own symbol, named "<event> (<symbol> period)".
-struct SampledColumns {
-  std::vector<std::string> names;
-  std::map<uint32_t, std::vector<std::optional<uint64_t>>> values;  // by variant index
-};
-SampledColumns KernelPeriodColumns(const std::vector<VariantSamples>& samples,
-                                   const std::string& kernel_symbol);
-
-std::string RenderPerfStats(const RunReport& report, const SampledColumns& sampled = {});
-
 }  // namespace ktune::host

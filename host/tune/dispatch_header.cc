@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/strings.h"
+#include "host/tune/shapes.h"
 
 namespace ktune::host {
 namespace {
@@ -117,6 +118,51 @@ Result<std::string> DispatchHeader(const DispatchTable& t) {
   h += "  return " + k + "_dispatch_table[best].config;\n}\n\n";
   h += "#endif /* " + K + "_DISPATCH_H */\n";
   return h;
+}
+
+Result<DispatchTable> MakeDispatchTable(const KernelSpec& spec, const std::string& run_id,
+                                        const std::vector<ShapeWinner>& winners,
+                                        std::vector<std::string>* notes) {
+  DispatchTable table;
+  table.kernel = spec.name;
+  table.run_id = run_id;
+  for (const std::string& d : ProblemDimensions(spec)) {
+    if (!winners.empty() && !ParamValue(winners.front().shape, d, "").empty()) {
+      table.dims.push_back(d);
+    }
+  }
+  for (const SpecParam& p : spec.params) table.params.push_back(p.name);
+  for (const ShapeWinner& w : winners) {
+    const std::string label = ShapeLabel(w.shape);
+    if (!w.problem.empty()) {
+      notes->push_back("no winner at " + label + " (" + w.problem +
+                       "): left out of the dispatch table");
+      continue;
+    }
+    DispatchEntry e;
+    e.comment = w.why;
+    for (const std::string& d : table.dims) {
+      auto v = ParseInt64(ParamValue(w.shape, d, ""));
+      if (!v.ok()) return InvalidArgument("shape " + label + " has no " + d);
+      e.shape.push_back(*v);
+    }
+    for (const std::string& p : table.params) {
+      auto v = ParseInt64(ParamValue(w.config, p, ""));
+      if (!v.ok()) {
+        return InvalidArgument("the winner at " + label + ", " + w.variant + ", has no integer " +
+                               p + " (the spec changed since the run?)");
+      }
+      e.config.push_back(*v);
+    }
+    if (std::any_of(table.entries.begin(), table.entries.end(),
+                    [&](const DispatchEntry& o) { return o.shape == e.shape; })) {
+      notes->push_back("the run measured " + label + " twice in " + Join(table.dims, ", ") +
+                       ": the dispatch table keeps the first");
+      continue;
+    }
+    table.entries.push_back(std::move(e));
+  }
+  return table;
 }
 
 }  // namespace ktune::host

@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "common/results.h"
 #include "common/status.h"
+#include "host/tune/kspec.h"
 
 namespace ktune::host {
 
@@ -30,6 +32,24 @@ struct DispatchTable {
   std::vector<std::string> params;  // the configuration's parameters, in the spec's order
   std::vector<DispatchEntry> entries;
 };
+
+// A shape's winner as the analysis found it (khost tune --apply-best): its shape and
+// configuration as a results row has them, and why it won; or, with no winner, why not.
+struct ShapeWinner {
+  Params shape;
+  Params config;
+  std::string variant;  // its ELF, for messages
+  std::string why;      // "kernel-time 1.2 us, faster than the runner-up"
+  std::string problem;  // "": it won; else why the shape has no winner
+};
+
+// The table of a run's `winners` (pure): the spec's problem dimensions the shapes give, its
+// parameters, an entry per shape with a winner. `notes` gets a line for each shape left out (no
+// winner; measured twice in the dimensions, the first kept). Errors: a shape without an integer
+// dimension, a winner without an integer parameter (the spec changed since the run).
+Result<DispatchTable> MakeDispatchTable(const KernelSpec& spec, const std::string& run_id,
+                                        const std::vector<ShapeWinner>& winners,
+                                        std::vector<std::string>* notes);
 
 // The header's text. Errors: no entry, a name that is not a C identifier, an entry of the wrong
 // width, two entries of one shape.

@@ -13,6 +13,7 @@
 #include "host/report/compare.h"
 #include "host/report/html_report.h"
 #include "host/report/json_model.h"
+#include "host/report/perf_stats.h"
 #include "host/report/plots.h"
 #include "host/report/report.h"
 #include "host/report/samples_report.h"

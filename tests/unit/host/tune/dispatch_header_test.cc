@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include "tests/unit/host/tune/spec_fixture.h"
+
 namespace ktune::host {
 namespace {
 
@@ -50,6 +52,45 @@ TEST_CASE("no entry, a name C cannot take, a wrong width or one shape twice: no 
   t = Table();
   t.entries[1].shape = t.entries[0].shape;
   CHECK(DispatchHeader(t).status().message() == "two winners for the shape 64, 64");
+}
+
+TEST_CASE("a dispatch table of a run's winners: an entry a shape, those left out said") {
+  const KernelSpec spec = fixture::Spec();
+  const auto winner = [](int64_t m, const std::string& block_m, const std::string& why) {
+    ShapeWinner w;
+    w.shape = {{"M", std::to_string(m)}, {"N", "3"}, {"K", "4"}};
+    w.config = {{"BLOCK_SIZE_M", block_m}, {"BLOCK_SIZE_N", "16"}};
+    w.variant = "matmul_" + block_m;
+    w.why = why;
+    return w;
+  };
+  ShapeWinner none;
+  none.shape = {{"M", "16"}, {"N", "3"}, {"K", "4"}};
+  none.problem = "every variant failed";
+  std::vector<std::string> notes;
+  auto t = MakeDispatchTable(
+      spec, "R1",
+      {winner(8, "4", "fast"), none, winner(32, "8", "faster"), winner(8, "8", "again")}, &notes);
+  REQUIRE(t.ok());
+  CHECK(t->kernel == "matmul");
+  CHECK(t->run_id == "R1");
+  CHECK(t->dims == std::vector<std::string>{"M", "N", "K"});
+  CHECK(t->params == std::vector<std::string>{"BLOCK_SIZE_M", "BLOCK_SIZE_N"});
+  REQUIRE(t->entries.size() == 2);
+  CHECK(t->entries[0].shape == std::vector<int64_t>{8, 3, 4});
+  CHECK(t->entries[0].config == std::vector<int64_t>{4, 16});
+  CHECK(t->entries[0].comment == "fast");
+  CHECK(t->entries[1].config == std::vector<int64_t>{8, 16});
+  REQUIRE(notes.size() == 2);
+  CHECK(notes[0] ==
+        "no winner at M=16 N=3 K=4 (every variant failed): left out of the dispatch table");
+  CHECK(notes[1] ==
+        "the run measured M=8 N=3 K=4 twice in M, N, K: the dispatch table keeps the first");
+  // A winner without an integer parameter: the spec changed since the run.
+  ShapeWinner odd = winner(8, "x", "?");
+  CHECK(MakeDispatchTable(spec, "R1", {odd}, &notes).status().message() ==
+        "the winner at M=8 N=3 K=4, matmul_x, has no integer BLOCK_SIZE_M (the spec changed "
+        "since the run?)");
 }
 
 }  // namespace
