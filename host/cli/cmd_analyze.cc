@@ -15,6 +15,7 @@
 #include "host/cli/cli.h"
 #include "host/cli/cmd_analyze.h"
 #include "host/report/analysis.h"
+#include "host/report/analysis_tables.h"
 #include "host/report/html_report.h"
 #include "host/report/json_model.h"
 #include "host/report/plots.h"

@@ -111,29 +111,22 @@ Result<std::unique_ptr<LocalAgent>> LocalAgent::Open(const std::string& store_di
   return a;
 }
 
-Status LocalAgent::Start(const std::string& agentd_path) {
-  if (::access(agentd_path.c_str(), X_OK) != 0) {
-    return NotFound("no agent given and no agentd to start at " + agentd_path +
-                    " (set --agent, KTUNE_AGENT or KTUNE_AGENTD)");
-  }
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) return ErrnoError("pipe", errno);
-  ScopedFd read_end(out[0]), write_end(out[1]);
+namespace {
+
+// agentd on a store of its own session, stdin from /dev/null, stdout to `stdout_fd`, stderr
+// appended to `log`: its pid.
+Result<pid_t> SpawnAgentd(const std::string& agentd_path, const std::string& store, int stdout_fd,
+                          const std::string& log) {
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
   posix_spawn_file_actions_init(&actions);
-  // Its messages go to a log beside the store, not to this command's terminal or pipe, which the
-  // agent may outlive (a `khost run | tee` would wait for it).
-  const std::string log = store_ + ".log";
-  std::error_code ec;
-  const uintmax_t log_before = fs::exists(log, ec) ? fs::file_size(log, ec) : 0;
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, write_end.get(), 1);
+  posix_spawn_file_actions_adddup2(&actions, stdout_fd, 1);
   posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawnattr_init(&attr);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
   std::vector<std::string> args = {agentd_path, "--listen",    "127.0.0.1:0", "--store",
-                                   store_,      "--log-level", "warn"};
+                                   store,       "--log-level", "warn"};
   std::vector<char*> argv;
   for (std::string& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
@@ -143,16 +136,41 @@ Status LocalAgent::Start(const std::string& agentd_path) {
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (spawned != 0) return ErrnoError("cannot start " + agentd_path, spawned);
-  write_end.Reset();
-  // "agentd <version> listening on <host:port> store <dir>"
+  return pid;
+}
+
+// The first line `fd` gives (at most 4096 bytes), without its '\n'.
+std::string ReadFirstLine(int fd) {
   std::string line;
   char c;
   while (line.size() < 4096) {
-    const ssize_t n = ::read(read_end.get(), &c, 1);
+    const ssize_t n = ::read(fd, &c, 1);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0 || c == '\n') break;
     line += c;
   }
+  return line;
+}
+
+}  // namespace
+
+Status LocalAgent::Start(const std::string& agentd_path) {
+  if (::access(agentd_path.c_str(), X_OK) != 0) {
+    return NotFound("no agent given and no agentd to start at " + agentd_path +
+                    " (set --agent, KTUNE_AGENT or KTUNE_AGENTD)");
+  }
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) return ErrnoError("pipe", errno);
+  ScopedFd read_end(out[0]), write_end(out[1]);
+  // Its messages go to a log beside the store, not to this command's terminal or pipe, which the
+  // agent may outlive (a `khost run | tee` would wait for it).
+  const std::string log = store_ + ".log";
+  std::error_code ec;
+  const uintmax_t log_before = fs::exists(log, ec) ? fs::file_size(log, ec) : 0;
+  KT_ASSIGN_OR_RETURN(const pid_t pid, SpawnAgentd(agentd_path, store_, write_end.get(), log));
+  write_end.Reset();
+  // "agentd <version> listening on <host:port> store <dir>"
+  const std::string line = ReadFirstLine(read_end.get());
   const std::string marker = " listening on ";
   const size_t at = line.find(marker);
   if (at == std::string::npos) {

@@ -112,10 +112,8 @@ Result<Analysis> Analyze(const RunReport& report, const AnalyzeOptions& options 
 // A variant's short label: its parameter values joined by "_" ("8_16_8"), else its name.
 std::string VariantLabel(const VariantSummary& v);
 
-// The tables: ranking, the verdict and why-it-wins, correlations, parameter effects.
-std::vector<Table> AnalysisTables(const Analysis& a, const RunReport& report);
-
-// The seed's high_correlations.csv: "Metric,Correlation,P-Value", Pearson, |r| > threshold.
-std::string HighCorrelationsCsv(const Analysis& a);
+// How a counter differs between the best and the reference variant: "3.1x fewer", "1.4x more",
+// "equal" for counts; the plain pair for metrics.
+std::string DifferenceText(const WhyRow& row);
 
 }  // namespace ktune::host

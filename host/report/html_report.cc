@@ -1,5 +1,7 @@
 #include "host/report/html_report.h"
 
+#include "host/report/analysis_tables.h"
+
 namespace ktune::host {
 namespace {
 

@@ -141,6 +141,34 @@ std::string RenderReportJson(const RunReport& report) {
   return doc.dump(2) + "\n";
 }
 
+namespace {
+
+// The ranking's i-th variant: its time's summary in the analysis' unit.
+Json RankedJson(const Analysis& a, const RunReport& report, size_t i) {
+  const RankedVariant& rv = a.ranking[i];
+  const VariantSummary& v = report.variants[rv.variant];
+  const ValueSummary* time = v.Find(a.time_name);
+  Json j;
+  j["rank"] = i + 1;
+  j["name"] = v.name;
+  j["label"] = VariantLabel(v);
+  j["params"] = ParamsJson(v.params);
+  if (!v.shape.empty()) j["shape"] = ParamsJson(v.shape);
+  j["n"] = rv.n;
+  j["median"] = Scaled(rv.median, a.time_unit);
+  j["mean"] = time ? Number(time->mean, a.time_unit) : Json(nullptr);
+  j["stddev"] = time ? Number(time->stddev, a.time_unit) : Json(nullptr);
+  j["cv"] = Number(rv.cv);
+  j["ci95"] = rv.ci ? Json{{"low", Scaled(rv.ci->low, a.time_unit)},
+                           {"high", Scaled(rv.ci->high, a.time_unit)},
+                           {"coverage", rv.ci->coverage}}
+                    : Json(nullptr);
+  j["outlier_repetitions"] = time ? Json(time->outliers) : Json::array();
+  return j;
+}
+
+}  // namespace
+
 std::string RenderAnalysisJson(const Analysis& a, const RunReport& report) {
   Json doc;
   doc["schema"] = "ktune-analysis";
@@ -148,28 +176,7 @@ std::string RenderAnalysisJson(const Analysis& a, const RunReport& report) {
   doc["run_id"] = a.run_id;
   doc["time"] = {{"name", a.time_name}, {"unit", ScaledUnit(a.time_unit)}};
   doc["ranking"] = Json::array();
-  for (size_t i = 0; i < a.ranking.size(); ++i) {
-    const RankedVariant& rv = a.ranking[i];
-    const VariantSummary& v = report.variants[rv.variant];
-    const ValueSummary* time = v.Find(a.time_name);
-    Json j;
-    j["rank"] = i + 1;
-    j["name"] = v.name;
-    j["label"] = VariantLabel(v);
-    j["params"] = ParamsJson(v.params);
-    if (!v.shape.empty()) j["shape"] = ParamsJson(v.shape);
-    j["n"] = rv.n;
-    j["median"] = Scaled(rv.median, a.time_unit);
-    j["mean"] = time ? Number(time->mean, a.time_unit) : Json(nullptr);
-    j["stddev"] = time ? Number(time->stddev, a.time_unit) : Json(nullptr);
-    j["cv"] = Number(rv.cv);
-    j["ci95"] = rv.ci ? Json{{"low", Scaled(rv.ci->low, a.time_unit)},
-                             {"high", Scaled(rv.ci->high, a.time_unit)},
-                             {"coverage", rv.ci->coverage}}
-                      : Json(nullptr);
-    j["outlier_repetitions"] = time ? Json(time->outliers) : Json::array();
-    doc["ranking"].push_back(j);
-  }
+  for (size_t i = 0; i < a.ranking.size(); ++i) doc["ranking"].push_back(RankedJson(a, report, i));
   doc["verdict"] = a.verdict ? VerdictJson(a, report, *a.verdict) : Json(nullptr);
   doc["drift"] = a.drift ? Json{{"change", a.drift->change},  {"u", a.drift->test.u},
                                 {"p", a.drift->test.p_value}, {"variants", a.drift->variants},

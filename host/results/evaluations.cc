@@ -52,6 +52,58 @@ std::string FormatEvaluation(const Evaluation& e) {
   return Join(fields, ",") + "\n";
 }
 
+namespace {
+
+// The header line (number `n`): the parameters' names, then time_ns,status,run.
+Result<std::vector<std::string>> ParseHeader(std::string_view line, size_t n) {
+  const std::vector<std::string_view> header = Split(line, ',');
+  const size_t params = header.size() < 3 ? 0 : header.size() - 3;
+  if (params == 0 || header[params] != kTail[0] || header[params + 1] != kTail[1] ||
+      header[params + 2] != kTail[2]) {
+    return LineError(n, "the header must be the parameters, then time_ns,status,run");
+  }
+  std::vector<std::string> names;
+  for (size_t p = 0; p < params; ++p) {
+    if (header[p].empty()) return LineError(n, "a parameter without a name");
+    if (std::count(header.begin(), header.begin() + p, header[p]) > 0) {
+      return LineError(n, "parameter " + std::string(header[p]) + " is named twice");
+    }
+    names.emplace_back(header[p]);
+  }
+  return names;
+}
+
+// One evaluation's line (number `n`) under the header's `names`.
+Result<Evaluation> ParseRow(std::string_view line, size_t n,
+                            const std::vector<std::string>& names) {
+  const size_t params = names.size();
+  const std::vector<std::string_view> f = Split(line, ',');
+  if (f.size() != params + 3) {
+    return LineError(n, std::to_string(f.size()) + " fields, not " + std::to_string(params + 3));
+  }
+  Evaluation e;
+  for (size_t p = 0; p < params; ++p) {
+    auto v = ParseInt64(f[p]);
+    if (!v.ok()) return LineError(n, names[p] + " is not an integer");
+    e.config.push_back(*v);
+  }
+  e.status = std::string(f[params + 1]);
+  e.run = std::string(f[params + 2]);
+  if (e.status.empty()) return LineError(n, "no status");
+  if (e.status == "ok") {
+    auto t = ParseDouble(f[params]);
+    if (!t.ok() || !std::isfinite(*t) || *t <= 0) {
+      return LineError(n, "an ok configuration needs a positive time_ns");
+    }
+    e.time_ns = *t;
+  } else if (!f[params].empty()) {
+    return LineError(n, "a configuration that is not ok has no time");
+  }
+  return e;
+}
+
+}  // namespace
+
 Result<Evaluations> ParseEvaluations(std::string_view text) {
   Evaluations out;
   std::vector<std::string_view> lines = Split(text, '\n');
@@ -76,44 +128,10 @@ Result<Evaluations> ParseEvaluations(std::string_view text) {
     out.comments.emplace_back(lines[i].substr(2));
   }
   if (i == lines.size()) return InvalidArgument("evaluations file has no header line");
-  const std::vector<std::string_view> header = Split(lines[i], ',');
-  const size_t params = header.size() < 3 ? 0 : header.size() - 3;
-  if (params == 0 || header[params] != kTail[0] || header[params + 1] != kTail[1] ||
-      header[params + 2] != kTail[2]) {
-    return LineError(i + 1, "the header must be the parameters, then time_ns,status,run");
-  }
-  for (size_t p = 0; p < params; ++p) {
-    if (header[p].empty()) return LineError(i + 1, "a parameter without a name");
-    if (std::count(header.begin(), header.begin() + p, header[p]) > 0) {
-      return LineError(i + 1, "parameter " + std::string(header[p]) + " is named twice");
-    }
-    out.names.emplace_back(header[p]);
-  }
+  KT_ASSIGN_OR_RETURN(out.names, ParseHeader(lines[i], i + 1));
   std::set<std::vector<int64_t>> seen;
   for (++i; i < lines.size(); ++i) {
-    const std::vector<std::string_view> f = Split(lines[i], ',');
-    if (f.size() != params + 3) {
-      return LineError(i + 1,
-                       std::to_string(f.size()) + " fields, not " + std::to_string(params + 3));
-    }
-    Evaluation e;
-    for (size_t p = 0; p < params; ++p) {
-      auto v = ParseInt64(f[p]);
-      if (!v.ok()) return LineError(i + 1, out.names[p] + " is not an integer");
-      e.config.push_back(*v);
-    }
-    e.status = std::string(f[params + 1]);
-    e.run = std::string(f[params + 2]);
-    if (e.status.empty()) return LineError(i + 1, "no status");
-    if (e.status == "ok") {
-      auto t = ParseDouble(f[params]);
-      if (!t.ok() || !std::isfinite(*t) || *t <= 0) {
-        return LineError(i + 1, "an ok configuration needs a positive time_ns");
-      }
-      e.time_ns = *t;
-    } else if (!f[params].empty()) {
-      return LineError(i + 1, "a configuration that is not ok has no time");
-    }
+    KT_ASSIGN_OR_RETURN(Evaluation e, ParseRow(lines[i], i + 1, out.names));
     if (!seen.insert(e.config).second) {
       if (out.duplicate_lines++ == 0) out.first_duplicate_line = i + 1;
       continue;

@@ -83,6 +83,65 @@ std::string KernelSymbol(const std::string& kernel) {
   return kernel + "_kernel";
 }
 
+namespace {
+
+// A variant's "shape": positive integers named by letters, digits and '_'.
+Status ParseVariantShape(const json& value, const std::string& where, KernelVariant* var) {
+  if (!value.is_object()) return InvalidArgument(where + ": \"shape\" must be an object");
+  for (const auto& [name, dim] : value.items()) {
+    if (ShapeDirName({{name, "1"}}).empty()) {
+      return InvalidArgument(where + ": shape name '" + name + "' must be letters, digits and '_'");
+    }
+    if (!dim.is_number_integer() || dim.get<int64_t>() <= 0) {
+      return InvalidArgument(where + ": shape " + name + " must be a positive integer");
+    }
+    var->shape.emplace_back(name, std::to_string(dim.get<int64_t>()));
+  }
+  return Status::Ok();
+}
+
+// One entry of "variants": its paths, args, shape, test data and parameters.
+Result<KernelVariant> ParseVariant(const json& v, const std::string& where,
+                                   const std::string& kernel) {
+  if (!v.is_object()) return InvalidArgument(where + " is not an object");
+  if (!v.contains("elf_path") || !v["elf_path"].is_string()) {
+    return InvalidArgument(where + " has no \"elf_path\" string");
+  }
+  KernelVariant var;
+  var.elf_path = v["elf_path"].get<std::string>();
+  var.name = fs::path(var.elf_path).filename().string();
+  if (v.contains("asm_path") && v["asm_path"].is_string()) {
+    var.asm_path = v["asm_path"].get<std::string>();
+  }
+  for (const auto& [key, value] : v.items()) {
+    if (IsPathKey(key)) continue;
+    if (key == "args") {
+      if (!value.is_array()) return InvalidArgument(where + ": \"args\" must be a list");
+      for (const json& a : value) var.args.push_back(ScalarText(a));
+    } else if (key == "shape") {
+      KT_RETURN_IF_ERROR(ParseVariantShape(value, where, &var));
+    } else if (key == "test_data") {
+      const std::string under = RunDirUnderRoot(kernel) + "/test_data/";
+      if (!value.is_string() || !IsTestDataDir(value.get<std::string>(), under)) {
+        return InvalidArgument(where + ": \"test_data\" must be a directory under " + under);
+      }
+      var.test_data = value.get<std::string>();
+    } else {
+      if (!value.is_primitive() || value.is_null()) {
+        return InvalidArgument(where + ": parameter " + key + " must be a number or a string");
+      }
+      const std::string value_text = ScalarText(value);
+      if (Status ok = ValidateParam(key, value_text); !ok.ok()) {
+        return InvalidArgument(where + ": " + ok.message());
+      }
+      var.params.emplace_back(key, value_text);
+    }
+  }
+  return var;
+}
+
+}  // namespace
+
 Result<KernelDir> ParseConfigsJson(const std::string& text, const std::string& kernel) {
   KernelDir dir;
   dir.kernel = kernel;
@@ -98,58 +157,12 @@ Result<KernelDir> ParseConfigsJson(const std::string& text, const std::string& k
   size_t index = 0;
   for (const json& v : doc["variants"]) {
     const std::string where = "configs.json of " + kernel + ", variant " + std::to_string(index++);
-    if (!v.is_object()) return InvalidArgument(where + " is not an object");
-    if (!v.contains("elf_path") || !v["elf_path"].is_string()) {
-      return InvalidArgument(where + " has no \"elf_path\" string");
-    }
-    KernelVariant var;
-    var.elf_path = v["elf_path"].get<std::string>();
-    var.name = fs::path(var.elf_path).filename().string();
-    if (v.contains("asm_path") && v["asm_path"].is_string()) {
-      var.asm_path = v["asm_path"].get<std::string>();
-    }
-    for (const auto& [key, value] : v.items()) {
-      if (IsPathKey(key)) continue;
-      if (key == "args") {
-        if (!value.is_array()) return InvalidArgument(where + ": \"args\" must be a list");
-        for (const json& a : value) var.args.push_back(ScalarText(a));
-        continue;
-      }
-      if (key == "shape") {
-        if (!value.is_object()) return InvalidArgument(where + ": \"shape\" must be an object");
-        for (const auto& [name, dim] : value.items()) {
-          if (ShapeDirName({{name, "1"}}).empty()) {
-            return InvalidArgument(where + ": shape name '" + name +
-                                   "' must be letters, digits and '_'");
-          }
-          if (!dim.is_number_integer() || dim.get<int64_t>() <= 0) {
-            return InvalidArgument(where + ": shape " + name + " must be a positive integer");
-          }
-          var.shape.emplace_back(name, std::to_string(dim.get<int64_t>()));
-        }
-        continue;
-      }
-      if (key == "test_data") {
-        const std::string under = RunDirUnderRoot(kernel) + "/test_data/";
-        if (!value.is_string() || !IsTestDataDir(value.get<std::string>(), under)) {
-          return InvalidArgument(where + ": \"test_data\" must be a directory under " + under);
-        }
-        var.test_data = value.get<std::string>();
-        continue;
-      }
-      if (!value.is_primitive() || value.is_null()) {
-        return InvalidArgument(where + ": parameter " + key + " must be a number or a string");
-      }
-      const std::string value_text = ScalarText(value);
-      if (Status ok = ValidateParam(key, value_text); !ok.ok()) {
-        return InvalidArgument(where + ": " + ok.message());
-      }
-      var.params.emplace_back(key, value_text);
-    }
+    KT_ASSIGN_OR_RETURN(KernelVariant var, ParseVariant(v, where, kernel));
     dir.variants.push_back(std::move(var));
   }
-  if (dir.variants.empty())
+  if (dir.variants.empty()) {
     return InvalidArgument("configs.json of " + kernel + " lists no variant");
+  }
   if (doc.contains("perf_files") && doc["perf_files"].is_object() &&
       doc["perf_files"].contains("stat") && doc["perf_files"]["stat"].is_string()) {
     dir.perf_stat_path = doc["perf_files"]["stat"].get<std::string>();

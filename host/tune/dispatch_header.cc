@@ -41,9 +41,9 @@ std::string CommentSafe(std::string s) {
   return s;
 }
 
-}  // namespace
-
-Result<std::string> DispatchHeader(const DispatchTable& t) {
+// The table's errors: no entry, a name that is not a C identifier, an entry of the wrong width,
+// two entries of one shape.
+Status CheckTable(const DispatchTable& t) {
   if (t.entries.empty()) return InvalidArgument("no shape has a winner to dispatch to");
   for (const std::string& name : [&] {
          std::vector<std::string> all = {t.kernel};
@@ -64,6 +64,11 @@ Result<std::string> DispatchHeader(const DispatchTable& t) {
       return InvalidArgument("two winners for the shape " + Values(e.shape));
     }
   }
+  return Status::Ok();
+}
+
+// The header's comment, guard, sizes, names and entry type.
+std::string HeaderTop(const DispatchTable& t) {
   const std::string k = t.kernel, K = Upper(t.kernel);
   const std::string dims = std::to_string(t.dims.size()), params = std::to_string(t.params.size()),
                     entries = std::to_string(t.entries.size());
@@ -90,6 +95,13 @@ Result<std::string> DispatchHeader(const DispatchTable& t) {
   h += "struct " + k + "_dispatch_entry {\n";
   h += "  long shape[" + K + "_DISPATCH_DIMS];\n";
   h += "  long config[" + K + "_DISPATCH_PARAMS];\n};\n\n";
+  return h;
+}
+
+// The winners, one entry a line.
+std::string TableText(const DispatchTable& t) {
+  const std::string k = t.kernel, K = Upper(t.kernel);
+  std::string h;
   h += "static const struct " + k + "_dispatch_entry " + k + "_dispatch_table[" + K +
        "_DISPATCH_ENTRIES] = {\n";
   for (const DispatchEntry& e : t.entries) {
@@ -101,6 +113,13 @@ Result<std::string> DispatchHeader(const DispatchTable& t) {
          (e.comment.empty() ? "" : ": " + CommentSafe(e.comment)) + " */\n";
   }
   h += "};\n\n";
+  return h;
+}
+
+// <kernel>_dispatch(): the nearest shape's configuration.
+std::string LookupText(const DispatchTable& t) {
+  const std::string k = t.kernel, K = Upper(t.kernel);
+  std::string h;
   h += "/* The configuration (" + K + "_DISPATCH_PARAMS values) for `shape` (" + K +
        "_DISPATCH_DIMS values). */\n";
   h += "static inline const long* " + k + "_dispatch(const long* shape) {\n";
@@ -116,8 +135,15 @@ Result<std::string> DispatchHeader(const DispatchTable& t) {
   h += "    if (e == 0 || distance < best_distance) {\n";
   h += "      best = e;\n      best_distance = distance;\n    }\n  }\n";
   h += "  return " + k + "_dispatch_table[best].config;\n}\n\n";
-  h += "#endif /* " + K + "_DISPATCH_H */\n";
   return h;
+}
+
+}  // namespace
+
+Result<std::string> DispatchHeader(const DispatchTable& t) {
+  KT_RETURN_IF_ERROR(CheckTable(t));
+  return HeaderTop(t) + TableText(t) + LookupText(t) + "#endif /* " + Upper(t.kernel) +
+         "_DISPATCH_H */\n";
 }
 
 Result<DispatchTable> MakeDispatchTable(const KernelSpec& spec, const std::string& run_id,

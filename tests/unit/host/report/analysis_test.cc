@@ -10,6 +10,7 @@
 
 #include "common/fs.h"
 #include "host/report/analysis.h"
+#include "host/report/analysis_tables.h"
 #include "host/report/compare.h"
 #include "host/report/html_report.h"
 #include "host/report/plots.h"
