@@ -154,51 +154,30 @@ Status ExecuteResume(const RunOptions& opts, const KernelDir& dir) {
 
 }  // namespace
 
-namespace {
-
-// --shape and --shapes: only the variants at those shapes; a shape no variant runs at is an error.
-Status SelectShapes(const RunOptions& opts, KernelDir* dir) {
-  if (opts.shape.empty() && opts.shapes_file.empty()) return Status::Ok();
-  std::vector<ShapeSet> sets;
-  if (!opts.shapes_file.empty()) {
-    KT_ASSIGN_OR_RETURN(sets, ReadShapesFile(opts.shapes_file));
-  }
-  for (const std::string& s : opts.shape) {
-    KT_ASSIGN_OR_RETURN(auto set, ParseShapeSet(s));
-    sets.push_back({std::move(set), "--shape " + s});
-  }
-  return KeepVariantsAt(sets, opts.kernel, &dir->variants);
-}
-
-}  // namespace
-
 Status ExecuteRun(const RunOptions& opts) {
-  KT_ASSIGN_OR_RETURN(KernelDir dir, LoadKernelDir(opts.root, opts.kernel));
-  if (opts.resume) return ExecuteResume(opts, dir);
-  KT_RETURN_IF_ERROR(SelectShapes(opts, &dir));
-  if (opts.adaptive &&
-      std::any_of(dir.variants.begin(), dir.variants.end(),
-                  [&](const KernelVariant& v) { return v.shape != dir.variants.front().shape; })) {
-    return InvalidArgument(kAdaptiveShapes);
+  if (opts.resume) {
+    KT_ASSIGN_OR_RETURN(const KernelDir dir, LoadKernelDir(opts.root, opts.kernel));
+    return ExecuteResume(opts, dir);
   }
-  KT_ASSIGN_OR_RETURN(const Manifest manifest, BuildManifest(dir));
-  const std::vector<std::string> names =
-      opts.agents.empty() ? std::vector<std::string>{opts.agent} : opts.agents;
-  KT_ASSIGN_OR_RETURN(std::vector<SweepAgent> agents, OpenAgents(names, opts.token_file));
-  KT_ASSIGN_OR_RETURN(const std::vector<AgentPlan> plans,
-                      PlanAgents(opts, dir, agents, opts.allow_mixed));
-  KT_ASSIGN_OR_RETURN(const ReceivedRun got,
-                      MeasureRun(agents, plans, dir, manifest,
-                                 {.command = "khost run",
-                                  .measure = opts,
-                                  .show_progress = ::isatty(2) != 0,
-                                  .how_to_resume = [&](const std::string& id) {
-                                    return HowToResumeRun(opts, id);
-                                  }}));
-  const size_t rows = got.run.rows.size();
-  std::cerr << "khost run: " << rows << (rows == 1 ? " row in " : " rows in ") << got.run.path
-            << "\n";
-  return Conclude(dir, got);
+  KT_ASSIGN_OR_RETURN(
+      const MeasuredKernel measured,
+      MeasureKernel(
+          {.root = opts.root,
+           .kernel = opts.kernel,
+           .shape = opts.shape,
+           .shapes_file = opts.shapes_file,
+           .agents = opts.agents.empty() ? std::vector<std::string>{opts.agent} : opts.agents,
+           .token_file = opts.token_file,
+           .allow_mixed = opts.allow_mixed,
+           .run = {
+               .command = "khost run",
+               .measure = opts,
+               .show_progress = ::isatty(2) != 0,
+               .how_to_resume = [&](const std::string& id) { return HowToResumeRun(opts, id); }}}));
+  const size_t rows = measured.got.run.rows.size();
+  std::cerr << "khost run: " << rows << (rows == 1 ? " row in " : " rows in ")
+            << measured.got.run.path << "\n";
+  return Conclude(measured.dir, measured.got);
 }
 
 int RunMain(const Args& args) {

@@ -10,6 +10,7 @@
 #include "common/strings.h"
 #include "host/remote/agent_client.h"
 #include "host/results/results_dir.h"
+#include "host/results/shape_sets.h"
 
 namespace ktune::host {
 
@@ -134,6 +135,34 @@ Result<ReceivedRun> MeasureRun(std::vector<SweepAgent>& agents, const std::vecto
   KT_ASSIGN_OR_RETURN(std::unique_ptr<RunSink> sink, RunSink::Open(std::move(setup)));
   const Result<bool> complete = RunSweep(agents, std::move(sweep_setup), *sink);
   return sink->Finish(complete.status(), complete.ok() && *complete);
+}
+
+Result<MeasuredKernel> MeasureKernel(const KernelRun& ask) {
+  MeasuredKernel out;
+  KT_ASSIGN_OR_RETURN(out.dir, LoadKernelDir(ask.root, ask.kernel));
+  if (!ask.shape.empty() || !ask.shapes_file.empty()) {
+    std::vector<ShapeSet> sets;
+    if (!ask.shapes_file.empty()) {
+      KT_ASSIGN_OR_RETURN(sets, ReadShapesFile(ask.shapes_file));
+    }
+    for (const std::string& s : ask.shape) {
+      KT_ASSIGN_OR_RETURN(auto set, ParseShapeSet(s));
+      sets.push_back({std::move(set), "--shape " + s});
+    }
+    KT_RETURN_IF_ERROR(KeepVariantsAt(sets, ask.kernel, &out.dir.variants));
+  }
+  const std::vector<KernelVariant>& variants = out.dir.variants;
+  if (ask.run.measure.adaptive &&
+      std::any_of(variants.begin(), variants.end(),
+                  [&](const KernelVariant& v) { return v.shape != variants.front().shape; })) {
+    return InvalidArgument(kAdaptiveShapes);
+  }
+  KT_ASSIGN_OR_RETURN(const Manifest manifest, BuildManifest(out.dir));
+  KT_ASSIGN_OR_RETURN(std::vector<SweepAgent> agents, OpenAgents(ask.agents, ask.token_file));
+  KT_ASSIGN_OR_RETURN(const std::vector<AgentPlan> plans,
+                      PlanAgents(ask.run.measure, out.dir, agents, ask.allow_mixed));
+  KT_ASSIGN_OR_RETURN(out.got, MeasureRun(agents, plans, out.dir, manifest, ask.run));
+  return out;
 }
 
 namespace {

@@ -55,6 +55,28 @@ struct NewRun {
 Result<ReceivedRun> MeasureRun(std::vector<SweepAgent>& agents, const std::vector<AgentPlan>& plans,
                                const KernelDir& dir, const Manifest& manifest, const NewRun& run);
 
+// A kernel's variants to measure, as khost run asks: the kernel directory, the shapes to keep,
+// the agents, the run.
+struct KernelRun {
+  std::string root = ".", kernel = "";
+  // --shape sets and a --shapes file (host/results/shape_sets.h): only the variants at these.
+  std::vector<std::string> shape = {};
+  std::string shapes_file = "";
+  std::vector<std::string> agents = {""};  // names; "" the default agent
+  std::string token_file = "";
+  bool allow_mixed = false;  // agents of several CPU fingerprints
+  NewRun run = {};
+};
+
+struct MeasuredKernel {
+  KernelDir dir;  // as measured: the variants kept
+  ReceivedRun got;
+};
+
+// The one entry for a kernel's variants: LoadKernelDir, the variants at the shapes asked,
+// BuildManifest, OpenAgents, PlanAgents, then MeasureRun.
+Result<MeasuredKernel> MeasureKernel(const KernelRun& ask);
+
 struct FetchAsk {
   std::string command = "";  // "khost report", in notes
   std::string kernel = "";

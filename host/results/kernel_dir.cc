@@ -181,7 +181,13 @@ Result<KernelDir> LoadKernelDir(const std::string& root, const std::string& kern
   const std::string configs = run_dir + "/configs.json";
   auto text = ReadBeneath(root, RunDirUnderRoot(kernel) + "/configs.json");
   if (!text.ok()) return NotFound("cannot read " + configs + ": " + text.status().message());
-  KT_ASSIGN_OR_RETURN(KernelDir dir, ParseConfigsJson(*text, kernel));
+  return KernelDirOf(root, kernel, *text);
+}
+
+Result<KernelDir> KernelDirOf(const std::string& root, const std::string& kernel,
+                              const std::string& configs_json) {
+  KT_ASSIGN_OR_RETURN(const std::string run_dir, RunDirBeneath(root, kernel));
+  KT_ASSIGN_OR_RETURN(KernelDir dir, ParseConfigsJson(configs_json, kernel));
   dir.root = root;
   dir.run_dir = run_dir;
   const std::string where = "configs.json of " + kernel;

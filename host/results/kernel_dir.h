@@ -62,6 +62,9 @@ Result<KernelDir> ParseConfigsJson(const std::string& text, const std::string& k
 // refused; every file is read beneath the root (host/util/user_paths.h OpenBeneath), so a link
 // that leads out of it is refused and named.
 Result<KernelDir> LoadKernelDir(const std::string& root, const std::string& kernel);
+// The same from configs.json's text (which a caller that just wrote it has), the ELFs checked.
+Result<KernelDir> KernelDirOf(const std::string& root, const std::string& kernel,
+                              const std::string& configs_json);
 
 // The bundle's files with their hashes (reads and hashes every file). Test data numbered from 0
 // (host/results/test_data_files.h) is refused with what to do: an earlier khost tune's numbering.

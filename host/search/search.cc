@@ -127,6 +127,7 @@ struct Searcher {
   size_t parallel = 1;
   std::vector<SweepAgent> agents = {};  // the one agent
   std::vector<AgentPlan> plans = {};    // its plan, made at the first batch
+  std::string configs_json = "";        // what Build wrote last
   size_t batches = 0;
   std::string path = "";  // the journal's
   SearchMeta meta = {};   // its metadata, written at each change
@@ -137,8 +138,8 @@ struct Searcher {
   Result<std::vector<Evaluation>> Evaluate(const std::vector<Config>& configs);
 
  private:
-  // Builds `configs` (configs.json lists those built); indices of the built ones, and the failed
-  // ones' evaluations in `out`.
+  // Builds `configs` (configs.json lists those built, its text kept in configs_json); indices of
+  // the built ones, and the failed ones' evaluations in `out`.
   Result<std::vector<size_t>> Build(const std::vector<Config>& configs,
                                     std::vector<Evaluation>& out);
   // The batch's run: the pending batch's continued (its rows, and what it lacks measured), or a
@@ -171,8 +172,8 @@ Result<std::vector<size_t>> Searcher::Build(const std::vector<Config>& configs,
     }
   }
   if (!built.empty()) {
-    KT_RETURN_IF_ERROR(WriteFileAtomic(run_dir + "/configs.json",
-                                       ConfigsJson(plan.spec, jobs, builds, plan.shapes)));
+    configs_json = ConfigsJson(plan.spec, jobs, builds, plan.shapes);
+    KT_RETURN_IF_ERROR(WriteFileAtomic(run_dir + "/configs.json", configs_json));
   }
   return built;
 }
@@ -218,7 +219,7 @@ Result<std::vector<Evaluation>> Searcher::Evaluate(const std::vector<Config>& co
   for (size_t i = 0; i < configs.size(); ++i) out[i].config = configs[i];
   KT_ASSIGN_OR_RETURN(const std::vector<size_t> built, Build(configs, out));
   if (built.empty()) return out;
-  KT_ASSIGN_OR_RETURN(const KernelDir dir, LoadKernelDir(tune.root, plan.spec.name));
+  KT_ASSIGN_OR_RETURN(const KernelDir dir, KernelDirOf(tune.root, plan.spec.name, configs_json));
   // Each built configuration at every shape, one after another (the space holds only those
   // every shape takes).
   const size_t shapes = plan.shapes.size();
