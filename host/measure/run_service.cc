@@ -111,6 +111,8 @@ Result<ReceivedRun> MeasureRun(std::vector<SweepAgent>& agents, const std::vecto
   const bool sweep = agents.size() > 1;
   std::vector<std::string> names;
   for (const SweepAgent& a : agents) names.push_back(a.name);
+  RunMeta asked;  // the agents asked and their CPUs, described before any is left out
+  DescribeAgents(agents, plans, asked);
   KT_RETURN_IF_ERROR(KeepPushed(agents, manifest, dir.root, run.command));
 
   const std::string run_id = run.run_id.empty() ? NewRunId() : run.run_id;
@@ -121,7 +123,8 @@ Result<ReceivedRun> MeasureRun(std::vector<SweepAgent>& agents, const std::vecto
   setup.command = run.command;
   setup.results_path = ResultsPath(dir.run_dir, run_id);
   setup.meta = NewRunMeta(run_id, dir.kernel, run.measure, *measured.seed, plans[0]);
-  DescribeAgents(agents, plans, setup.meta);
+  setup.meta.agent = asked.agent;
+  setup.meta.cpu = asked.cpu;
   setup.request = MakeRunRequest(measured, dir, BundleId(manifest), run_id);
   setup.show_progress = run.show_progress;
   setup.say_system_warnings = run.say_system_warnings;
