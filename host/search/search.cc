@@ -166,9 +166,9 @@ Result<std::vector<size_t>> Searcher::Build(const std::vector<Config>& configs,
     std::cerr << "khost tune: " << jobs[i].elf_name << " failed to build: " << builds[i].message
               << "\n";
     if (builds[i].kernel_undefined) {  // the spec's fault: none would build
-      return InvalidArgument(plan.spec.path + ": no source of the spec defines " +
-                             KernelSymbol(plan.spec.name) +
-                             ": is a 'kernel_source:' line missing? (docs/KSPEC.md)");
+      return KernelUndefinedError(plan.spec,
+                                  std::count_if(builds.begin(), builds.end(),
+                                                [](const VariantBuild& b) { return b.skipped; }));
     }
   }
   if (!built.empty()) {
@@ -273,29 +273,27 @@ std::string MeasureText(const MeasureOptions& m) {
 struct JournalFile {
   std::string path;
   SearchMeta meta;
-  std::optional<SearchJournal> file;
+  SearchJournal file;
 };
 
 Result<JournalFile> ResumeJournal(const Searcher& s, const SearchSpace& space) {
-  JournalFile j;
-  KT_ASSIGN_OR_RETURN(j.path, FindSearchFile(s.run_dir, s.search.search_id));
-  KT_ASSIGN_OR_RETURN(j.meta, ReadSearchMeta(j.path));
-  KT_ASSIGN_OR_RETURN(SearchJournal file, SearchJournal::Open(j.path));
+  KT_ASSIGN_OR_RETURN(std::string path, FindSearchFile(s.run_dir, s.search.search_id));
+  KT_ASSIGN_OR_RETURN(SearchMeta meta, ReadSearchMeta(path));
+  KT_ASSIGN_OR_RETURN(SearchJournal file, SearchJournal::Open(path));
   if (file.evaluations().names != space.names()) {
-    return InvalidArgument(j.path + " searched the parameters " +
+    return InvalidArgument(path + " searched the parameters " +
                            Join(file.evaluations().names, ",") + ", the spec now has " +
                            Join(space.names(), ","));
   }
   const std::vector<std::string>& said = file.evaluations().comments;
   if (said.empty() || said.front() != AboutTune(s.plan)) {
-    return InvalidArgument(j.path + " searched " + (said.empty() ? "?" : said.front()) +
+    return InvalidArgument(path + " searched " + (said.empty() ? "?" : said.front()) +
                            "; it would go on with " + AboutTune(s.plan));
   }
   if (const std::string w = EvaluationsWarning(file.evaluations()); !w.empty()) {
-    std::cerr << "khost tune: " << j.path << ": " << w << "\n";
+    std::cerr << "khost tune: " << path << ": " << w << "\n";
   }
-  j.file.emplace(std::move(file));
-  return j;
+  return JournalFile{std::move(path), std::move(meta), std::move(file)};
 }
 
 // What the search is, for the budget it has.
@@ -306,7 +304,8 @@ struct Budget {
 
 Result<JournalFile> CreateJournal(const Searcher& s, const SearchSpace& space,
                                   const Budget& budget) {
-  JournalFile j{SearchPath(s.run_dir, NewRunId()), SearchMeta{s.search.argv, 0, std::nullopt}, {}};
+  const std::string path = SearchPath(s.run_dir, NewRunId());
+  const SearchMeta meta{s.search.argv, 0, std::nullopt};
   const AgentSession& agent = s.agents[0].session;
   const std::vector<std::string> comments = {
       AboutTune(s.plan),
@@ -320,10 +319,9 @@ Result<JournalFile> CreateJournal(const Searcher& s, const SearchSpace& space,
       "measured: " + MeasureText(s.search.measure) +
           (s.plan.shapes.size() > 1 ? ", at each shape; over the shapes, the geometric mean" : ""),
       "khost tune " + Join(s.search.argv, " ")};
-  KT_ASSIGN_OR_RETURN(SearchJournal file, SearchJournal::Create(j.path, comments, space.names()));
-  j.file.emplace(std::move(file));
-  KT_RETURN_IF_ERROR(WriteSearchMeta(j.path, j.meta));
-  return j;
+  KT_ASSIGN_OR_RETURN(SearchJournal file, SearchJournal::Create(path, comments, space.names()));
+  KT_RETURN_IF_ERROR(WriteSearchMeta(path, meta));
+  return JournalFile{path, meta, std::move(file)};
 }
 
 // The budget: the one asked, or every feasible configuration (grid) when that is fewer.
@@ -365,7 +363,7 @@ Result<size_t> EvaluateMissing(Searcher& s, JournalFile& journal, const SearchSp
                       s.Evaluate(continues ? cut->configs : missing));
   for (const Evaluation& e : got) {
     if (known.count(e.config)) continue;
-    KT_RETURN_IF_ERROR(journal.file->Append(e));
+    KT_RETURN_IF_ERROR(journal.file.Append(e));
     known[e.config] = e;
   }
   return missing.size();
@@ -399,7 +397,7 @@ Status ListMeasured(const Searcher& s, const std::map<Config, Evaluation>& known
 Result<SearchProgress> SearchLoop(Searcher& s, JournalFile& journal, const SearchSpace& space,
                                   const Budget& budget, const std::function<double()>& elapsed) {
   std::map<Config, Evaluation> known;
-  for (const Evaluation& e : journal.file->evaluations().rows) known[e.config] = e;
+  for (const Evaluation& e : journal.file.evaluations().rows) known[e.config] = e;
   std::cout << "search " << s.plan.spec.name << " with " << StrategyName(budget.kind) << " (seed "
             << s.tune.seed << "): budget " << budget.evaluations << " of " << space.size()
             << " feasible configurations, batches of " << s.search.batch << ", journal "

@@ -227,15 +227,7 @@ Checked CheckVariants(const TunePlan& p, const std::string& root, const std::str
 // runs of variants at shapes).
 Status Outcome(const KernelSpec& spec, size_t variants, const BuildCounts& n, size_t check_failed,
                const std::string& checked) {
-  if (n.kernel_undefined) {
-    return InvalidArgument(
-        spec.path + ": no source of the spec defines " + KernelSymbol(spec.name) +
-        " (main: " + Join(spec.main_sources, " ") + "; kernel_source: " +
-        (spec.kernel_sources.empty() ? "none" : Join(spec.kernel_sources, " ")) +
-        "): is a 'kernel_source:' line missing? (docs/KSPEC.md" +
-        (n.skipped ? "; " + std::to_string(n.skipped) + " more variants were not built)"
-                   : std::string(")")));
-  }
+  if (n.kernel_undefined) return KernelUndefinedError(spec, n.skipped);
   if (n.failed > 0) {
     return InvalidArgument(std::to_string(n.failed) + " of " + std::to_string(variants) +
                            " variants failed to build (their errors are above)");

@@ -389,6 +389,16 @@ std::string UndefinedSymbol(std::string_view link_output) {
   return "";
 }
 
+Status KernelUndefinedError(const KernelSpec& spec, size_t not_built) {
+  return InvalidArgument(spec.path + ": no source of the spec defines " + KernelSymbol(spec.name) +
+                         " (main: " + Join(spec.main_sources, " ") + "; kernel_source: " +
+                         (spec.kernel_sources.empty() ? "none" : Join(spec.kernel_sources, " ")) +
+                         "): is a 'kernel_source:' line missing? (docs/KSPEC.md" +
+                         (not_built
+                              ? "; " + std::to_string(not_built) + " more variants were not built)"
+                              : std::string(")")));
+}
+
 std::vector<VariantBuild> BuildVariants(
     const KernelSpec& spec, const Toolchain& toolchain, const std::vector<VariantJob>& jobs,
     const std::string& shared_key, const std::string& bin_dir, size_t parallel,

@@ -96,6 +96,10 @@ struct VariantBuild {
 // `X'", lld's "undefined symbol: X"; "" when it says none (pure).
 std::string UndefinedSymbol(std::string_view link_output);
 
+// The error of a spec whose sources define no <kernel>_kernel (a build's kernel_undefined): what
+// the spec compiles, and that `not_built` more variants were not built.
+Status KernelUndefinedError(const KernelSpec& spec, size_t not_built);
+
 // Builds `jobs` with `parallel` workers; a failing variant does not stop the others, but for a
 // link that lacks the kernel (kernel_undefined): the jobs not started yet are then skipped (a
 // kernel that an #if leaves out of one configuration only stops the others too: its spec is
