@@ -37,7 +37,7 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-export XDG_CONFIG_HOME="$tmp/config" XDG_CACHE_HOME="$tmp/cache"
+export XDG_CONFIG_HOME="$tmp/config" XDG_CACHE_HOME="$tmp/cache" XDG_DATA_HOME="$tmp/data"
 fail() { echo "bench: $*" >&2; exit 1; }
 quiet() { "$@" > "$tmp/out" 2>&1 || { cat "$tmp/out" >&2; fail "failed: $*"; }; }
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }

@@ -34,7 +34,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 mkdir -m 755 cache config tmp
-export XDG_CACHE_HOME=$dir/cache XDG_CONFIG_HOME=$dir/config TMPDIR=$dir/tmp
+export XDG_CACHE_HOME=$dir/cache XDG_CONFIG_HOME=$dir/config XDG_DATA_HOME=$dir/data TMPDIR=$dir/tmp
 unset KTUNE_AGENT KTUNE_TOKEN_FILE
 t0=$(date +%s.%N)
 

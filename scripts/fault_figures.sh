@@ -17,7 +17,7 @@ json.dump({"variants":v,"perf_files":{"stat":"k/run/perf_stats.csv"}},open("work
 P
 start_agent() { $B/agentd --listen 127.0.0.1:0 --store $dir/store --log-level warn > $1 2>&1 & AP=$!; sleep 1; A=$(sed -n 's/.* listening on \([^ ]*\) .*/\1/p' $1); }
 start_agent agent.out
-export XDG_CACHE_HOME=$dir/cache XDG_CONFIG_HOME=$dir/config
+export XDG_CACHE_HOME=$dir/cache XDG_CONFIG_HOME=$dir/config XDG_DATA_HOME=$dir/data
 echo "== khost SIGKILL mid-run"
 $B/khost run k --root work --reps 5 --warmup 0 --agent $A > r1.out 2> r1.err & KP=$!
 while [ "$(rows work/k/run/results/*.csv)" -lt 5 ]; do sleep 0.02; done

@@ -5,6 +5,8 @@
 #include <iostream>
 
 #include "common/strings.h"
+#include "host/remote/agent_locator.h"
+#include "host/util/user_paths.h"
 
 namespace ktune::host {
 
@@ -107,6 +109,23 @@ void AddAgentOption(cxxopts::Options& options) {
       "the agent's token, for an agent that asks for one (else KTUNE_TOKEN_FILE or the config "
       "file's token_file)",
       cxxopts::value<std::string>()->default_value(""));
+}
+
+void AddDbOption(cxxopts::Options& options) {
+  options.add_options()("db",
+                        "the tuning database: an SQLite file or a postgresql:// URL, 'none' for "
+                        "no database (else KTUNE_DB, the config file's db, or " +
+                            DefaultDbPath() + ")",
+                        cxxopts::value<std::string>()->default_value(""));
+}
+
+Result<std::optional<DbChoice>> DbFor(const std::string& flag) {
+  const std::string config_path = ConfigFilePath();
+  KT_ASSIGN_OR_RETURN(const std::string config, ReadConfigFile(config_path));
+  KT_ASSIGN_OR_RETURN(DbChoice where,
+                      ChooseDb(flag, EnvOr("KTUNE_DB", ""), config, config_path, DefaultDbPath()));
+  if (where.url == "none") return std::optional<DbChoice>();
+  return std::optional<DbChoice>(std::move(where));
 }
 
 bool WantsHelp(const Args& args) {

@@ -10,6 +10,7 @@
 
 #include "common/status.h"
 #include "host/cli/command.h"
+#include "host/db/tuning_db.h"
 #include "host/results/results_dir.h"
 
 namespace ktune::host {
@@ -25,6 +26,11 @@ Result<cxxopts::ParseResult> ParseOptions(cxxopts::Options& options, const Args&
 void AddRootOption(cxxopts::Options& options);
 void AddAgentOption(cxxopts::Options& options);
 void AddWideOption(cxxopts::Options& options);
+// Adds --db: the tuning database (host/db/tuning_db.h).
+void AddDbOption(cxxopts::Options& options);
+// The tuning database of --db `flag`, else KTUNE_DB, the config file's "db", or the default file
+// (ChooseDb); nullopt when it is "none": nothing recorded.
+Result<std::optional<DbChoice>> DbFor(const std::string& flag);
 
 bool WantsHelp(const Args& args);
 

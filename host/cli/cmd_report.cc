@@ -9,6 +9,7 @@
 #include "common/manifest.h"
 #include "host/cli/cli.h"
 #include "host/cli/cmd_report.h"
+#include "host/db/run_recorder.h"
 #include "host/events/event_groups.h"
 #include "host/measure/run_service.h"
 #include "host/report/compare.h"
@@ -45,6 +46,7 @@ cxxopts::Options ReportCliOptions() {
       "was lost; the run may still be measuring)");
   AddRootOption(o);
   AddAgentOption(o);
+  AddDbOption(o);
   AddWideOption(o);
   o.positional_help("<kernel>");
   return o;
@@ -71,12 +73,15 @@ Status ExecuteCompare(const ReportRequest& req, const std::string& run_dir, std:
 // --fetch: the run's rows that the agent's journal holds into the local file (the newest local
 // run, or --run's, which need not be here yet).
 Status Fetch(const ReportRequest& req, const std::string& run_dir) {
+  KT_ASSIGN_OR_RETURN(const std::optional<DbChoice> db, DbFor(req.db));
+  RunRecorder recorder("khost report", db, req.root);
   KT_ASSIGN_OR_RETURN(const ReceivedRun got, FetchRun({.command = "khost report",
                                                        .kernel = req.kernel,
                                                        .run_dir = run_dir,
                                                        .run_id = req.run_id,
                                                        .agent = req.agent,
-                                                       .token_file = req.token_file}));
+                                                       .token_file = req.token_file,
+                                                       .recorder = &recorder}));
   std::cerr << "khost report: fetched run " << std::filesystem::path(got.run.path).stem().string()
             << ": " << got.rows_new << " new rows, " << got.run.rows.size() << " of "
             << got.rows_planned
@@ -191,6 +196,8 @@ Result<ReportRequest> ParseReportArgs(const Args& args) {
   req.wide = r.count("wide") > 0;
   req.agent = r["agent"].as<std::string>();
   req.token_file = r["token-file"].as<std::string>();
+  req.db = r["db"].as<std::string>();
+  if (!req.fetch && r.count("db")) return InvalidArgument("--db goes with --fetch");
   if (r.count("compare")) {
     req.compare = r["compare"].as<std::vector<std::string>>();
     if (req.compare.size() != 2 || req.compare[0].empty() || req.compare[1].empty()) {

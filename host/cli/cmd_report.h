@@ -28,6 +28,7 @@ struct ReportRequest {
   std::vector<std::string> compare;  // two runs (ids or results files) to compare, or none
   bool fetch = false;                // first fetch the run's rows from the agent
   std::string agent, token_file;     // for fetch
+  std::string db;                    // --db, for fetch: the tuning database that records it
   bool wide = false;                 // tables in full (host/report/table.h FitTable)
 };
 Result<ReportRequest> ParseReportArgs(const Args& args);

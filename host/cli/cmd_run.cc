@@ -17,6 +17,7 @@
 #include "host/cli/cli.h"
 #include "host/cli/cmd_run.h"
 #include "host/cli/measure_options.h"
+#include "host/db/run_recorder.h"
 #include "host/measure/run_service.h"
 #include "host/report/perf_stats.h"
 #include "host/results/kernel_dir.h"
@@ -51,6 +52,7 @@ cxxopts::Options RunCliOptions() {
       cxxopts::value<std::string>());
   AddRootOption(o);
   AddAgentOption(o);
+  AddDbOption(o);
   o.positional_help("<kernel>");
   return o;
 }
@@ -63,6 +65,7 @@ Result<RunOptions> ParseRunArgs(const Args& args) {
   opts.root = r["root"].as<std::string>();
   opts.agent = r["agent"].as<std::string>();
   opts.token_file = r["token-file"].as<std::string>();
+  opts.db = r["db"].as<std::string>();
   opts.resume = r.count("resume") > 0;
   opts.run_id = r["run"].as<std::string>();
   if (const std::string agents = r["agents"].as<std::string>(); !agents.empty()) {
@@ -132,7 +135,7 @@ std::string HowToResumeRun(const RunOptions& opts, const std::string& run_id) {
 }
 
 // khost run --resume: the rows of a run stopped early, and what it lacks, measured as it was asked.
-Status ExecuteResume(const RunOptions& opts, const KernelDir& dir) {
+Status ExecuteResume(const RunOptions& opts, const KernelDir& dir, RunRecorder& recorder) {
   KT_ASSIGN_OR_RETURN(
       const ReceivedRun got,
       FetchRun({.command = "khost run",
@@ -145,7 +148,8 @@ Status ExecuteResume(const RunOptions& opts, const KernelDir& dir) {
                 .token_file = opts.token_file,
                 .dir = &dir,
                 .show_progress = ::isatty(2) != 0,
-                .how_to_resume = [&](const std::string& id) { return HowToResumeRun(opts, id); }}));
+                .how_to_resume = [&](const std::string& id) { return HowToResumeRun(opts, id); },
+                .recorder = &recorder}));
   std::cerr << "khost run: resumed run " << std::filesystem::path(got.run.path).stem().string()
             << ": " << got.rows_new << " new rows, " << got.run.rows.size() << " of "
             << got.rows_planned << " in " << got.run.path << "\n";
@@ -155,9 +159,11 @@ Status ExecuteResume(const RunOptions& opts, const KernelDir& dir) {
 }  // namespace
 
 Status ExecuteRun(const RunOptions& opts) {
+  KT_ASSIGN_OR_RETURN(const std::optional<DbChoice> db, DbFor(opts.db));
+  RunRecorder recorder("khost run", db, opts.root);
   if (opts.resume) {
     KT_ASSIGN_OR_RETURN(const KernelDir dir, LoadKernelDir(opts.root, opts.kernel));
-    return ExecuteResume(opts, dir);
+    return ExecuteResume(opts, dir, recorder);
   }
   KT_ASSIGN_OR_RETURN(
       const MeasuredKernel measured,
@@ -169,11 +175,11 @@ Status ExecuteRun(const RunOptions& opts) {
            .agents = opts.agents.empty() ? std::vector<std::string>{opts.agent} : opts.agents,
            .token_file = opts.token_file,
            .allow_mixed = opts.allow_mixed,
-           .run = {
-               .command = "khost run",
-               .measure = opts,
-               .show_progress = ::isatty(2) != 0,
-               .how_to_resume = [&](const std::string& id) { return HowToResumeRun(opts, id); }}}));
+           .run = {.command = "khost run",
+                   .measure = opts,
+                   .show_progress = ::isatty(2) != 0,
+                   .how_to_resume = [&](const std::string& id) { return HowToResumeRun(opts, id); },
+                   .recorder = &recorder}}));
   const size_t rows = measured.got.run.rows.size();
   std::cerr << "khost run: " << rows << (rows == 1 ? " row in " : " rows in ")
             << measured.got.run.path << "\n";

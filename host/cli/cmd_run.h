@@ -24,6 +24,7 @@ struct RunOptions : MeasureOptions {
   // each matching the variants whose shape has its every NAME=VALUE).
   std::vector<std::string> shape;
   std::string shapes_file;
+  std::string db;  // --db (host/cli/cli.h DbFor)
 };
 // Pure: checks syntax; event names are resolved against the agent's catalog when it answers.
 Result<RunOptions> ParseRunArgs(const Args& args);

@@ -81,6 +81,7 @@ cxxopts::Options TuneCliOptions() {
   AddMeasureOptions(o, /*order_seed=*/false);
   AddRootOption(o);
   AddAgentOption(o);
+  AddDbOption(o);
   o.positional_help("<kernel>");
   return o;
 }
@@ -90,7 +91,7 @@ namespace {
 // --strategy and what goes with it; --resume alone.
 Status ParseSearchArgs(const cxxopts::ParseResult& r, const Args& args, TuneRequest* req) {
   const std::vector<std::string> search_only = [] {
-    std::vector<std::string> o = {"budget", "budget-time", "batch", "agent", "token-file"};
+    std::vector<std::string> o = {"budget", "budget-time", "batch", "agent", "token-file", "db"};
     const std::vector<std::string>& m = MeasureOptionNames(/*order_seed=*/false);
     o.insert(o.end(), m.begin(), m.end());
     return o;
@@ -185,6 +186,7 @@ Result<TuneRequest> ParseTuneArgs(const Args& args) {
   if (!req.run_id.empty() && !req.apply_best)
     return InvalidArgument("--run goes with --apply-best");
   KT_RETURN_IF_ERROR(ParseSearchArgs(r, args, &req));
+  req.db = r["db"].as<std::string>();  // with --strategy alone: ParseSearchArgs checks
   return req;
 }
 
@@ -304,11 +306,17 @@ Status ResumeSearch(const TuneRequest& req) {
   again.root = req.root;
   again.search->resume = true;
   again.search->search_id = std::filesystem::path(path).stem().string();
+  KT_ASSIGN_OR_RETURN(again.search->db, DbFor(again.db));  // the search's own --db
   return RunSearch(again, *again.search);
 }
 
 Status ExecuteTune(const TuneRequest& req) {
-  if (req.search) return req.search->resume ? ResumeSearch(req) : RunSearch(req, *req.search);
+  if (req.search && req.search->resume) return ResumeSearch(req);
+  if (req.search) {
+    TuneRequest with_db = req;
+    KT_ASSIGN_OR_RETURN(with_db.search->db, DbFor(req.db));
+    return RunSearch(with_db, *with_db.search);
+  }
   return req.apply_best ? ApplyBestOfRun(req) : RunTune(req);
 }
 

@@ -20,6 +20,7 @@ struct TuneRequest : TuneOptions {
   std::string run_id;
   // --strategy (or --resume): search the space on an agent (host/search/search.h) instead.
   std::optional<SearchOptions> search;
+  std::string db;  // --db, with --strategy: the tuning database (host/cli/cli.h DbFor)
 };
 Result<TuneRequest> ParseTuneArgs(const Args& args);
 cxxopts::Options TuneCliOptions();

@@ -8,8 +8,10 @@
 #include "common/version.h"
 #include "host/cli/cmd_agent.h"
 #include "host/cli/cmd_analyze.h"
+#include "host/cli/cmd_best.h"
 #include "host/cli/cmd_completion.h"
 #include "host/cli/cmd_corpus.h"
+#include "host/cli/cmd_db.h"
 #include "host/cli/cmd_events.h"
 #include "host/cli/cmd_push.h"
 #include "host/cli/cmd_report.h"
@@ -27,6 +29,10 @@ const std::vector<CommandInfo>& Commands() {
       {"report", "show the results of a run, or compare two", ReportMain, ReportCliOptions},
       {"analyze", "which variant wins, whether it is real, and which counters explain it",
        AnalyzeMain, AnalyzeCliOptions},
+      {"best", "the best configuration the tuning database knows, with its evidence; no run",
+       BestMain, BestCliOptions},
+      {"db", "the tuning database: show what it holds, import runs", DbMain, DbCliOptions,
+       DbActions()},
       {"events", "the events and groups of a CPU: list, groups", EventsMain, EventsCliOptions,
        EventsActions()},
       {"agent", "the agents: add, list, status, remove, deploy, tune-system", AgentMain,

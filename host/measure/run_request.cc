@@ -1,8 +1,12 @@
 #include "host/measure/run_request.h"
 
+#include <algorithm>
 #include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
 
 #include "common/fs.h"
+#include "common/hash.h"
 #include "common/system_check.h"
 #include "host/util/elf_symbols.h"
 #include "protocol/convert.h"
@@ -71,6 +75,40 @@ RunMeta NewRunMeta(const std::string& run_id, const std::string& kernel,
   meta.cooldown_ms = asked.cooldown_ms;
   meta.max_temp_mc = asked.max_temp_mc;
   return meta;
+}
+
+std::string MethodKey(const MeasureOptions& measured) {
+  std::vector<std::string> events = measured.events;
+  std::sort(events.begin(), events.end());
+  nlohmann::json key = {
+      {"events", events},
+      {"warmup", measured.warmup},
+      {"cpu", measured.cpu},
+      {"cpu_model", measured.cpu_model},
+      {"multiplex", measured.multiplex},
+      {"order", measured.order == wire::RUN_ORDER_SEQUENTIAL ? "sequential" : "interleaved"},
+      {"cooldown_ms", measured.cooldown_ms},
+      {"max_temp_mc", measured.max_temp_mc}};
+  return key.dump();
+}
+
+std::vector<RunMeta::Inputs> VariantInputs(const KernelDir& dir, const Manifest& manifest) {
+  std::map<std::string, std::string> hashes;  // test data directory -> its hash
+  std::vector<RunMeta::Inputs> out;
+  for (const KernelVariant& v : dir.variants) {
+    const std::string data =
+        (v.test_data.empty() ? RunDirUnderRoot(dir.kernel) + "/test_data" : v.test_data) + "/";
+    auto [it, added] = hashes.emplace(data, "");
+    if (added) {
+      std::string files;
+      for (const FileEntry& f : manifest.files) {
+        if (f.path.starts_with(data)) files += f.path.substr(data.size()) + " " + f.hash + "\n";
+      }
+      it->second = HashBytes(files);
+    }
+    out.push_back({v.args, it->second});
+  }
+  return out;
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/events.h"
+#include "common/manifest.h"
 #include "common/racing.h"
 #include "common/status.h"
 #include "host/events/event_groups.h"
@@ -64,6 +65,16 @@ struct AgentPlan {
 // drawn when none was given) under the agent's plan. The agent and CPU are the caller's to say.
 RunMeta NewRunMeta(const std::string& run_id, const std::string& kernel,
                    const MeasureOptions& asked, uint64_t seed, const AgentPlan& plan);
+
+// The run's method as the tuning database keys reuse by (pure): the events measured (`measured`'s
+// events, the agent's plan), and the settings that change the numbers -- warm-up runs, the CPU,
+// the event table, multiplexing, the order, cool-down and temperature limit. Repetitions,
+// timeouts and sampling do not: a repetition measured under --reps 5 stands for one of --reps 9.
+std::string MethodKey(const MeasureOptions& measured);
+
+// Each variant's argv and the hash of its test data as `manifest` has them (pure): the files
+// under the variant's test data directory (the kernel's run/test_data/ when it names none).
+std::vector<RunMeta::Inputs> VariantInputs(const KernelDir& dir, const Manifest& manifest);
 
 // Checks the options against the agent that answered (its CPUs, perf_event_paranoid (said on
 // stderr), event table, thermal zones) and the variants' architecture against the agent's.

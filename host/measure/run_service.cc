@@ -104,6 +104,23 @@ std::string ResumeText(const HowToResume& how, const std::string& run_id) {
   return how ? how(run_id) : "";
 }
 
+// Each row the run's file takes goes to the tuning database too, when one records.
+void RecordRows(ReceiveSetup& setup, RunRecorder* recorder) {
+  if (recorder) setup.on_row = [recorder](const RepetitionRow& row) { recorder->Row(row); };
+}
+
+// The run as its streams ended, recorded whole (metadata, variants, results) when it came back;
+// else the rows that arrived are.
+Result<ReceivedRun> Recorded(Result<ReceivedRun> got, RunRecorder* recorder) {
+  if (!recorder) return got;
+  if (got.ok() && got->run.meta) {
+    recorder->Run(*got->run.meta, got->run.rows);
+  } else {
+    recorder->Flush();
+  }
+  return got;
+}
+
 }  // namespace
 
 Result<ReceivedRun> MeasureRun(std::vector<SweepAgent>& agents, const std::vector<AgentPlan>& plans,
@@ -125,7 +142,12 @@ Result<ReceivedRun> MeasureRun(std::vector<SweepAgent>& agents, const std::vecto
   setup.meta = NewRunMeta(run_id, dir.kernel, run.measure, *measured.seed, plans[0]);
   setup.meta.agent = asked.agent;
   setup.meta.cpu = asked.cpu;
+  setup.meta.method = MethodKey(measured);
+  setup.meta.inputs = VariantInputs(dir, manifest);
+  setup.meta.build = dir.build;
+  setup.meta.build["measured_by"] = KtuneVersion();
   setup.request = MakeRunRequest(measured, dir, BundleId(manifest), run_id);
+  RecordRows(setup, run.recorder);
   setup.show_progress = run.show_progress;
   setup.say_system_warnings = run.say_system_warnings;
   setup.how_to_resume = ResumeText(run.how_to_resume, run_id);
@@ -137,7 +159,7 @@ Result<ReceivedRun> MeasureRun(std::vector<SweepAgent>& agents, const std::vecto
   }
   KT_ASSIGN_OR_RETURN(std::unique_ptr<RunSink> sink, RunSink::Open(std::move(setup)));
   const Result<bool> complete = RunSweep(agents, std::move(sweep_setup), *sink);
-  return sink->Finish(complete.status(), complete.ok() && *complete);
+  return Recorded(sink->Finish(complete.status(), complete.ok() && *complete), run.recorder);
 }
 
 Result<MeasuredKernel> MeasureKernel(const KernelRun& ask) {
@@ -203,6 +225,7 @@ Result<ReceivedRun> ResumeSweep(const FetchAsk& ask, ReceiveSetup setup) {
   KT_RETURN_IF_ERROR(KeepPushed(agents, manifest, dir.root, ask.command));
   std::vector<RunMeta::Shard> shards = setup.meta.shards;
   setup.request = request;
+  RecordRows(setup, ask.recorder);
   KT_ASSIGN_OR_RETURN(std::unique_ptr<RunSink> sink, RunSink::Open(std::move(setup)));
   std::vector<std::string> back;
   for (const SweepAgent& a : agents) back.push_back(a.name);
@@ -212,7 +235,7 @@ Result<ReceivedRun> ResumeSweep(const FetchAsk& ask, ReceiveSetup setup) {
   for (SweepAgent& a : agents) a.pinned = plan.pinned[a.name];
   const Result<bool> complete =
       RunSweep(agents, SweepSetup{request, std::move(plan.shards)}, *sink);
-  return sink->Finish(complete.status(), complete.ok() && *complete);
+  return Recorded(sink->Finish(complete.status(), complete.ok() && *complete), ask.recorder);
 }
 
 // The run's results file: the newest local run's, or run_id's (which, for a fetch only, need not
@@ -261,7 +284,8 @@ Result<ReceivedRun> FetchRun(const FetchAsk& ask) {
   wire::Envelope fetch;
   fetch.mutable_fetch_run()->set_run_id(run_id);
   fetch.mutable_fetch_run()->set_resume(ask.resume);
-  auto got = ReceiveRun(*session->conn, fetch, std::move(setup));
+  RecordRows(setup, ask.recorder);
+  auto got = Recorded(ReceiveRun(*session->conn, fetch, std::move(setup)), ask.recorder);
   if (!got.ok() && got.status().code() == ErrorCode::kNotFound && !measured_on.empty()) {
     return got.status().WithContext("run " + run_id + " was measured on " + measured_on);
   }

@@ -16,6 +16,7 @@
 
 #include "common/manifest.h"
 #include "common/status.h"
+#include "host/db/run_recorder.h"
 #include "host/measure/run_request.h"
 #include "host/measure/sweep.h"
 #include "host/remote/run_receiver.h"
@@ -45,6 +46,8 @@ struct NewRun {
   bool show_progress = false;
   bool say_system_warnings = true;
   HowToResume how_to_resume = {};
+  // Records the run into the tuning database as its rows arrive (null: not recorded).
+  RunRecorder* recorder = nullptr;
 };
 
 // Measures every variant of `dir` on `agents` (planned by PlanAgents), after pushing `manifest`
@@ -94,6 +97,7 @@ struct FetchAsk {
   bool show_progress = false;
   bool say_system_warnings = true;
   HowToResume how_to_resume = {};
+  RunRecorder* recorder = nullptr;  // as NewRun's
 };
 
 // The run's rows that its agent holds (a sweep's: its agents, as its metadata names them) into

@@ -17,16 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string HomeDir() {
-  const char* h = std::getenv("HOME");
-  return h && *h ? h : "/tmp";
-}
-
-std::string EnvOr(const char* name, const std::string& fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? v : fallback;
-}
-
 // agentd next to khost (build tree and install tree alike), unless KTUNE_AGENTD names one.
 std::string AgentdPath() {
   if (const char* p = std::getenv("KTUNE_AGENTD"); p && *p) return p;

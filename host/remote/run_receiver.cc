@@ -175,6 +175,10 @@ Status RunSink::Row(const wire::RepetitionResult& r, const std::string& run_id,
   ++tally->rows[static_cast<uint32_t>(local)];
   if (stored == ResultsWriter::Stored::kCompleted) ++rows_completed_;
   if (stored == ResultsWriter::Stored::kConflicting) ++rows_conflicting_;
+  if (setup_.on_row &&
+      (stored == ResultsWriter::Stored::kNew || stored == ResultsWriter::Stored::kCompleted)) {
+    setup_.on_row(row);
+  }
   if (stored != ResultsWriter::Stored::kNew) return Status::Ok();
   ++rows_new_;
   if (!row.valid && noted_.insert(row.variant_index).second) {

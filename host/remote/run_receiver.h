@@ -7,6 +7,7 @@
 // once.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -36,6 +37,9 @@ struct ReceiveSetup {
   // How to go on after an error that cut the run short (the agent lost, a file not written): said
   // at the end of that error ("khost run k --resume --run ID fetches ..."); "" for nothing.
   std::string how_to_resume = "";
+  // Called with each row the file took (whole, or the values it lacked), once it is written
+  // there, under the sink's lock: the tuning database's recorder (host/measure/run_service.h).
+  std::function<void(const RepetitionRow&)> on_row = {};
 };
 
 // What a run's file holds once its stream ended, as a reader would load it (host/results

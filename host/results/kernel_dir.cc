@@ -167,6 +167,11 @@ Result<KernelDir> ParseConfigsJson(const std::string& text, const std::string& k
       doc["perf_files"].contains("stat") && doc["perf_files"]["stat"].is_string()) {
     dir.perf_stat_path = doc["perf_files"]["stat"].get<std::string>();
   }
+  if (doc.contains("build") && doc["build"].is_object()) {
+    for (const auto& [key, value] : doc["build"].items()) {
+      if (value.is_string()) dir.build[key] = value.get<std::string>();
+    }
+  }
   return dir;
 }
 

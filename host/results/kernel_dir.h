@@ -15,6 +15,7 @@
 // test_data/, at their paths relative to <root>, so the ELF finds its data as the seed's did.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ struct KernelDir {
   std::string run_dir;  // <root>/<kernel>/run
   std::vector<KernelVariant> variants;
   std::string perf_stat_path;  // perf_files.stat, relative to root; "" when absent
+  // configs.json's "build": what built the variants (khost tune's BuildRecord: the spec's hash,
+  // the toolchain, the sources' key, khost's version); empty for the seed's.
+  std::map<std::string, std::string> build = {};
 };
 
 // The paths of the layout above (pure). RunDirUnderRoot: <kernel>/run, relative to the root as

@@ -168,7 +168,7 @@ SystemCheck SystemFromJson(const nlohmann::json& j) {
 
 }  // namespace
 
-Status WriteRunMeta(const std::string& path, const RunMeta& meta) {
+std::string RunMetaJson(const RunMeta& meta) {
   nlohmann::ordered_json j;
   j["schema"] = 1;
   j["run_id"] = meta.run_id;
@@ -203,14 +203,29 @@ Status WriteRunMeta(const std::string& path, const RunMeta& meta) {
           {{"id", s.id}, {"variants", s.variants}, {"agent", s.agent}, {"state", s.state}});
     }
   }
+  if (!meta.method.empty()) j["method"] = meta.method;
+  if (!meta.inputs.empty()) {
+    j["inputs"] = nlohmann::ordered_json::array();
+    for (const auto& in : meta.inputs) {
+      j["inputs"].push_back({{"args", in.args}, {"test_data_hash", in.test_data_hash}});
+    }
+  }
+  if (!meta.build.empty()) j["build"] = meta.build;
   // Text from the agent (its plan, the events it echoes, a fetched run's request) need not be
   // UTF-8, which JSON text must be: such bytes become U+FFFD, as in the samples file.
-  return WriteFileAtomic(
-      path, j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+Status WriteRunMeta(const std::string& path, const RunMeta& meta) {
+  return WriteFileAtomic(path, RunMetaJson(meta));
 }
 
 Result<RunMeta> ReadRunMeta(const std::string& path) {
   KT_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseRunMeta(text, path);
+}
+
+Result<RunMeta> ParseRunMeta(const std::string& text, const std::string& path) {
   try {
     const auto j = nlohmann::json::parse(text);
     RunMeta meta;
@@ -247,6 +262,12 @@ Result<RunMeta> ReadRunMeta(const std::string& path) {
                                s.at("agent").get<std::string>(), s.at("state").get<std::string>()});
       }
     }
+    meta.method = j.value("method", std::string());
+    for (const auto& in : j.value("inputs", nlohmann::json::array())) {
+      meta.inputs.push_back({in.at("args").get<std::vector<std::string>>(),
+                             in.at("test_data_hash").get<std::string>()});
+    }
+    meta.build = j.value("build", std::map<std::string, std::string>());
     return meta;
   } catch (const nlohmann::json::exception& e) {
     return InvalidArgument(path + ": " + e.what());

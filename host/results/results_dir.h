@@ -138,10 +138,26 @@ struct RunMeta {
   // The agent's system check as the run started (its first agent's, in a sweep); runs written
   // before it have none.
   std::optional<SystemCheck> system = std::nullopt;
+  // What changes the numbers besides the ELF (whose hash, parameters, shape and board every row
+  // carries), by which the tuning database keys reuse (host/db/tuning_db.h ReuseKey): the run's
+  // method (the events measured and the settings that change the numbers: MethodKey in
+  // host/measure/run_request.h) and each variant's argv and test data hash, by variant index.
+  // And what built the variants: configs.json's "build" (KernelDir::build), with "measured_by",
+  // the khost that measured (version and commit). Runs written before these have them empty.
+  std::string method = "";
+  struct Inputs {
+    std::vector<std::string> args;
+    std::string test_data_hash;
+  };
+  std::vector<Inputs> inputs = {};
+  std::map<std::string, std::string> build = {};
 };
 
 // <results file without .csv>.json
 std::string RunMetaPath(const std::string& results_path);
+// The metadata as its file's JSON text, and back (`where` names it in errors).
+std::string RunMetaJson(const RunMeta& meta);
+Result<RunMeta> ParseRunMeta(const std::string& text, const std::string& where);
 Status WriteRunMeta(const std::string& path, const RunMeta& meta);
 Result<RunMeta> ReadRunMeta(const std::string& path);
 

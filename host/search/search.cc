@@ -26,36 +26,11 @@
 namespace ktune::host {
 
 Evaluation VariantEvaluation(const std::vector<RepetitionRow>& rows, uint32_t variant_index) {
+  const VariantResult summary = VariantResultOf(rows, variant_index);
   Evaluation e;
-  std::vector<double> kernel_ns, wall_ns;
-  size_t counted = 0;
-  for (const RepetitionRow& r : rows) {
-    if (r.variant_index != variant_index || r.sampling) continue;
-    if (e.run.empty()) e.run = r.run_id;
-    if (!r.valid) {
-      e.status = r.outcome.kind == OutcomeKind::kExited && r.outcome.code == 0
-                     ? "NOT OK"
-                     : r.outcome.ToString();
-      return e;
-    }
-    ++counted;
-    if (const MeasuredValue* k = r.Find(kKernelTime); k && k->status == ValueStatus::kOk) {
-      kernel_ns.push_back(k->value * 1e9);
-    }
-    if (const MeasuredValue* w = r.Find(kWallTime); w && w->status == ValueStatus::kOk) {
-      wall_ns.push_back(w->value);
-    }
-  }
-  if (counted == 0) {
-    e.status = "not measured";
-    return e;
-  }
-  std::optional<double> t = kernel_ns.size() == counted ? Median(kernel_ns) : Median(wall_ns);
-  if (!t || !(*t > 0) || !std::isfinite(*t)) {
-    e.status = "no time";
-    return e;
-  }
-  e.time_ns = *t;
+  e.run = summary.run_id;
+  e.status = summary.status;
+  if (summary.median_ns) e.time_ns = *summary.median_ns;
   return e;
 }
 
@@ -129,8 +104,9 @@ struct Searcher {
   std::vector<AgentPlan> plans = {};    // its plan, made at the first batch
   std::string configs_json = "";        // what Build wrote last
   size_t batches = 0;
-  std::string path = "";  // the journal's
-  SearchMeta meta = {};   // its metadata, written at each change
+  std::string path = "";            // the journal's
+  SearchMeta meta = {};             // its metadata, written at each change
+  RunRecorder* recorder = nullptr;  // the tuning database's, for every batch's run
 
   // Builds, pushes and measures `configs`; their evaluations in the same order. The batch is
   // meta.pending from before its run is asked; when it already was (a search cut short during
@@ -172,7 +148,8 @@ Result<std::vector<size_t>> Searcher::Build(const std::vector<Config>& configs,
     }
   }
   if (!built.empty()) {
-    configs_json = ConfigsJson(plan.spec, jobs, builds, plan.shapes);
+    configs_json = ConfigsJson(plan.spec, jobs, builds, plan.shapes,
+                               BuildRecord(plan.spec, plan.toolchain, shared_key));
     KT_RETURN_IF_ERROR(WriteFileAtomic(run_dir + "/configs.json", configs_json));
   }
   return built;
@@ -188,7 +165,8 @@ Result<ReceivedRun> Searcher::Measure(const std::vector<Config>& configs, const 
                          .resume = true,
                          .require_meta = true,
                          .open = &agents[0],
-                         .say_system_warnings = false});
+                         .say_system_warnings = false,
+                         .recorder = recorder});
     if (got.ok()) {
       std::cout << "continuing run " << meta.pending->run_id
                 << " of the batch that was being measured\n";
@@ -211,7 +189,8 @@ Result<ReceivedRun> Searcher::Measure(const std::vector<Config>& configs, const 
                      .run_id = run_id,
                      .measure = measure,
                      .say_system_warnings = batch == 0,
-                     .how_to_resume = [resume](const std::string&) { return resume; }});
+                     .how_to_resume = [resume](const std::string&) { return resume; },
+                     .recorder = recorder});
 }
 
 Result<std::vector<Evaluation>> Searcher::Evaluate(const std::vector<Config>& configs) {
@@ -389,7 +368,8 @@ Status ListMeasured(const Searcher& s, const std::map<Config, Evaluation>& known
       PlanVariants(s.plan.spec, s.plan.toolchain, ok, {}, s.run_dir);
   const std::vector<VariantBuild> builds(jobs.size(), VariantBuild{BuildState::kCached, "", 0});
   return WriteFileAtomic(s.run_dir + "/configs.json",
-                         ConfigsJson(s.plan.spec, jobs, builds, s.plan.shapes));
+                         ConfigsJson(s.plan.spec, jobs, builds, s.plan.shapes,
+                                     BuildRecord(s.plan.spec, s.plan.toolchain, s.shared_key)));
 }
 
 // The strategy's loop: asks for a batch, evaluates what the journal lacks (journaling each), tells
@@ -452,6 +432,8 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
   const Budget budget = BudgetOf(search, space);
   KT_ASSIGN_OR_RETURN(std::string run_dir, RunDirBeneath(tune.root, plan.spec.name));
   Searcher s{.tune = tune, .search = search, .plan = std::move(plan), .run_dir = run_dir};
+  RunRecorder recorder("khost tune", search.db, tune.root);
+  s.recorder = &recorder;
   std::optional<JournalFile> journal;
   if (search.resume) {
     KT_ASSIGN_OR_RETURN(journal, ResumeJournal(s, space));

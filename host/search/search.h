@@ -22,6 +22,7 @@
 
 #include "common/results.h"
 #include "common/status.h"
+#include "host/db/tuning_db.h"
 #include "host/measure/run_request.h"
 #include "host/results/evaluations.h"
 #include "host/strategy/strategy.h"
@@ -39,13 +40,12 @@ struct SearchOptions {
   bool resume = false;
   std::string search_id;          // with resume: which search ("": the newest)
   std::vector<std::string> argv;  // khost tune's arguments, kept for --resume
+  std::optional<DbChoice> db;     // the tuning database that records every batch (none: nullopt)
 };
 
-// A variant's evaluation from its rows in a run (pure): infeasible with the first failing
-// repetition's reason ("NOT OK" for exit 0 with NOT OK printed, else the outcome: "exit:1",
-// "signal:SIGSEGV", "timeout", "launch-failed"), or "not measured" without rows; else the
-// median of its kernel-time (the kernel's own timing, as khost report ranks by) when every
-// repetition printed one, else of its wall-time, in ns. Sampling rows are not counted.
+// A variant's evaluation from its rows in a run (pure): the tuning database's summary of it
+// (host/db/tuning_db.h VariantResultOf: the median of its kernel-time, else of its wall-time,
+// in ns; or why it has none: "NOT OK", the failing outcome, "not measured", "no time").
 Evaluation VariantEvaluation(const std::vector<RepetitionRow>& rows, uint32_t variant_index);
 
 // A configuration's evaluation from its evaluations at each shape of a search of several (pure):

@@ -347,8 +347,9 @@ Status RunTune(const TuneOptions& o) {
             << Seconds(seconds) << " -> " << bin_dir << "\n";
   // Written even when every variant failed: an old configs.json would have khost run measure
   // variants built from other sources.
-  KT_RETURN_IF_ERROR(
-      WriteFileAtomic(run_dir + "/configs.json", ConfigsJson(p.spec, jobs, n.builds, p.shapes)));
+  KT_RETURN_IF_ERROR(WriteFileAtomic(
+      run_dir + "/configs.json",
+      ConfigsJson(p.spec, jobs, n.builds, p.shapes, BuildRecord(p.spec, p.toolchain, shared_key))));
   Checked check;
   std::string checked;
   if (o.check && n.usable() > 0) {

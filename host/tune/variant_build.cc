@@ -1,5 +1,7 @@
 #include "host/tune/variant_build.h"
 
+#include "common/version.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -12,6 +14,7 @@
 #include "common/hash.h"
 #include "common/results.h"
 #include "common/strings.h"
+#include "common/version.h"
 #include "host/results/kernel_dir.h"
 #include "host/util/elf_symbols.h"
 #include "host/util/subprocess.h"
@@ -348,7 +351,8 @@ Result<std::string> SharedKey(const KernelSpec& spec, const Toolchain& toolchain
 
 std::string ConfigsJson(const KernelSpec& spec, const std::vector<VariantJob>& jobs,
                         const std::vector<VariantBuild>& builds,
-                        const std::vector<ShapeRun>& shapes) {
+                        const std::vector<ShapeRun>& shapes,
+                        const std::map<std::string, std::string>& build) {
   const std::string run = RunDirUnderRoot(spec.name) + "/";
   nlohmann::ordered_json variants = nlohmann::ordered_json::array();
   for (size_t i = 0; i < jobs.size(); ++i) {
@@ -373,7 +377,17 @@ std::string ConfigsJson(const KernelSpec& spec, const std::vector<VariantJob>& j
   nlohmann::ordered_json j;
   j["variants"] = std::move(variants);
   j["perf_files"] = {{"stat", run + "perf_stats.csv"}};
+  if (!build.empty()) j["build"] = build;
   return j.dump(2) + "\n";
+}
+
+std::map<std::string, std::string> BuildRecord(const KernelSpec& spec, const Toolchain& toolchain,
+                                               const std::string& shared_key) {
+  Result<std::string> spec_hash = HashFile(spec.path);
+  return {{"spec_hash", spec_hash.ok() ? *spec_hash : ""},
+          {"toolchain", toolchain.name},
+          {"sources", shared_key},
+          {"ktune", KTUNE_VERSION}};
 }
 
 std::string UndefinedSymbol(std::string_view link_output) {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -114,9 +115,17 @@ std::vector<VariantBuild> BuildVariants(
 // fail, at each shape they run at (configuration after configuration), each with its parameters,
 // elf_path, asm_path, the seed's perf_data_path/perf_report_path, the shape's args and the shape;
 // with several shapes also its test_data directory; perf_files.stat. Paths are relative to the
-// root holding <kernel>/ (pure).
+// root holding <kernel>/; and "build", what built them (BuildRecord), which runs keep in their
+// metadata and the tuning database records (pure).
 std::string ConfigsJson(const KernelSpec& spec, const std::vector<VariantJob>& jobs,
                         const std::vector<VariantBuild>& builds,
-                        const std::vector<ShapeRun>& shapes);
+                        const std::vector<ShapeRun>& shapes,
+                        const std::map<std::string, std::string>& build);
+
+// What built a kernel's variants: "spec_hash" (the .kspec file's, read), "toolchain" (the
+// profile's name), "sources" (SharedKey: the profile, the compilers' versions, the sources and
+// headers) and "ktune" (khost's version).
+std::map<std::string, std::string> BuildRecord(const KernelSpec& spec, const Toolchain& toolchain,
+                                               const std::string& shared_key);
 
 }  // namespace ktune::host

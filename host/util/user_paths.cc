@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 
 #include "common/strings.h"
@@ -163,6 +164,15 @@ Result<std::string> ReadBeneath(const std::string& root, const std::string& rel)
 
 Status CheckBeneath(const std::string& root, const std::string& rel) {
   return ResolveBeneath(root, rel, /*must_exist=*/false).status();
+}
+
+std::string EnvOr(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+std::string HomeDir() {
+  return EnvOr("HOME", "/tmp");
 }
 
 }  // namespace ktune::host

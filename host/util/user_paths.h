@@ -36,4 +36,9 @@ Result<std::string> ReadBeneath(const std::string& root, const std::string& rel)
 // `root` (which may not exist yet), or the error names the link that leaves it.
 Status CheckBeneath(const std::string& root, const std::string& rel);
 
+// The environment variable `name`, or `fallback` when it is unset or empty.
+std::string EnvOr(const char* name, const std::string& fallback);
+// $HOME, or /tmp when it is unset or empty: where the XDG directories default to.
+std::string HomeDir();
+
 }  // namespace ktune::host

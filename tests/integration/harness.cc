@@ -253,7 +253,8 @@ CommandResult RunProgram(const std::string& exe, const std::vector<std::string>&
 CommandResult RunKhost(const std::vector<std::string>& args, const std::string& home,
                        const std::map<std::string, std::string>& extra_env) {
   std::map<std::string, std::string> env = {{"XDG_CONFIG_HOME", home + "/config"},
-                                            {"XDG_CACHE_HOME", home + "/cache"}};
+                                            {"XDG_CACHE_HOME", home + "/cache"},
+                                            {"XDG_DATA_HOME", home + "/data"}};
   for (const auto& [k, v] : extra_env) env[k] = v;
   return RunProgram(BinDir() + "/khost", args, home, env);
 }
@@ -264,7 +265,8 @@ std::unique_ptr<Program> StartKhost(const std::vector<std::string>& args, const 
   return std::make_unique<Program>(
       BinDir() + "/khost", args, scratch_dir,
       std::map<std::string, std::string>{{"XDG_CONFIG_HOME", home + "/config"},
-                                         {"XDG_CACHE_HOME", home + "/cache"}});
+                                         {"XDG_CACHE_HOME", home + "/cache"},
+                                         {"XDG_DATA_HOME", home + "/data"}});
 }
 
 bool WaitFor(const std::function<bool()>& done, double limit_s) {

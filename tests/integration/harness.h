@@ -81,7 +81,7 @@ CommandResult RunProgram(const std::string& exe, const std::vector<std::string>&
                          const std::map<std::string, std::string>& extra_env = {});
 
 // Runs khost with `args`; the environment is the test's, with KTUNE_AGENT removed and
-// XDG_CONFIG_HOME/XDG_CACHE_HOME pointed at `home` so no user configuration leaks in.
+// XDG_CONFIG_HOME/XDG_CACHE_HOME/XDG_DATA_HOME pointed at `home` so no user configuration leaks in.
 CommandResult RunKhost(const std::vector<std::string>& args, const std::string& home,
                        const std::map<std::string, std::string>& extra_env = {});
 // The same, in the background; its output goes to files in `scratch_dir` (one per program).

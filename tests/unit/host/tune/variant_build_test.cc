@@ -109,8 +109,8 @@ TEST_CASE("configs.json lists the variants that built, in the seed's format") {
   std::vector<VariantBuild> builds(2);
   builds[0].state = BuildState::kFailed;
   builds[1].state = BuildState::kCached;
-  const std::string text =
-      ConfigsJson(spec, jobs, builds, {{spec.shape, {"2x3x4x1"}, "test_data", {}}});
+  const std::string text = ConfigsJson(
+      spec, jobs, builds, {{spec.shape, {"2x3x4x1"}, "test_data", {}}}, {{"toolchain", "host"}});
   CHECK(text ==
         "{\n"
         "  \"variants\": [\n"
@@ -133,10 +133,14 @@ TEST_CASE("configs.json lists the variants that built, in the seed's format") {
         "  ],\n"
         "  \"perf_files\": {\n"
         "    \"stat\": \"matmul/run/perf_stats.csv\"\n"
+        "  },\n"
+        "  \"build\": {\n"
+        "    \"toolchain\": \"host\"\n"
         "  }\n"
         "}\n");
   auto dir = ParseConfigsJson(text, "matmul");
   REQUIRE(dir.ok());
+  CHECK(dir->build == std::map<std::string, std::string>{{"toolchain", "host"}});
   CHECK(dir->variants[0].params == Params{{"BLOCK_SIZE_M", "8"}, {"BLOCK_SIZE_N", "16"}});
   CHECK(dir->variants[0].shape == Params{{"M", "2"}, {"N", "3"}, {"K", "4"}});
   CHECK(dir->variants[0].test_data.empty());
@@ -150,7 +154,7 @@ TEST_CASE("configs.json with several shapes: each configuration at each shape it
   const std::vector<ShapeRun> shapes = {
       {small, {"2x3x4x1"}, "test_data/M=2,N=3,K=4", {}},
       {big, {"20x3x4x1"}, "test_data/M=20,N=3,K=4", {Config{8, 16}}}};  // (8, 16) not at big
-  auto dir = ParseConfigsJson(ConfigsJson(spec, jobs, builds, shapes), "matmul");
+  auto dir = ParseConfigsJson(ConfigsJson(spec, jobs, builds, shapes, {}), "matmul");
   REQUIRE(dir.ok());
   REQUIRE(dir->variants.size() == 3);
   CHECK(dir->variants[0].params == Params{{"BLOCK_SIZE_M", "4"}, {"BLOCK_SIZE_N", "16"}});

@@ -1,0 +1,165 @@
+// khost best's query: the fastest configuration of a kernel that the database has evidence for,
+// with the fallbacks of Kernel Launcher's wisdom files: the board and shape asked; the same board
+// at the nearest shape measured; another board at the shape; another board at its nearest shape.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "common/strings.h"
+#include "host/db/tuning_db.h"
+
+namespace ktune::host {
+
+std::optional<double> ShapeDistance(const Params& measured, const Params& asked) {
+  double d = 0;
+  for (const auto& [name, want] : asked) {
+    const std::string have = ParamValue(measured, name, "");
+    if (have.empty()) return std::nullopt;
+    auto u = ParseDouble(have), v = ParseDouble(want);
+    if (!u.ok() || !v.ok() || !(*u > 0) || !(*v > 0)) {
+      if (have != want) return std::nullopt;
+      continue;
+    }
+    d += std::fabs(std::log2(*u) - std::log2(*v));
+  }
+  return d;
+}
+
+std::vector<BestEntry> NewestPerConfig(std::vector<BestEntry> entries) {
+  std::map<std::string, BestEntry> newest;
+  for (BestEntry& e : entries) {
+    auto it = newest.find(e.config);
+    if (it == newest.end() || e.measured_ns > it->second.measured_ns)
+      newest[e.config] = std::move(e);
+  }
+  // One metric: the kernels' own time when most configurations have it, else the wall time.
+  size_t kernel = 0;
+  for (const auto& [config, e] : newest) kernel += e.metric == kKernelTime;
+  const std::string metric = 2 * kernel >= newest.size() ? kKernelTime : kWallTime;
+  std::vector<BestEntry> out;
+  for (auto& [config, e] : newest) {
+    if (e.metric == metric) out.push_back(std::move(e));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const BestEntry& x, const BestEntry& y) {
+    return x.median_ns < y.median_ns;
+  });
+  return out;
+}
+
+namespace {
+
+BestEntry EntryOf(const SqlRow& r) {
+  BestEntry e;
+  e.config = SqlString(r[0]);
+  e.shape = SqlString(r[1]);
+  e.board = SqlString(r[2]);
+  e.run_id = SqlString(r[3]);
+  e.metric = SqlString(r[4]);
+  e.median_ns = SqlReal(r[5]);
+  if (!std::holds_alternative<std::monostate>(r[6])) e.ci_low_ns = SqlReal(r[6]);
+  if (!std::holds_alternative<std::monostate>(r[7])) e.ci_high_ns = SqlReal(r[7]);
+  e.n = SqlInt(r[8]);
+  e.measured_ns = SqlInt(r[9]);
+  e.cpu = SqlString(r[10]);
+  return e;
+}
+
+constexpr const char* kSelectResults =
+    "SELECT r.config, r.shape, r.board, r.run_id, r.metric, r.median_ns, r.ci_low_ns, "
+    "r.ci_high_ns, r.n, r.measured_ns, runs.cpu FROM results r JOIN runs ON runs.run_id = "
+    "r.run_id WHERE r.kernel = $1 AND r.status = 'ok' AND r.median_ns IS NOT NULL";
+
+// Of `entries` (one board's, or every other board's), those at `shape` or, when none is, at the
+// nearest shape any of them was measured at; `nearest` says which it was.
+std::vector<BestEntry> AtShape(const std::vector<BestEntry>& entries, const Params& shape,
+                               bool* nearest, Params* answered) {
+  std::map<std::string, double> distance;  // shape -> to the one asked
+  for (const BestEntry& e : entries) {
+    if (distance.count(e.shape)) continue;
+    auto p = ParseParams(e.shape);
+    if (!p.ok()) continue;
+    if (auto d = ShapeDistance(*p, shape)) distance[e.shape] = *d;
+  }
+  if (distance.empty()) return {};
+  auto best = std::min_element(distance.begin(), distance.end(),
+                               [](const auto& a, const auto& b) { return a.second < b.second; });
+  *nearest = best->second > 0;
+  *answered = ParseParams(best->first).value();
+  std::vector<BestEntry> out;
+  for (const BestEntry& e : entries) {
+    if (e.shape == best->first) out.push_back(e);
+  }
+  return out;
+}
+
+}  // namespace
+
+Status TuningDb::ChooseBoard(const BestQuery& q, BestAnswer& a) {
+  KT_ASSIGN_OR_RETURN(auto newest,
+                      sql_->Query("SELECT board, agent, run_id FROM runs WHERE kernel = $1 "
+                                  "ORDER BY started_ns DESC LIMIT 1",
+                                  {q.kernel}));
+  if (newest.empty()) {
+    return NotFound(location() + " holds no run of " + q.kernel +
+                    " (khost run records each run; khost db import ROOT adds runs measured "
+                    "before)");
+  }
+  if (q.board.empty()) {
+    a.board = SqlString(newest[0][0]);
+    a.board_source = "the board of its newest run, " + SqlString(newest[0][2]) + " on " +
+                     SqlString(newest[0][1]);
+    return Status::Ok();
+  }
+  KT_ASSIGN_OR_RETURN(auto boards, sql_->Query("SELECT DISTINCT board FROM runs WHERE kernel = "
+                                               "$1 AND (board = $2 OR agent = $2)",
+                                               {q.kernel, q.board}));
+  a.board = boards.empty() ? "" : SqlString(boards[0][0]);
+  a.board_source = boards.empty() ? "--board " + q.board + ", which has no run of " + q.kernel
+                                  : "--board " + q.board;
+  return Status::Ok();
+}
+
+Result<BestAnswer> TuningDb::Best(const BestQuery& q) {
+  BestAnswer a;
+  KT_RETURN_IF_ERROR(ChooseBoard(q, a));
+  Params shape = q.shape;
+  if (!q.shape_given && !a.board.empty()) {
+    KT_ASSIGN_OR_RETURN(auto s, sql_->Query("SELECT shape FROM results WHERE kernel = $1 AND "
+                                            "board = $2 ORDER BY measured_ns DESC LIMIT 1",
+                                            {q.kernel, a.board}));
+    if (!s.empty()) {
+      if (auto p = ParseParams(SqlString(s[0][0])); p.ok()) shape = *p;
+    }
+  }
+  std::vector<BestEntry> mine, others;
+  KT_ASSIGN_OR_RETURN(auto rows, sql_->Query(kSelectResults, {q.kernel}));
+  for (const SqlRow& r : rows) {
+    BestEntry e = EntryOf(r);
+    (e.board == a.board ? mine : others).push_back(std::move(e));
+  }
+  a.results_read = static_cast<int64_t>(rows.size());
+  bool nearest = false;
+  std::vector<BestEntry> at = AtShape(mine, shape, &nearest, &a.shape);
+  a.fallback = nearest ? "same board, nearest shape" : "same board and shape";
+  if (at.empty()) {
+    at = AtShape(others, shape, &nearest, &a.shape);
+    a.fallback = nearest ? "another board, nearest shape" : "another board, same shape";
+    // One board answers: the one measured most recently at that shape.
+    auto newest_entry = std::max_element(at.begin(), at.end(), [](const auto& x, const auto& y) {
+      return x.measured_ns < y.measured_ns;
+    });
+    if (newest_entry != at.end()) {
+      const std::string board = newest_entry->board;
+      std::erase_if(at, [&](const BestEntry& e) { return e.board != board; });
+    }
+  }
+  if (at.empty()) {
+    return NotFound(location() + " holds no successful measurement of " + q.kernel +
+                    " at a shape comparable to " + ShapeLabel(shape));
+  }
+  a.entries = NewestPerConfig(std::move(at));
+  if (a.entries.size() > q.top) a.entries.resize(q.top);
+  return a;
+}
+
+}  // namespace ktune::host

@@ -1,0 +1,25 @@
+// khost db import ROOT: every run under ROOT (<kernel>/run/results/<run_id>.csv and its metadata)
+// into the tuning database, idempotent: a run recorded already is updated (a run completed since
+// gains its rows), never doubled. A run whose file cannot be read or recorded is named and left
+// out; the others go in.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "host/db/tuning_db.h"
+
+namespace ktune::host {
+
+struct ImportSummary {
+  size_t kernels = 0, runs = 0;
+  size_t lines_new = 0, lines_held = 0;  // measurements added, and held already
+  std::vector<std::string> skipped;      // one line each: the file and why
+};
+
+// Imports every run of every kernel directory under `root` (each read beneath it: a link that
+// leads out is refused and named) into `db`; `host`, the machine recorded for them.
+Result<ImportSummary> ImportRoot(TuningDb& db, const std::string& root, const std::string& host);
+
+}  // namespace ktune::host

@@ -1,0 +1,134 @@
+#include "host/db/tuning_db.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "common/fs.h"
+#include "host/db/db_import.h"
+#include "host/db/schema.h"
+#include "host/results/results_dir.h"
+#include "tests/unit/host/db/db_fixture.h"
+#include "tests/unit/temp_dir.h"
+
+namespace ktune::host {
+namespace {
+
+using dbtest::Meta;
+using dbtest::Row;
+
+TEST_CASE("the database is --db, else KTUNE_DB, else the config file's db, else the default") {
+  auto c = ChooseDb("a.db", "b.db", R"({"db": "c.db"})", "cfg", "d.db");
+  REQUIRE(c.ok());
+  CHECK(c->url == "a.db");
+  CHECK(c->source == "--db");
+  CHECK(ChooseDb("", "b.db", R"({"db": "c.db"})", "cfg", "d.db")->source == "KTUNE_DB");
+  CHECK(ChooseDb("", "", R"({"db": "postgresql://u@h/x"})", "cfg", "d.db")->url ==
+        "postgresql://u@h/x");
+  CHECK(ChooseDb("", "", R"({"agent": "x"})", "cfg", "d.db")->url == "d.db");
+  CHECK(ChooseDb("", "", "", "cfg", "d.db")->source == "default");
+  const auto bad = ChooseDb("", "", R"({"db": 3})", "cfg", "d.db");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message() ==
+        "cfg: \"db\" must be an SQLite file's path or a postgresql:// URL");
+  CHECK(IsPostgresUrl("postgres://h/db"));
+  CHECK_FALSE(IsPostgresUrl("/tmp/x.db"));
+}
+
+TEST_CASE("a variant's result: the median kernel-time with its interval, or why there is none") {
+  std::vector<RepetitionRow> rows;
+  for (uint32_t i = 0; i < 7; ++i) rows.push_back(Row("r", 0, i, (i + 1) * 1e-3));
+  VariantResult v = VariantResultOf(rows, 0);
+  CHECK(v.status == "ok");
+  CHECK(v.metric == "kernel-time");
+  CHECK(v.n == 7);
+  CHECK(*v.median_ns == doctest::Approx(4e6));
+  // Seven values: the 95% interval of the median is [x(1), x(7)].
+  CHECK(*v.ci_low_ns == doctest::Approx(1e6));
+  CHECK(*v.ci_high_ns == doctest::Approx(7e6));
+  CHECK(v.measured_ns == 1'000'000'006);
+  // Five values are too few for a 95% interval.
+  rows.resize(5);
+  CHECK_FALSE(VariantResultOf(rows, 0).ci_low_ns);
+  // One repetition without kernel-time: the wall-time decides.
+  rows[2].values.erase(rows[2].values.begin());
+  CHECK(VariantResultOf(rows, 0).metric == "wall-time");
+  CHECK(*VariantResultOf(rows, 0).median_ns == doctest::Approx(6e6));
+  rows[3].valid = false;
+  rows[3].outcome = {OutcomeKind::kSignaled, 11};
+  CHECK(VariantResultOf(rows, 0).status == "signal:SIGSEGV");
+  CHECK(VariantResultOf(rows, 1).status == "not measured");
+  rows[3].outcome = {};
+  CHECK(VariantResultOf(rows, 0).status == "NOT OK");
+}
+
+TEST_CASE("the reuse key changes with every input that changes the numbers") {
+  const std::string key = ReuseKey("e", {"64"}, "t", {{"M", "64"}}, "b", "m");
+  CHECK(key.size() == 64);
+  CHECK(key == ReuseKey("e", {"64"}, "t", {{"M", "64"}}, "b", "m"));
+  CHECK(key != ReuseKey("f", {"64"}, "t", {{"M", "64"}}, "b", "m"));
+  CHECK(key != ReuseKey("e", {"65"}, "t", {{"M", "64"}}, "b", "m"));
+  CHECK(key != ReuseKey("e", {"64"}, "u", {{"M", "64"}}, "b", "m"));
+  CHECK(key != ReuseKey("e", {"64"}, "t", {{"M", "65"}}, "b", "m"));
+  CHECK(key != ReuseKey("e", {"64"}, "t", {{"M", "64"}}, "c", "m"));
+  CHECK(key != ReuseKey("e", {"64"}, "t", {{"M", "64"}}, "b", "n"));
+  // An input not known (a run from before they were kept): no key, never reused.
+  CHECK(ReuseKey("e", {"64"}, "", {{"M", "64"}}, "b", "m").empty());
+  CHECK(ReuseKey("e", {"64"}, "t", {{"M", "64"}}, "b", "").empty());
+}
+
+TEST_CASE("a file that is not a database is an error, and left as it is") {
+  test::UnitTempDir tmp;
+  const std::string path = tmp / "t.db";
+  const std::string junk(8192, 'x');
+  REQUIRE(WriteFileAtomic(path, junk).ok());
+  auto db = TuningDb::Open({path, "test"});
+  REQUIRE_FALSE(db.ok());
+  CHECK(db.status().message().find("is not a database") != std::string::npos);
+  CHECK(*ReadFile(path) == junk);
+  CHECK_FALSE(TuningDb::Open({tmp / "missing.db", "test"}, false).ok());
+}
+
+TEST_CASE("a run is recorded once however often it is recorded, and answers best") {
+  test::UnitTempDir tmp;
+  auto db = TuningDb::Open({"sqlite:" + (tmp / "t.db"), "test"});
+  REQUIRE(db.ok());
+  std::vector<RepetitionRow> rows;
+  for (uint32_t i = 0; i < 6; ++i) {
+    rows.push_back(Row("20261127T000000.000Z-aaaaaa", 0, i, 2e-3));
+    rows.push_back(Row("20261127T000000.000Z-aaaaaa", 1, i, 1e-3));
+  }
+  CHECK(*(*db)->AddRows({rows[0], rows[1]}) == 4);  // as they arrive
+  const RunMeta meta = Meta("20261127T000000.000Z-aaaaaa");
+  CHECK(*(*db)->RecordRun(meta, rows, "host") == 20);  // the rest
+  CHECK(*(*db)->RecordRun(meta, rows, "host") == 0);
+  auto c = (*db)->Contents();
+  REQUIRE(c.ok());
+  CHECK(c->runs == 1);
+  CHECK(c->measurements == 24);
+  CHECK(c->results == 2);
+  REQUIRE(c->kernels.size() == 1);
+  CHECK(c->kernels[0].configs == 2);
+
+  auto best = (*db)->Best({.kernel = "k"});
+  REQUIRE(best.ok());
+  CHECK(best->fallback == "same board and shape");
+  REQUIRE(best->entries.size() == 1);
+  CHECK(best->entries[0].config == "BLOCK=2");
+  CHECK(best->entries[0].median_ns == doctest::Approx(1e6));
+  CHECK(best->entries[0].n == 6);
+  CHECK(best->entries[0].ci_low_ns.has_value());
+
+  auto nearest = (*db)->Best({.kernel = "k", .shape = {{"M", "256"}}, .shape_given = true});
+  REQUIRE(nearest.ok());
+  CHECK(nearest->fallback == "same board, nearest shape");
+  CHECK(nearest->shape == Params{{"M", "64"}});
+  auto other = (*db)->Best({.kernel = "k", .board = "elsewhere", .top = 5});
+  REQUIRE(other.ok());
+  CHECK(other->fallback == "another board, same shape");
+  CHECK(other->entries.size() == 2);
+  CHECK((*db)->Best({.kernel = "nope"}).status().code() == ErrorCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace ktune::host
