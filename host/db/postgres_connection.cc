@@ -119,8 +119,8 @@ class PostgresConnection : public SqlConnection {
   void Rollback() override {
     if (PQtransactionStatus(conn_) != PQTRANS_IDLE) (void)Exec("ROLLBACK");
   }
-  // One key for every khost: the migrations of one database never run twice at once.
-  Status LockForMigration() override { return Exec("SELECT pg_advisory_xact_lock(4174756e65)"); }
+  // One key for every khost ("ktune" in ASCII): one database's migrations never run twice at once.
+  Status LockForMigration() override { return Exec("SELECT pg_advisory_xact_lock(461609545317)"); }
 
  private:
   Status Check(PGresult* r, const std::string& what) {
