@@ -286,7 +286,7 @@ Status ExecuteAnalyze(const AnalyzeRequest& req) {
                               ? run_dir + "/analysis/" + fs::path(run.path).stem().string()
                               : req.out_dir;
   if (SeveralShapes(run.rows)) return AnalyzeShapes(req, run, out);
-  RunReport report = BuildReport(run.rows, run.metrics);
+  RunReport report = BuildRunReport(run);
   AddRace(run, &report);
   KT_ASSIGN_OR_RETURN(Analysis a, Analyze(report, OptionsFor(req, run)));
   KT_ASSIGN_OR_RETURN(const size_t drawn,

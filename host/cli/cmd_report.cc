@@ -64,8 +64,7 @@ Status ExecuteCompare(const ReportRequest& req, const std::string& run_dir, std:
   KT_ASSIGN_OR_RETURN(LoadedRun b, LoadRun(run_dir, req.compare[1]));
   PrintRunWarnings("report", a);
   PrintRunWarnings("report", b);
-  KT_ASSIGN_OR_RETURN(RunComparison c,
-                      CompareRuns(BuildReport(a.rows, a.metrics), BuildReport(b.rows, b.metrics)));
+  KT_ASSIGN_OR_RETURN(RunComparison c, CompareRuns(BuildRunReport(a), BuildRunReport(b)));
   *out = Render(ComparisonTable(c), req.format, Colour(req), ConsoleWidth(req.wide));
   return Status::Ok();
 }
@@ -131,7 +130,7 @@ Result<std::string> RenderSamples(const ReportRequest& req,
 Result<std::string> RenderMeasurements(const ReportRequest& req, const LoadedRun& run,
                                        const std::vector<VariantSamples>& samples,
                                        const std::string& kernel_symbol) {
-  RunReport report = BuildReport(run.rows, run.metrics);
+  RunReport report = BuildRunReport(run);
   AddRace(run, &report);
   for (std::string& n : SystemNotes(run.meta ? run.meta->system : std::nullopt)) {
     report.notes.push_back(std::move(n));

@@ -111,7 +111,7 @@ Status Conclude(const KernelDir& dir, const ReceivedRun& got) {
   const LoadedRun& run = got.run;
   if (run.rows.empty()) return NotFound(run.path + " holds no results");
   PrintRunWarnings("run", run);
-  RunReport report = BuildReport(run.rows, run.metrics);
+  RunReport report = BuildRunReport(run);
   AddRace(run, &report);
   KT_ASSIGN_OR_RETURN(const std::string perf_stats,
                       WritePerfStatsFile(dir, report, run.rows, got.profiles));

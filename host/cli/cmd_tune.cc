@@ -278,7 +278,7 @@ Status ApplyBestOfRun(const TuneRequest& req) {
   KT_ASSIGN_OR_RETURN(const LoadedRun run, LoadRun(run_dir, req.run_id));
   PrintRunWarnings("tune", run);
   if (SeveralShapes(run.rows)) return ApplyShapesOfRun(target, run);
-  const RunReport report = BuildReport(run.rows, run.metrics);
+  const RunReport report = BuildRunReport(run);
   KT_ASSIGN_OR_RETURN(const Analysis a, Analyze(report));
   const VariantSummary& winner = report.variants[a.ranking.front().variant];
   BestChoice best{a.run_id, winner.name, {}, WhyItWon(a)};

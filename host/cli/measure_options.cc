@@ -67,7 +67,12 @@ void AddMeasureOptions(cxxopts::Options& o, bool order_seed) {
       "period", "a sample every N events", cxxopts::value<std::string>()->default_value("0"))(
       "freq", "about N samples per second (default 4001)",
       cxxopts::value<std::string>()->default_value("0"))("callchain",
-                                                         "record user callchains with the samples");
+                                                         "record user callchains with the samples")(
+      "reuse-age",
+      "reuse a variant's measurement from the tuning database when it is at most this old (90s, "
+      "30m, 24h, 7d; a bare number is seconds) and of the same ELF, inputs, board and method",
+      cxxopts::value<std::string>()->default_value("24h"))(
+      "fresh", "measure every variant, reusing nothing from the tuning database");
   if (order_seed) {
     o.add_options()("seed",
                     "shuffles the interleaved rounds (default: drawn at random, kept in the run)",
@@ -77,9 +82,9 @@ void AddMeasureOptions(cxxopts::Options& o, bool order_seed) {
 
 const std::vector<std::string>& MeasureOptionNames(bool order_seed) {
   static const std::vector<std::string> names = {
-      "events",    "reps",      "min-reps", "max-reps", "target-ci", "max-time",
-      "cooldown",  "max-temp",  "warmup",   "order",    "timeout",   "cpu",
-      "cpu-model", "multiplex", "record",   "period",   "freq",      "callchain"};
+      "events",   "reps",   "min-reps", "max-reps",  "target-ci", "max-time",  "cooldown",
+      "max-temp", "warmup", "order",    "timeout",   "cpu",       "cpu-model", "multiplex",
+      "record",   "period", "freq",     "callchain", "reuse-age", "fresh"};
   static const std::vector<std::string> with_seed = [] {
     std::vector<std::string> n = names;
     n.push_back("seed");
@@ -209,7 +214,35 @@ Status ParseRepetitionOptions(const cxxopts::ParseResult& r, MeasureOptions* opt
 
 }  // namespace
 
+Result<int64_t> ParseReuseAge(const std::string& text) {
+  static const std::vector<std::pair<char, int64_t>> kUnits = {
+      {'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
+  int64_t unit = 1;
+  std::string number = text;
+  for (const auto& [suffix, seconds] : kUnits) {
+    if (!number.empty() && number.back() == suffix) {
+      number.pop_back();
+      unit = seconds;
+      break;
+    }
+  }
+  const Result<int64_t> n = ParseInt64(number);
+  constexpr int64_t kMaxAgeS = 10 * 365 * 86400;
+  if (!n.ok() || *n < 0 || *n > kMaxAgeS / unit) {
+    return InvalidArgument("--reuse-age '" + text +
+                           "': a whole number of seconds, or of minutes, hours or days (90s, "
+                           "30m, 24h, 7d), at most 10 years");
+  }
+  return *n * unit;
+}
+
 Status ParseMeasureOptions(const cxxopts::ParseResult& r, MeasureOptions* opts, bool order_seed) {
+  if (r.count("fresh")) {
+    if (r.count("reuse-age")) return InvalidArgument("--fresh and --reuse-age are alternatives");
+    opts->reuse_age_s = std::nullopt;
+  } else {
+    KT_ASSIGN_OR_RETURN(opts->reuse_age_s, ParseReuseAge(r["reuse-age"].as<std::string>()));
+  }
   KT_RETURN_IF_ERROR(ParseEventOptions(r, opts));
   KT_RETURN_IF_ERROR(ParseSamplingOptions(r, opts));
   return ParseRepetitionOptions(r, opts, order_seed);

@@ -88,6 +88,7 @@ class PostgresConnection : public SqlConnection {
 
   Result<size_t> InsertNew(const std::string& table, const std::vector<std::string>& columns,
                            const std::vector<SqlRow>& rows) override {
+    KT_RETURN_IF_ERROR(CheckWidths(table, columns, rows));
     if (rows.empty()) return size_t{0};
     const std::string staging = "ktune_staging_" + table;
     const std::string list = Join(columns, ", ");

@@ -9,13 +9,18 @@ RunRecorder::RunRecorder(std::string command, std::optional<DbChoice> where, std
   if (!where) return;
   Result<std::unique_ptr<TuningDb>> db = TuningDb::Open(*where);
   if (!db.ok()) {
-    Fail(db.status());
+    FailLocked(db.status());
     return;
   }
   db_ = std::move(db).value();
 }
 
 void RunRecorder::Fail(const Status& s) {
+  std::lock_guard<std::mutex> lock(mu_);
+  FailLocked(s);
+}
+
+void RunRecorder::FailLocked(const Status& s) {
   if (failed_) return;
   failed_ = true;
   pending_.clear();
@@ -29,7 +34,7 @@ void RunRecorder::FlushLocked() {
   if (pending_.empty() || !db_ || failed_) return;
   Result<size_t> added = db_->AddRows(pending_);
   pending_.clear();
-  if (!added.ok()) Fail(added.status());
+  if (!added.ok()) FailLocked(added.status());
 }
 
 void RunRecorder::Row(const RepetitionRow& row) {
@@ -51,7 +56,9 @@ void RunRecorder::Run(const RunMeta& meta, const std::vector<RepetitionRow>& row
   std::lock_guard<std::mutex> lock(mu_);
   if (!db_ || failed_) return;
   pending_.clear();  // every row of the run is in `rows`
-  if (auto added = db_->RecordRun(meta, rows, ThisHost()); !added.ok()) Fail(added.status());
+  if (auto added = db_->RecordRun(meta, rows, ThisHost()); !added.ok()) {
+    FailLocked(added.status());
+  }
 }
 
 }  // namespace ktune::host

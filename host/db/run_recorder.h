@@ -40,10 +40,12 @@ class RunRecorder {
   // The database, while it takes writes; null when none was asked or it failed.
   TuningDb* db() { return failed_ ? nullptr : db_.get(); }
   bool failed() const { return failed_; }
+  // Says `s` (a read of the database failed, e.g. for reuse) and uses the database no more.
+  void Fail(const Status& s);
 
  private:
-  void Fail(const Status& s);
   void FlushLocked();  // under mu_
+  void FailLocked(const Status& s);
 
   std::mutex mu_;
   std::string command_, root_;

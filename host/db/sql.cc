@@ -33,6 +33,17 @@ std::string SqlString(const SqlValue& v, const std::string& fallback) {
   return fallback;
 }
 
+Status CheckWidths(const std::string& table, const std::vector<std::string>& columns,
+                   const std::vector<SqlRow>& rows) {
+  for (const SqlRow& row : rows) {
+    if (row.size() != columns.size()) {
+      return InternalError("a row of " + std::to_string(row.size()) + " values for the " +
+                           std::to_string(columns.size()) + " columns of " + table);
+    }
+  }
+  return Status::Ok();
+}
+
 std::string WithoutPassword(const std::string& url) {
   const size_t scheme = url.find("://");
   if (scheme == std::string::npos) return url;

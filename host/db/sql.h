@@ -76,6 +76,10 @@ Status InTransaction(SqlConnection& db, F work) {
   return db.Commit();
 }
 
+// InsertNew's rows must each hold a value per column: an internal error naming the table if not.
+Status CheckWidths(const std::string& table, const std::vector<std::string>& columns,
+                   const std::vector<SqlRow>& rows);
+
 // "postgresql://u:secret@h/db" -> "postgresql://u@h/db": a URL as messages may show it.
 std::string WithoutPassword(const std::string& url);
 

@@ -64,6 +64,7 @@ class SqliteConnection : public SqlConnection {
 
   Result<size_t> InsertNew(const std::string& table, const std::vector<std::string>& columns,
                            const std::vector<SqlRow>& rows) override {
+    KT_RETURN_IF_ERROR(CheckWidths(table, columns, rows));
     std::string sql = "INSERT INTO " + table + " (";
     std::string values;
     for (size_t i = 0; i < columns.size(); ++i) {

@@ -132,9 +132,9 @@ Result<std::unique_ptr<TuningDb>> TuningDb::Open(const DbChoice& where, bool cre
 namespace {
 
 const std::vector<std::string> kMeasurementColumns = {
-    "row_run_id", "variant_index", "pass",       "repetition", "name",    "run_id",
-    "board",      "timestamp_ns",  "sampling",   "valid",      "outcome", "value",
-    "unit",       "enabled_ns",    "running_ns", "status"};
+    "row_run_id", "variant_index", "pass",         "repetition", "name",  "position",
+    "run_id",     "board",         "timestamp_ns", "sampling",   "valid", "outcome",
+    "value",      "unit",          "enabled_ns",   "running_ns", "status"};
 
 SqlValue Nullable(const std::optional<double>& v) {
   return v ? SqlValue(*v) : SqlValue(std::monostate{});
@@ -156,10 +156,11 @@ std::map<uint32_t, const RepetitionRow*> FirstRowOfEach(const std::vector<Repeti
 Result<size_t> TuningDb::AddRows(const std::vector<RepetitionRow>& rows) {
   std::vector<SqlRow> lines;
   for (const RepetitionRow& r : rows) {
+    int64_t position = 0;
     for (const MeasuredValue& v : r.values) {
       lines.push_back({r.run_id, int64_t{r.variant_index}, int64_t{r.pass}, int64_t{r.repetition},
-                       v.name, RunOfShard(r.run_id), r.board, r.timestamp_ns, int64_t{r.sampling},
-                       int64_t{r.valid}, r.outcome.ToString(),
+                       v.name, position++, RunOfShard(r.run_id), r.board, r.timestamp_ns,
+                       int64_t{r.sampling}, int64_t{r.valid}, r.outcome.ToString(),
                        HasValue(v.status) ? SqlValue(v.value) : SqlValue(std::monostate{}), v.unit,
                        Signed(v.enabled_ns), Signed(v.running_ns),
                        std::string(ValueStatusName(v.status))});
@@ -216,7 +217,7 @@ Status ReplaceVariants(SqlConnection& sql, const RunMeta& meta,
     const std::string key =
         ReuseKey(r->elf_hash, in.args, in.test_data_hash, r->shape, r->board, meta.method);
     const std::string config = FormatParams(r->params), shape = FormatParams(r->shape);
-    variants.push_back({meta.run_id, int64_t{index}, r->variant, config, shape, r->elf_hash,
+    variants.push_back({meta.run_id, int64_t{index}, r->variant, r->elf, config, shape, r->elf_hash,
                         nlohmann::json(in.args).dump(), in.test_data_hash, key});
     const VariantResult s = VariantResultOf(own, index);
     results.push_back({meta.run_id, int64_t{index}, meta.kernel, r->board, config, shape, key,
@@ -224,7 +225,7 @@ Status ReplaceVariants(SqlConnection& sql, const RunMeta& meta,
                        Nullable(s.ci_low_ns), Nullable(s.ci_high_ns), s.measured_ns});
   }
   KT_RETURN_IF_ERROR(sql.InsertNew("variants",
-                                   {"run_id", "variant_index", "name", "config", "shape",
+                                   {"run_id", "variant_index", "name", "elf", "config", "shape",
                                     "elf_hash", "args", "test_data_hash", "reuse_key"},
                                    variants)
                          .status());

@@ -109,6 +109,13 @@ std::optional<double> ShapeDistance(const Params& measured, const Params& asked)
 // half of them have it, else the wall time), fastest first.
 std::vector<BestEntry> NewestPerConfig(std::vector<BestEntry> entries);
 
+struct Reusable {
+  std::string run_id;
+  uint32_t variant_index = 0;
+  int64_t measured_ns = 0;
+  size_t n = 0;
+};
+
 class TuningDb {
  public:
   // Opens (and, with create, makes) the database and brings its schema up to date.
@@ -128,6 +135,14 @@ class TuningDb {
 
   Result<DbContents> Contents();
   Result<BestAnswer> Best(const BestQuery& q);
+
+  // The newest measurement with reuse key `key` (not "") that may stand for a new one: its
+  // variant measured ok, in at least `min_n` repetitions, no earlier than `since_ns` (Unix
+  // epoch); nullopt when there is none (reuse.cc).
+  Result<std::optional<Reusable>> FindReusable(const std::string& key, int64_t since_ns,
+                                               size_t min_n);
+  // Every row of a run's variant as it was recorded (its values in their order).
+  Result<std::vector<RepetitionRow>> RowsOf(const std::string& run_id, uint32_t variant_index);
 
  private:
   explicit TuningDb(std::unique_ptr<SqlConnection> sql) : sql_(std::move(sql)) {}

@@ -26,6 +26,11 @@ inline constexpr const char* kAdaptiveShapes =
     "--reps auto races every variant against one best, which several shapes cannot share: give "
     "--reps N, or measure one shape at a time (--shape)";
 
+// --reuse-age's default: a day. Long enough that a search or a run repeated within a working day
+// measures only what changed; short enough that what the reuse key cannot see (the board's kernel
+// and firmware, its cooling, its load) has had little time to change.
+inline constexpr int64_t kDefaultReuseAgeS = 24 * 3600;
+
 struct MeasureOptions {
   std::vector<std::string> events;
   uint32_t repetitions = 5;  // with adaptive: the cap (--max-reps)
@@ -48,6 +53,9 @@ struct MeasureOptions {
   uint64_t sample_period = 0;       // a sample every N events, or
   uint32_t sample_freq = 0;         // N samples per second (default 4001, as the seed)
   bool callchain = false;
+  // Reuse from the tuning database (host/measure/run_service.h NewRun): a variant's measurement
+  // at most this old stands for a new one; nullopt (--fresh): every variant is measured.
+  std::optional<int64_t> reuse_age_s = kDefaultReuseAgeS;
 };
 
 // The request for the agent: every variant of `dir`, the options' measurement settings (pure).

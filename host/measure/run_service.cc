@@ -1,9 +1,12 @@
 #include "host/measure/run_service.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "common/cpu.h"
@@ -121,6 +124,76 @@ Result<ReceivedRun> Recorded(Result<ReceivedRun> got, RunRecorder* recorder) {
   return got;
 }
 
+// The variants of `dir` whose measurement the tuning database holds, as NewRun::reuse_age_s says:
+// their rows as the run's (the run's variant index, name, ELF and parameters; the measuring run's
+// id, board, times and values), and what the metadata says of them. A database that fails here is
+// said once and used no more; the variants are then measured.
+struct ReusedRows {
+  std::vector<RepetitionRow> rows;
+  std::vector<RunMeta::Reused> said;
+  std::set<uint32_t> variants;
+};
+ReusedRows FindReused(const KernelDir& dir, const Manifest& manifest, const RunMeta& meta,
+                      const std::string& board, const NewRun& run) {
+  ReusedRows out;
+  TuningDb* db = run.recorder ? run.recorder->db() : nullptr;
+  if (!db || !run.measure.reuse_age_s || run.measure.adaptive || !run.measure.record.empty()) {
+    return out;
+  }
+  std::map<std::string, std::string> hashes;
+  for (const FileEntry& f : manifest.files) hashes[f.path] = f.hash;
+  const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  const int64_t since_ns = now_ns - *run.measure.reuse_age_s * 1'000'000'000;
+  for (uint32_t i = 0; i < dir.variants.size(); ++i) {
+    const KernelVariant& v = dir.variants[i];
+    const RunMeta::Inputs& in = meta.inputs[i];
+    const std::string key =
+        ReuseKey(hashes[v.elf_path], in.args, in.test_data_hash, v.shape, board, meta.method);
+    Result<std::optional<Reusable>> found =
+        db->FindReusable(key, since_ns, run.measure.repetitions);
+    if (found.ok() && !*found) continue;
+    Result<std::vector<RepetitionRow>> rows =
+        found.ok() ? db->RowsOf((*found)->run_id, (*found)->variant_index) : found.status();
+    if (!rows.ok()) {
+      run.recorder->Fail(rows.status());
+      return {};
+    }
+    for (RepetitionRow& r : *rows) {
+      r.variant_index = i;
+      r.variant = v.name;
+      r.elf = v.elf_path;
+      r.params = v.params;
+      out.rows.push_back(std::move(r));
+    }
+    out.said.push_back({i, (*found)->run_id, (*found)->measured_ns});
+    out.variants.insert(i);
+  }
+  return out;
+}
+
+// The shards without the variants reused; a shard left with none is dropped.
+std::vector<RunMeta::Shard> WithoutReused(std::vector<RunMeta::Shard> shards,
+                                          const std::set<uint32_t>& reused) {
+  for (RunMeta::Shard& s : shards) {
+    std::erase_if(s.variants, [&](uint32_t v) { return reused.count(v) > 0; });
+  }
+  std::erase_if(shards, [](const RunMeta::Shard& s) { return s.variants.empty(); });
+  return shards;
+}
+
+void SayReused(const std::string& command, const ReusedRows& reused, size_t variants,
+               int64_t age_s) {
+  if (reused.said.empty()) return;
+  std::cerr << command << ": " << reused.said.size() << " of " << variants
+            << " variants reused from the tuning database (the same ELF, inputs, board and "
+               "method, measured in the last "
+            << (age_s % 3600 == 0 ? std::to_string(age_s / 3600) + " h"
+                                  : std::to_string(age_s) + " s")
+            << "; --fresh measures them again)\n";
+}
+
 }  // namespace
 
 Result<ReceivedRun> MeasureRun(std::vector<SweepAgent>& agents, const std::vector<AgentPlan>& plans,
@@ -130,20 +203,27 @@ Result<ReceivedRun> MeasureRun(std::vector<SweepAgent>& agents, const std::vecto
   for (const SweepAgent& a : agents) names.push_back(a.name);
   RunMeta asked;  // the agents asked and their CPUs, described before any is left out
   DescribeAgents(agents, plans, asked);
-  KT_RETURN_IF_ERROR(KeepPushed(agents, manifest, dir.root, run.command));
 
   const std::string run_id = run.run_id.empty() ? NewRunId() : run.run_id;
   MeasureOptions measured = run.measure;
   measured.events = plans[0].selection.events;
   if (!measured.seed) measured.seed = std::random_device{}();
+  RunMeta keys;
+  keys.method = MethodKey(measured);
+  keys.inputs = VariantInputs(dir, manifest);
+  const ReusedRows reused = FindReused(dir, manifest, keys, CpuFingerprint(plans[0].cpu), run);
+  SayReused(run.command, reused, dir.variants.size(), run.measure.reuse_age_s.value_or(0));
+  const bool measure = reused.variants.size() < dir.variants.size();
+  if (measure) KT_RETURN_IF_ERROR(KeepPushed(agents, manifest, dir.root, run.command));
   ReceiveSetup setup;
   setup.command = run.command;
   setup.results_path = ResultsPath(dir.run_dir, run_id);
   setup.meta = NewRunMeta(run_id, dir.kernel, run.measure, *measured.seed, plans[0]);
   setup.meta.agent = asked.agent;
   setup.meta.cpu = asked.cpu;
-  setup.meta.method = MethodKey(measured);
-  setup.meta.inputs = VariantInputs(dir, manifest);
+  setup.meta.method = keys.method;
+  setup.meta.inputs = keys.inputs;
+  setup.meta.reused = reused.said;
   setup.meta.build = dir.build;
   setup.meta.build["measured_by"] = KtuneVersion();
   setup.request = MakeRunRequest(measured, dir, BundleId(manifest), run_id);
@@ -151,14 +231,19 @@ Result<ReceivedRun> MeasureRun(std::vector<SweepAgent>& agents, const std::vecto
   setup.show_progress = run.show_progress;
   setup.say_system_warnings = run.say_system_warnings;
   setup.how_to_resume = ResumeText(run.how_to_resume, run_id);
-  SweepSetup sweep_setup{*setup.request, PlanShards(run_id, dir.variants.size(), names.size())};
-  if (sweep) {
+  SweepSetup sweep_setup{
+      *setup.request,
+      WithoutReused(PlanShards(run_id, dir.variants.size(), names.size()), reused.variants)};
+  // A run with variants reused measures the rest as a sweep of one shard: its metadata keeps the
+  // shard, whose agent numbers its variants apart from the run's (FetchRun maps them back).
+  if (sweep || !reused.variants.empty()) {
     setup.meta.agents = names;
     setup.meta.shards = sweep_setup.shards;
     KT_RETURN_IF_ERROR(WriteSweepRequest(setup.results_path, *setup.request));
   }
   KT_ASSIGN_OR_RETURN(std::unique_ptr<RunSink> sink, RunSink::Open(std::move(setup)));
-  const Result<bool> complete = RunSweep(agents, std::move(sweep_setup), *sink);
+  KT_RETURN_IF_ERROR(sink->AddReused(reused.rows));
+  const Result<bool> complete = measure ? RunSweep(agents, std::move(sweep_setup), *sink) : true;
   return Recorded(sink->Finish(complete.status(), complete.ok() && *complete), run.recorder);
 }
 
@@ -285,7 +370,15 @@ Result<ReceivedRun> FetchRun(const FetchAsk& ask) {
   fetch.mutable_fetch_run()->set_run_id(run_id);
   fetch.mutable_fetch_run()->set_resume(ask.resume);
   RecordRows(setup, ask.recorder);
-  auto got = Recorded(ReceiveRun(*session->conn, fetch, std::move(setup)), ask.recorder);
+  // One shard under the run's own id (variants reused, the rest measured): the agent numbers the
+  // shard's variants, the run's request holds them all.
+  std::vector<uint32_t> variants;
+  if (setup.meta.shards.size() == 1 && setup.meta.shards[0].id == run_id) {
+    variants = setup.meta.shards[0].variants;
+    KT_ASSIGN_OR_RETURN(setup.request, ReadSweepRequest(setup.results_path));
+  }
+  auto got = Recorded(ReceiveRun(*session->conn, fetch, std::move(setup), std::move(variants)),
+                      ask.recorder);
   if (!got.ok() && got.status().code() == ErrorCode::kNotFound && !measured_on.empty()) {
     return got.status().WithContext("run " + run_id + " was measured on " + measured_on);
   }

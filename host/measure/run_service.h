@@ -11,6 +11,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,7 +47,12 @@ struct NewRun {
   bool show_progress = false;
   bool say_system_warnings = true;
   HowToResume how_to_resume = {};
-  // Records the run into the tuning database as its rows arrive (null: not recorded).
+  // Records the run into the tuning database as its rows arrive (null: not recorded). With it, a
+  // variant whose measurement the database holds (its reuse key, ok, measured at most
+  // measure.reuse_age_s ago, with the repetitions asked) is not measured again: its rows are
+  // copied into the run under the run id that measured them (RunMeta::reused). Not with --reps
+  // auto (a race needs its rivals measured together) nor --record (a reused variant has no
+  // samples).
   RunRecorder* recorder = nullptr;
 };
 

@@ -70,6 +70,14 @@ size_t RunSink::RowsPerVariant() {
   return PerVariant();
 }
 
+Status RunSink::AddReused(const std::vector<RepetitionRow>& rows) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const RepetitionRow& row : rows) {
+    KT_RETURN_IF_ERROR(Local(writer_.Append(row).status()));
+  }
+  return Status::Ok();
+}
+
 std::vector<RepetitionRow> RunSink::Rows() {
   std::lock_guard<std::mutex> lock(mu_);
   return writer_.rows();
@@ -281,12 +289,13 @@ Result<ReceivedRun> RunSink::Finish(Status status, bool agents_complete) {
   return out;
 }
 
-Result<ReceivedRun> ReceiveRun(AgentConnection& conn, const wire::Envelope& ask,
-                               ReceiveSetup setup) {
+Result<ReceivedRun> ReceiveRun(AgentConnection& conn, const wire::Envelope& ask, ReceiveSetup setup,
+                               std::vector<uint32_t> variants) {
   const std::string run_id = setup.meta.run_id;
   KT_ASSIGN_OR_RETURN(std::unique_ptr<RunSink> sink, RunSink::Open(std::move(setup)));
   StreamTally tally;
-  Result<wire::RunDone> done = StreamRun(conn, ask, sink->StreamOf(run_id, {}, &tally));
+  Result<wire::RunDone> done =
+      StreamRun(conn, ask, sink->StreamOf(run_id, std::move(variants), &tally));
   return sink->Finish(done.status(), done.ok() && done->complete());
 }
 

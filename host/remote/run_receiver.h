@@ -73,6 +73,10 @@ class RunSink {
   size_t RowsPerVariant();
   // Every row of the run's file so far.
   std::vector<RepetitionRow> Rows();
+  // Rows of variants an earlier run measured (reused from the tuning database: the rows of the
+  // run's variants under their own run's id), written into the run's file as they are; they
+  // count towards the plan as the agents' rows do.
+  Status AddReused(const std::vector<RepetitionRow>& rows);
   // Changes the metadata and writes it.
   Status UpdateMeta(const std::function<void(RunMeta&)>& change);
   // Prints a note above the progress line.
@@ -121,8 +125,8 @@ class RunSink {
 };
 
 // One agent's stream, all of it into one sink: sends `ask` and receives the run into
-// setup.results_path.
-Result<ReceivedRun> ReceiveRun(AgentConnection& conn, const wire::Envelope& ask,
-                               ReceiveSetup setup);
+// setup.results_path; the agent's variant i is the run's variants[i] (empty: i itself).
+Result<ReceivedRun> ReceiveRun(AgentConnection& conn, const wire::Envelope& ask, ReceiveSetup setup,
+                               std::vector<uint32_t> variants = {});
 
 }  // namespace ktune::host

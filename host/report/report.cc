@@ -404,4 +404,10 @@ std::string RenderTable(const RunReport& report, bool colour, size_t width) {
   return RenderConsole(ReportTable(report), colour, width);
 }
 
+RunReport BuildRunReport(const LoadedRun& run) {
+  RunReport report = BuildReport(run.rows, run.metrics);
+  if (run.meta && !run.meta->run_id.empty()) report.run_id = run.meta->run_id;
+  return report;
+}
+
 }  // namespace ktune::host

@@ -105,6 +105,9 @@ struct RunReport {
 
 RunReport BuildReport(const std::vector<RepetitionRow>& rows,
                       const std::vector<MetricDef>& metrics = {});
+// The report of a stored run: BuildReport of its rows and metrics, named by the run's own id (its
+// first row may be of an earlier run, reused from the tuning database).
+RunReport BuildRunReport(const LoadedRun& run);
 
 // pyperf's warning, for the variants whose `time` varies with a coefficient of variation above
 // 10%: "noisy wall-time: a (CV 14.2%), b (CV 11.0%): ...". nullopt when none does.

@@ -211,6 +211,13 @@ std::string RunMetaJson(const RunMeta& meta) {
     }
   }
   if (!meta.build.empty()) j["build"] = meta.build;
+  if (!meta.reused.empty()) {
+    j["reused"] = nlohmann::ordered_json::array();
+    for (const auto& r : meta.reused) {
+      j["reused"].push_back(
+          {{"variant", r.variant}, {"run_id", r.run_id}, {"measured_ns", r.measured_ns}});
+    }
+  }
   // Text from the agent (its plan, the events it echoes, a fetched run's request) need not be
   // UTF-8, which JSON text must be: such bytes become U+FFFD, as in the samples file.
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
@@ -268,6 +275,10 @@ Result<RunMeta> ParseRunMeta(const std::string& text, const std::string& path) {
                              in.at("test_data_hash").get<std::string>()});
     }
     meta.build = j.value("build", std::map<std::string, std::string>());
+    for (const auto& r : j.value("reused", nlohmann::json::array())) {
+      meta.reused.push_back({r.at("variant").get<uint32_t>(), r.at("run_id").get<std::string>(),
+                             r.at("measured_ns").get<int64_t>()});
+    }
     return meta;
   } catch (const nlohmann::json::exception& e) {
     return InvalidArgument(path + ": " + e.what());
@@ -335,6 +346,33 @@ Result<std::vector<MetricDef>> MetricDefsOf(const RunMeta& meta, const std::stri
   return out;
 }
 
+namespace {
+
+// Which variants' rows came from which earlier run, and what that means for comparing them.
+std::string ReusedWarning(const RunMeta& meta, const std::vector<RepetitionRow>& rows) {
+  std::map<uint32_t, std::string> names;
+  for (const RepetitionRow& r : rows) names.emplace(r.variant_index, r.variant);
+  std::vector<std::string> which;
+  for (const RunMeta::Reused& r : meta.reused) {
+    if (which.size() == 3) {
+      which.push_back("and " + std::to_string(meta.reused.size() - 3) + " more");
+      break;
+    }
+    auto it = names.find(r.variant);
+    which.push_back((it == names.end() ? "variant " + std::to_string(r.variant) : it->second) +
+                    " from run " + r.run_id + " (" + UtcText(r.measured_ns / 1'000'000, false) +
+                    ")");
+  }
+  const size_t n = meta.reused.size();
+  return std::to_string(n) + (n == 1 ? " variant was" : " variants were") +
+         " reused from the tuning database, not measured in run " + meta.run_id + ": " +
+         Join(which, ", ") +
+         "; their repetitions were not interleaved with this run's, so drift between the runs "
+         "can move them (khost run --fresh measures every variant)";
+}
+
+}  // namespace
+
 std::vector<std::string> RunWarnings(const LoadedRun& run) {
   std::vector<std::string> out;
   if (run.meta && !run.meta->complete) {
@@ -343,6 +381,7 @@ std::vector<std::string> RunWarnings(const LoadedRun& run) {
                   run.meta->run_id +
                   " measures the rest, khost report --fetch takes what the agent holds)");
   }
+  if (run.meta && !run.meta->reused.empty()) out.push_back(ReusedWarning(*run.meta, run.rows));
   if (run.torn_lines) {
     out.push_back(run.path + ": ignored an unterminated last line (the writer died mid-row; " +
                   "khost report --fetch gets it again from the agent's journal)");

@@ -151,6 +151,15 @@ struct RunMeta {
   };
   std::vector<Inputs> inputs = {};
   std::map<std::string, std::string> build = {};
+  // The variants not measured by this run but reused from the tuning database (a measurement of
+  // the same ELF, inputs, board and method, host/db/tuning_db.h): their rows are in the run's
+  // file under the run id that measured them.
+  struct Reused {
+    uint32_t variant = 0;
+    std::string run_id;
+    int64_t measured_ns = 0;  // its last repetition's start
+  };
+  std::vector<Reused> reused = {};
 };
 
 // <results file without .csv>.json
