@@ -161,6 +161,7 @@ ReusedRows FindReused(const KernelDir& dir, const Manifest& manifest, const RunM
       return {};
     }
     for (RepetitionRow& r : *rows) {
+      if (r.repetition >= run.measure.repetitions) continue;  // as many as asked, no more
       r.variant_index = i;
       r.variant = v.name;
       r.elf = v.elf_path;

@@ -4,7 +4,9 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "common/fs.h"
 #include "host/results/results_dir.h"
@@ -116,6 +118,8 @@ TEST_CASE("four khost runs at once on one database store every value once") {
     for (int k = 0; k < 4; ++k) {
       std::vector<std::string> args = b.RunArgs("k" + std::to_string(k), db.url);
       args[5] = agents[k]->address().ToString();
+      // Their ELFs are alike: a run ending first would otherwise lend its rows to one starting.
+      args.push_back("--fresh");
       runs.push_back(test::StartKhost(args, b.tmp.path(),
                                       b.tmp.path() + "/out-" + db.name + std::to_string(k)));
     }
@@ -134,6 +138,71 @@ TEST_CASE("four khost runs at once on one database store every value once") {
     for (int k = 0; k < 4; ++k) {
       std::filesystem::remove_all(b.root + "/k" + std::to_string(k) + "/run/results");
     }
+  }
+}
+
+// The run ids of a results file's rows, by variant index.
+std::map<uint32_t, std::set<std::string>> RunsOfRows(const std::string& results_path) {
+  std::map<uint32_t, std::set<std::string>> out;
+  for (const RepetitionRow& r : test::RowsOf(results_path)) out[r.variant_index].insert(r.run_id);
+  return out;
+}
+
+// The newest results file of `kernel_run_dir`.
+std::string Newest(const std::string& kernel_run_dir) {
+  return IdFilesIn(kernel_run_dir + "/results").back();
+}
+
+TEST_CASE("a variant measured already is reused, a changed one measured, --fresh measures all") {
+  Bench b;
+  b.Kernel("k", 3);
+  for (const Backend& db : Backends(b.tmp.path())) {
+    CAPTURE(db.name);
+    auto first = test::RunKhost(b.RunArgs("k", db.url), b.tmp.path());
+    REQUIRE_MESSAGE(first.exit_code == 0, first.err);
+    const std::string first_id = std::filesystem::path(Newest(b.root + "/k/run")).stem();
+
+    auto again = test::RunKhost(b.RunArgs("k", db.url), b.tmp.path());
+    REQUIRE_MESSAGE(again.exit_code == 0, again.err);
+    CHECK(again.err.find("khost run: 3 of 3 variants reused from the tuning database") !=
+          std::string::npos);
+    const std::string second = Newest(b.root + "/k/run");
+    CHECK(test::RowsIn(second) == 9);
+    for (const auto& [variant, runs] : RunsOfRows(second)) {
+      CHECK(runs == std::set<std::string>{first_id});
+    }
+    auto report = test::RunKhost({"report", "k", "--root", b.root}, b.tmp.path());
+    REQUIRE_MESSAGE(report.exit_code == 0, report.err);
+    CHECK(report.err.find("3 variants were reused from the tuning database, not measured in run " +
+                          std::filesystem::path(second).stem().string()) != std::string::npos);
+    CHECK(report.out.find("run " + std::filesystem::path(second).stem().string() + ":") !=
+          std::string::npos);
+
+    // Variant 1's ELF changes (bytes appended: it runs as before): it alone is measured.
+    const std::string elf = b.root + "/k/run/bin/1_ok.elf";
+    REQUIRE(WriteFileAtomic(elf, *ReadFile(elf) + std::string(64, '\0')).ok());
+    std::filesystem::permissions(elf, std::filesystem::perms::owner_all);
+    auto changed = test::RunKhost(b.RunArgs("k", db.url), b.tmp.path());
+    REQUIRE_MESSAGE(changed.exit_code == 0, changed.err);
+    CHECK(changed.err.find("2 of 3 variants reused") != std::string::npos);
+    const std::string third = Newest(b.root + "/k/run");
+    const auto runs = RunsOfRows(third);
+    CHECK(runs.at(0) == std::set<std::string>{first_id});
+    CHECK(runs.at(1) == std::set<std::string>{std::filesystem::path(third).stem().string()});
+    CHECK(runs.at(2) == std::set<std::string>{first_id});
+    CHECK(test::RowsIn(third) == 9);
+
+    std::vector<std::string> fresh = b.RunArgs("k", db.url);
+    fresh.push_back("--fresh");
+    auto all = test::RunKhost(fresh, b.tmp.path());
+    REQUIRE_MESSAGE(all.exit_code == 0, all.err);
+    CHECK(all.err.find("reused") == std::string::npos);
+    for (const auto& [variant, ids] : RunsOfRows(Newest(b.root + "/k/run"))) {
+      CHECK(ids.size() == 1);
+      CHECK(*ids.begin() != first_id);
+    }
+    std::filesystem::remove_all(b.root);
+    b.Kernel("k", 3);
   }
 }
 

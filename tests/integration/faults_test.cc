@@ -274,8 +274,8 @@ TEST_CASE("a full disk fails the push or the run with a clear error; nothing sto
     while (fill.write(block.data(), static_cast<std::streamsize>(block.size()))) {
     }
   }
-  auto full =
-      test::RunKhost({"run", "k", "--root", root, "--reps", "2", "--agent", addr}, tmp.path());
+  auto full = test::RunKhost(
+      {"run", "k", "--root", root, "--reps", "2", "--agent", addr, "--fresh"}, tmp.path());
   CHECK(full.exit_code != 0);
   CHECK(full.err.find("No space left on device") != std::string::npos);
   fs::remove(tmp.path() + "/disk/filler");

@@ -51,7 +51,8 @@ struct Bench {
   std::pair<std::vector<RepetitionRow>, RunMeta> Run(const test::AgentProcess& agent,
                                                      std::vector<std::string> extra) {
     std::vector<std::string> args = {
-        "run", "k", "--root", root, "--agent", agent.address().ToString(), "--warmup", "0"};
+        "run",      "k", "--root", root, "--agent", agent.address().ToString(),
+        "--warmup", "0", "--fresh"};  // every run measured, its order observed
     args.insert(args.end(), extra.begin(), extra.end());
     auto r = test::RunKhost(args, tmp.path());
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
