@@ -18,7 +18,7 @@ ALLOWED = {
     "host/util": set(),
     "host/events": {"host/util"},
     "host/results": {"host/events", "host/util"},
-    "host/report": {"host/results", "host/events", "host/util"},
+    "host/report": {"host/db", "host/results", "host/events", "host/util"},
     "host/remote": {"host/results", "host/events", "host/util"},
     "host/db": {"host/results", "host/events", "host/util"},
     "host/measure": {"host/remote", "host/db", "host/results", "host/events", "host/util"},

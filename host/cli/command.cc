@@ -13,6 +13,7 @@
 #include "host/cli/cmd_corpus.h"
 #include "host/cli/cmd_db.h"
 #include "host/cli/cmd_events.h"
+#include "host/cli/cmd_history.h"
 #include "host/cli/cmd_push.h"
 #include "host/cli/cmd_report.h"
 #include "host/cli/cmd_run.h"
@@ -33,6 +34,8 @@ const std::vector<CommandInfo>& Commands() {
        BestMain, BestCliOptions},
       {"db", "the tuning database: show what it holds, import runs", DbMain, DbCliOptions,
        DbActions()},
+      {"history", "a kernel's times run after run, regressions and improvements flagged",
+       HistoryMain, HistoryCliOptions},
       {"events", "the events and groups of a CPU: list, groups", EventsMain, EventsCliOptions,
        EventsActions()},
       {"agent", "the agents: add, list, status, remove, deploy, tune-system", AgentMain,

@@ -94,42 +94,46 @@ std::vector<BestEntry> AtShape(const std::vector<BestEntry>& entries, const Para
 
 }  // namespace
 
-Status TuningDb::ChooseBoard(const BestQuery& q, BestAnswer& a) {
+Status TuningDb::ChooseBoard(const std::string& kernel, const std::string& board,
+                             std::string* chosen, std::string* source) {
   KT_ASSIGN_OR_RETURN(auto newest,
                       sql_->Query("SELECT board, agent, run_id FROM runs WHERE kernel = $1 "
                                   "ORDER BY started_ns DESC LIMIT 1",
-                                  {q.kernel}));
+                                  {kernel}));
   if (newest.empty()) {
-    return NotFound(location() + " holds no run of " + q.kernel +
+    return NotFound(location() + " holds no run of " + kernel +
                     " (khost run records each run; khost db import ROOT adds runs measured "
                     "before)");
   }
-  if (q.board.empty()) {
-    a.board = SqlString(newest[0][0]);
-    a.board_source = "the board of its newest run, " + SqlString(newest[0][2]) + " on " +
-                     SqlString(newest[0][1]);
+  if (board.empty()) {
+    *chosen = SqlString(newest[0][0]);
+    *source = "the board of its newest run, " + SqlString(newest[0][2]) + " on " +
+              SqlString(newest[0][1]);
     return Status::Ok();
   }
   KT_ASSIGN_OR_RETURN(auto boards, sql_->Query("SELECT DISTINCT board FROM runs WHERE kernel = "
                                                "$1 AND (board = $2 OR agent = $2)",
-                                               {q.kernel, q.board}));
-  a.board = boards.empty() ? "" : SqlString(boards[0][0]);
-  a.board_source = boards.empty() ? "--board " + q.board + ", which has no run of " + q.kernel
-                                  : "--board " + q.board;
+                                               {kernel, board}));
+  *chosen = boards.empty() ? "" : SqlString(boards[0][0]);
+  *source =
+      boards.empty() ? "--board " + board + ", which has no run of " + kernel : "--board " + board;
   return Status::Ok();
+}
+
+Result<Params> TuningDb::NewestShape(const std::string& kernel, const std::string& board) {
+  KT_ASSIGN_OR_RETURN(auto s, sql_->Query("SELECT shape FROM results WHERE kernel = $1 AND "
+                                          "board = $2 ORDER BY measured_ns DESC LIMIT 1",
+                                          {kernel, board}));
+  if (s.empty()) return Params{};
+  return ParseParams(SqlString(s[0][0]));
 }
 
 Result<BestAnswer> TuningDb::Best(const BestQuery& q) {
   BestAnswer a;
-  KT_RETURN_IF_ERROR(ChooseBoard(q, a));
+  KT_RETURN_IF_ERROR(ChooseBoard(q.kernel, q.board, &a.board, &a.board_source));
   Params shape = q.shape;
   if (!q.shape_given && !a.board.empty()) {
-    KT_ASSIGN_OR_RETURN(auto s, sql_->Query("SELECT shape FROM results WHERE kernel = $1 AND "
-                                            "board = $2 ORDER BY measured_ns DESC LIMIT 1",
-                                            {q.kernel, a.board}));
-    if (!s.empty()) {
-      if (auto p = ParseParams(SqlString(s[0][0])); p.ok()) shape = *p;
-    }
+    KT_ASSIGN_OR_RETURN(shape, NewestShape(q.kernel, a.board));
   }
   std::vector<BestEntry> mine, others;
   KT_ASSIGN_OR_RETURN(auto rows, sql_->Query(kSelectResults, {q.kernel}));

@@ -20,6 +20,7 @@
 
 #include "common/results.h"
 #include "common/status.h"
+#include "host/db/history.h"
 #include "host/db/sql.h"
 #include "host/results/results_dir.h"
 
@@ -109,6 +110,14 @@ std::optional<double> ShapeDistance(const Params& measured, const Params& asked)
 // half of them have it, else the wall time), fastest first.
 std::vector<BestEntry> NewestPerConfig(std::vector<BestEntry> entries);
 
+struct HistoryQuery {
+  std::string kernel;
+  std::string board = "";  // as BestQuery's
+  Params shape = {};       // as BestQuery's
+  bool shape_given = false;
+  Params config = {};  // NAME=VALUE pairs that pick one configuration; empty: the newest best
+};
+
 struct Reusable {
   std::string run_id;
   uint32_t variant_index = 0;
@@ -141,14 +150,22 @@ class TuningDb {
   // epoch); nullopt when there is none (reuse.cc).
   Result<std::optional<Reusable>> FindReusable(const std::string& key, int64_t since_ns,
                                                size_t min_n);
+  // khost history: the results of the kernel on a board (ChooseBoard) at a shape (asked, or the
+  // newest), of one configuration (its NAME=VALUE pairs must pick one) or of the newest best
+  // (history.cc).
+  Result<History> HistoryOf(const HistoryQuery& q);
+
   // Every row of a run's variant as it was recorded (its values in their order).
   Result<std::vector<RepetitionRow>> RowsOf(const std::string& run_id, uint32_t variant_index);
 
  private:
   explicit TuningDb(std::unique_ptr<SqlConnection> sql) : sql_(std::move(sql)) {}
-  // Best's board: the one asked (by agent name or fingerprint; "" when it has no run of the
-  // kernel) or the kernel's newest run's, and how it was chosen.
-  Status ChooseBoard(const BestQuery& q, BestAnswer& a);
+  // The board asked (by agent name or fingerprint; "" when it has no run of the kernel) or the
+  // kernel's newest run's, and how it was chosen; NotFound when the kernel has no run.
+  Status ChooseBoard(const std::string& kernel, const std::string& board, std::string* chosen,
+                     std::string* source);
+  // The shape of the newest result of the kernel on the board (none: empty).
+  Result<Params> NewestShape(const std::string& kernel, const std::string& board);
   std::unique_ptr<SqlConnection> sql_;
 };
 

@@ -31,14 +31,12 @@ const char* RowClass(RowStyle s) {
   return "";
 }
 
-// gnuplot's SVG from its <svg element on: the XML declaration and DOCTYPE cannot stand inside
-// HTML.
+}  // namespace
+
 std::string InlineSvg(const std::string& svg) {
   const size_t at = svg.find("<svg");
   return at == std::string::npos ? "" : svg.substr(at);
 }
-
-}  // namespace
 
 std::string HtmlEscape(const std::string& text) {
   std::string out;
@@ -148,12 +146,16 @@ std::string RenderShapesHtml(const HtmlInputs& in, const AcrossShapes& across,
   return out;
 }
 
+std::string HtmlPageStart(const std::string& title) {
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += "<title>" + HtmlEscape("ktune " + title) + "</title>\n";
+  out += "<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n";
+  return out + "<h1>" + HtmlEscape(title) + "</h1>\n";
+}
+
 std::string RenderSearchHtml(const std::string& kernel, const std::vector<SearchSeries>& searches,
                              const std::string& convergence_svg, const std::string& plots_note) {
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  out += "<title>" + HtmlEscape("ktune " + kernel + ": searches") + "</title>\n";
-  out += "<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n";
-  out += "<h1>" + HtmlEscape(kernel + ": searches") + "</h1>\n";
+  std::string out = HtmlPageStart(kernel + ": searches");
   out += RenderHtmlTable(SearchSummaryTable(searches));
   out += "<h2>Convergence</h2>\n";
   if (!convergence_svg.empty()) out += "<figure>" + InlineSvg(convergence_svg) + "</figure>\n";

@@ -46,6 +46,12 @@ std::string RenderShapesHtml(const HtmlInputs& in, const AcrossShapes& across,
                              const std::string& heatmap_svg,
                              const std::vector<std::string>& shape_reports);
 
+// A page's start, up to and with its <h1>: the doctype, the title and the report's style.
+std::string HtmlPageStart(const std::string& title);
+// gnuplot's SVG from its <svg element on ("" when it has none): the XML declaration and DOCTYPE
+// cannot stand inside HTML.
+std::string InlineSvg(const std::string& svg);
+
 // Text made safe inside HTML elements and attributes.
 std::string HtmlEscape(const std::string& text);
 

@@ -232,6 +232,35 @@ Plot ConvergencePlot(const std::vector<SearchSeries>& searches) {
   return p;
 }
 
+Plot HistoryPlot(const History& h) {
+  Plot p;
+  p.name = "history";
+  p.title = "median time run after run (bars: 95% CI of the median)";
+  std::map<std::string, size_t> index;  // run -> its place among the runs
+  std::string best;
+  for (const HistoryStep& s : h.best_steps) {
+    index[s.point.run_id] = index.size() + 1;
+    best += std::to_string(index.size()) + "\t" + Num(s.point.median_ns / 1e6) + "\n";
+  }
+  std::string followed;
+  for (const HistoryStep& s : h.config_steps) {
+    const HistoryPoint& q = s.point;
+    followed += std::to_string(index[q.run_id]) + "\t" + Num(q.median_ns / 1e6) + "\t" +
+                Num(q.ci_low_ns.value_or(q.median_ns) / 1e6) + "\t" +
+                Num(q.ci_high_ns.value_or(q.median_ns) / 1e6) + "\n";
+  }
+  if (best.empty() || followed.empty()) return p;
+  p.data = followed + "\n\n" + best;
+  p.script = std::string(kCommon) + "set title " + Quoted(p.title) + " noenhanced\n" +
+             "set xlabel 'run (oldest first)'\nset ylabel 'median time (ms)'\n" +
+             "set xtics 1\nset offsets graph 0.03, graph 0.03, 0, 0\n" +
+             "set key top right noenhanced\n" +
+             "plot 'history.dat' index 0 using 1:2:3:4 with yerrorlines lw 2 title " +
+             Quoted(h.config) + ", \\\n     'history.dat' index 1 using 1:2 with linespoints " +
+             "lw 1 dt 2 title 'the best of each run'\n";
+  return p;
+}
+
 Result<std::vector<Plot>> PlanPlots(const Analysis& a, const RunReport& report,
                                     const PlotOptions& options) {
   std::vector<Plot> plots;

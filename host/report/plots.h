@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "host/db/history.h"
 #include "host/report/analysis.h"
 #include "host/report/report.h"
 #include "host/report/search_report.h"
@@ -43,6 +44,9 @@ Plot ConvergencePlot(const std::vector<SearchSeries>& searches);
 // no configuration was ranked.
 Plot ShapesHeatMap(const AcrossShapes& across, size_t rows = 20);
 
+// A kernel's history ("history"): the followed configuration's median with its 95% interval, and
+// the best's median, run after run (oldest first), in ms. Empty data without a run.
+Plot HistoryPlot(const History& h);
 // Writes <dir>/<name>.dat and .gp for every plot and runs gnuplot for <name>.png and .svg.
 // Fails, naming the Debian package, when gnuplot is not installed; with gnuplot's own message
 // when it fails.

@@ -206,6 +206,39 @@ TEST_CASE("a variant measured already is reused, a changed one measured, --fresh
   }
 }
 
+TEST_CASE("khost history flags a configuration made slower, then faster again") {
+  Bench b;
+  for (const Backend& db : Backends(b.tmp.path())) {
+    CAPTURE(db.name);
+    // The one configuration spins 4 ms, then 12 ms, then 4 ms again: 6 repetitions each.
+    for (const char* ms : {"4", "12", "4"}) {
+      test::MakeKernelDir(b.root, "k", {{"spin.elf", {{"B", 1}}, {ms}}});
+      std::vector<std::string> args = b.RunArgs("k", db.url);
+      args[7] = "6";              // --reps
+      args.push_back("--fresh");  // the third would reuse the first: the same ELF and argv
+      auto r = test::RunKhost(args, b.tmp.path());
+      REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    }
+    const auto h =
+        Json(test::RunKhost({"history", "k", "--db", db.url, "--format", "json"}, b.tmp.path()));
+    CHECK(h["config"] == "B=1");
+    REQUIRE(h["config_runs"].size() == 3);
+    CHECK(h["config_runs"][0]["change"] == "first");
+    CHECK(h["config_runs"][1]["change"] == "regression");
+    CHECK(h["config_runs"][1]["ratio_to_previous"].get<double>() > 2);
+    CHECK(h["config_runs"][2]["change"] == "improvement");
+    CHECK(h["config_runs"][2]["ktune_version"].get<std::string>().find(" (") != std::string::npos);
+    CHECK(h["best_runs"].size() == 3);
+    auto page = test::RunKhost({"history", "k", "--db", db.url, "--html", b.tmp.path() + "/h"},
+                               b.tmp.path());
+    REQUIRE_MESSAGE(page.exit_code == 0, page.err);
+    CHECK(page.out.find("regression") != std::string::npos);
+    const std::string html = *ReadFile(b.tmp.path() + "/h/history.html");
+    CHECK(html.find("<svg") != std::string::npos);
+    std::filesystem::remove_all(b.root);
+  }
+}
+
 // The run with a database that cannot be used: one line says so, the run's file is whole.
 void RunWithoutDatabase(Bench& b, const std::string& url) {
   auto run = test::RunKhost(b.RunArgs("k", url), b.tmp.path());

@@ -215,3 +215,25 @@ TEST_CASE("the run request carries every variant and the measurement settings") 
 
 }  // namespace
 }  // namespace ktune::host
+
+namespace ktune::host {
+namespace {
+
+TEST_CASE("--reuse-age takes a whole number and a unit; --fresh reuses nothing") {
+  CHECK(ParseRunArgs({"k"})->reuse_age_s == kDefaultReuseAgeS);
+  CHECK(ParseRunArgs({"k", "--reuse-age", "90"})->reuse_age_s == 90);
+  CHECK(ParseRunArgs({"k", "--reuse-age", "30m"})->reuse_age_s == 1800);
+  CHECK(ParseRunArgs({"k", "--reuse-age", "7d"})->reuse_age_s == 7 * 86400);
+  CHECK(ParseRunArgs({"k", "--reuse-age", "0s"})->reuse_age_s == 0);
+  CHECK_FALSE(ParseRunArgs({"k", "--fresh"})->reuse_age_s);
+  CHECK(ParseRunArgs({"k", "--reuse-age", "1w"}).status().message() ==
+        "--reuse-age '1w': a whole number of seconds, or of minutes, hours or days (90s, 30m, "
+        "24h, 7d), at most 10 years");
+  CHECK(ParseRunArgs({"k", "--fresh", "--reuse-age", "1h"}).status().message() ==
+        "--fresh and --reuse-age are alternatives");
+  CHECK(ParseRunArgs({"k", "--resume", "--fresh"}).status().message() ==
+        "--resume measures the run as it was asked; --fresh cannot change it");
+}
+
+}  // namespace
+}  // namespace ktune::host
