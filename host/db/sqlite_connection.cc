@@ -2,6 +2,7 @@
 // a busy timeout so that several khost processes writing at once take turns. Statements are
 // prepared once per connection and kept.
 #include <sqlite3.h>
+#include <cctype>
 #include <filesystem>
 #include <map>
 
@@ -24,6 +25,20 @@ Status SqliteError(sqlite3* db, const std::string& path, const std::string& what
     return IoError(m + " (the file is not a database, or is damaged: it is left as it is)");
   }
   return IoError(m);
+}
+
+// The statement with PostgreSQL's $N parameters as SQLite's ?N (the same index, bound without a
+// lookup by name); a '$' inside a quoted string stays.
+std::string Numbered(const std::string& sql) {
+  std::string out = sql;
+  bool quoted = false;
+  for (size_t i = 0; i + 1 < out.size(); ++i) {
+    if (out[i] == '\'') quoted = !quoted;
+    if (!quoted && out[i] == '$' && std::isdigit(static_cast<unsigned char>(out[i + 1]))) {
+      out[i] = '?';
+    }
+  }
+  return out;
 }
 
 class SqliteConnection : public SqlConnection {
@@ -102,7 +117,8 @@ class SqliteConnection : public SqlConnection {
     auto it = statements_.find(sql);
     if (it != statements_.end()) return it->second;
     sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()),
+    const std::string numbered = Numbered(sql);
+    if (sqlite3_prepare_v3(db_, numbered.c_str(), static_cast<int>(numbered.size()),
                            SQLITE_PREPARE_PERSISTENT, &stmt, nullptr) != SQLITE_OK) {
       return SqliteError(db_, path_, "cannot prepare a statement");
     }
@@ -110,14 +126,12 @@ class SqliteConnection : public SqlConnection {
     return stmt;
   }
 
-  // Binds $1..$n by name: SQLite numbers named parameters in order of first use.
+  // Binds $1..$n, which Prepare made SQLite's ?1..?n: parameter i is at index i.
   Status Bind(sqlite3_stmt* stmt, const std::vector<SqlValue>& params) {
     sqlite3_clear_bindings(stmt);
-    for (size_t i = 0; i < params.size(); ++i) {
-      const std::string name = "$" + std::to_string(i + 1);
-      const int at = sqlite3_bind_parameter_index(stmt, name.c_str());
-      if (at == 0) continue;  // the statement does not use it
-      const SqlValue& v = params[i];
+    const int count = sqlite3_bind_parameter_count(stmt);
+    for (int at = 1; at <= count && at <= static_cast<int>(params.size()); ++at) {
+      const SqlValue& v = params[static_cast<size_t>(at - 1)];
       int rc = SQLITE_OK;
       if (const auto* n = std::get_if<int64_t>(&v)) {
         rc = sqlite3_bind_int64(stmt, at, *n);
@@ -128,7 +142,7 @@ class SqliteConnection : public SqlConnection {
       } else {
         rc = sqlite3_bind_null(stmt, at);
       }
-      if (rc != SQLITE_OK) return SqliteError(db_, path_, "cannot bind " + name);
+      if (rc != SQLITE_OK) return SqliteError(db_, path_, "cannot bind $" + std::to_string(at));
     }
     return Status::Ok();
   }
