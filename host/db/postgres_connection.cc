@@ -1,6 +1,7 @@
 // SqlConnection over PostgreSQL (libpq): parameters and results in text, typed back by their
-// column's type; InsertNew copies the rows into a temporary table (COPY, which takes rows in
-// bulk where INSERT takes them one statement at a time) and moves the new ones across.
+// column's type; InsertNew copies the rows in (COPY, which takes rows in bulk where INSERT takes
+// them one statement at a time): straight into the table when it holds none of them, else into a
+// temporary table whose new rows are then moved across.
 #include <libpq-fe.h>
 
 #include <cstdio>
@@ -95,6 +96,15 @@ class PostgresConnection : public SqlConnection {
     const bool own = PQtransactionStatus(conn_) == PQTRANS_IDLE;
     if (own) KT_RETURN_IF_ERROR(Begin());
     auto work = [&]() -> Result<size_t> {
+      // Rows the table does not hold (an import of a new run, a run's first lines) are copied
+      // straight in, the fastest way; at a row it holds already the copy fails, is undone to the
+      // savepoint, and the rows go through the staging table instead.
+      KT_RETURN_IF_ERROR(Exec("SAVEPOINT ktune_direct"));
+      if (Copy("COPY " + table + " (" + list + ") FROM STDIN", rows).ok()) {
+        KT_RETURN_IF_ERROR(Exec("RELEASE SAVEPOINT ktune_direct"));
+        return rows.size();
+      }
+      KT_RETURN_IF_ERROR(Exec("ROLLBACK TO SAVEPOINT ktune_direct"));
       // Made at the first call of the session (or again after a rollback took it back), emptied
       // at every commit, and here for a second call in one transaction.
       KT_RETURN_IF_ERROR(Exec("CREATE TEMPORARY TABLE IF NOT EXISTS " + staging + " (LIKE " +
@@ -205,7 +215,11 @@ class PostgresConnection : public SqlConnection {
 
 Result<std::unique_ptr<SqlConnection>> OpenPostgres(const std::string& url) {
   const std::string location = WithoutPassword(url);
-  PGconn* conn = PQconnectdb(url.c_str());
+  // A server that does not answer is an error after 10 s, not a hang (libpq waits for ever by
+  // default); a connect_timeout in the URL, expanded after it, still decides.
+  const char* keys[] = {"connect_timeout", "dbname", nullptr};
+  const char* values[] = {"10", url.c_str(), nullptr};
+  PGconn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (!conn) return ResourceExhausted(location + ": cannot connect: out of memory");
   if (PQstatus(conn) != CONNECTION_OK) {
     const std::string m = FirstLine(PQerrorMessage(conn));

@@ -107,6 +107,7 @@ struct Searcher {
   std::string path = "";            // the journal's
   SearchMeta meta = {};             // its metadata, written at each change
   RunRecorder* recorder = nullptr;  // the tuning database's, for every batch's run
+  size_t reused = 0;                // variants the batches' runs reused from it
 
   // Builds, pushes and measures `configs`; their evaluations in the same order. The batch is
   // meta.pending from before its run is asked; when it already was (a search cut short during
@@ -213,6 +214,7 @@ Result<std::vector<Evaluation>> Searcher::Evaluate(const std::vector<Config>& co
   KT_ASSIGN_OR_RETURN(const Manifest manifest, BuildManifest(dir));
   KT_ASSIGN_OR_RETURN(const ReceivedRun got, Measure(configs, dir, manifest, batches++));
   const std::string run_id = std::filesystem::path(got.run.path).stem().string();
+  if (got.run.meta) reused += got.run.meta->reused.size();
   std::vector<std::string> labels;
   for (const ShapeRun& s : plan.shapes) labels.push_back(ShapeLabel(ShapeParams(s.shape)));
   for (size_t b = 0; b < built.size(); ++b) {
@@ -455,7 +457,11 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
   };
   KT_ASSIGN_OR_RETURN(const SearchProgress p, SearchLoop(s, *journal, space, budget, elapsed));
   std::cout << "search done: " << p.evaluated << " evaluations (" << p.measured_now
-            << " measured now, " << p.infeasible << " infeasible) of " << space.size()
+            << " measured now"
+            << (s.reused ? ", " + std::to_string(s.reused) +
+                               " of their variants reused from the tuning database"
+                         : std::string())
+            << ", " << p.infeasible << " infeasible) of " << space.size()
             << " feasible configurations in " << FormatDouble(std::round(elapsed() * 10) / 10)
             << " s; " << p.stopped << "\n";
   if (p.evaluated == 0) return Unavailable("nothing was evaluated: " + p.stopped);
