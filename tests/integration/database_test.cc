@@ -191,6 +191,13 @@ TEST_CASE("a variant measured already is reused, a changed one measured, --fresh
     CHECK(runs.at(1) == std::set<std::string>{std::filesystem::path(third).stem().string()});
     CHECK(runs.at(2) == std::set<std::string>{first_id});
     CHECK(test::RowsIn(third) == 9);
+    // The agent measured the changed variant alone, as its variant 0: a fetch maps it back.
+    auto fetched = test::RunKhost(
+        {"report", "k", "--root", b.root, "--fetch", "--agent", b.agent->address().ToString()},
+        b.tmp.path());
+    REQUIRE_MESSAGE(fetched.exit_code == 0, fetched.err);
+    CHECK(fetched.err.find(": 0 new rows, 9 of 9 (complete)") != std::string::npos);
+    CHECK(test::RowsIn(third) == 9);
 
     std::vector<std::string> fresh = b.RunArgs("k", db.url);
     fresh.push_back("--fresh");
