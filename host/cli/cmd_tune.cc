@@ -6,6 +6,7 @@
 // build is host/tune/tune_run.h's, the search host/search/search.h's, the edit
 // host/tune/apply_best.h's; the winner comes from the analysis.
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -13,6 +14,7 @@
 #include "host/cli/cli.h"
 #include "host/cli/cmd_tune.h"
 #include "host/cli/measure_options.h"
+#include "host/db/tuning_db.h"
 #include "host/report/analysis.h"
 #include "host/report/format.h"
 #include "host/report/report.h"
@@ -64,6 +66,10 @@ cxxopts::Options TuneCliOptions() {
       "spec (a best: line) and launcher constants (best_constants.c, best_blk_constants.json)")(
       "run", "the run --apply-best takes the winner of",
       cxxopts::value<std::string>()->default_value(""))(
+      "from-db",
+      "with --apply-best: the best of every run in the tuning database at each shape the "
+      "kernel's variants run at (as khost best answers, on the board of its newest run), not one "
+      "run's winner")(
       "strategy",
       "search the space on an agent: grid, random, anneal, genetic or bayes propose "
       "configurations, which are built and measured in batches until the budget",
@@ -90,12 +96,10 @@ namespace {
 
 // --strategy and what goes with it; --resume alone.
 Status ParseSearchArgs(const cxxopts::ParseResult& r, const Args& args, TuneRequest* req) {
-  const std::vector<std::string> search_only = [] {
-    std::vector<std::string> o = {"budget", "budget-time", "batch", "agent", "token-file", "db"};
-    const std::vector<std::string>& m = MeasureOptionNames(/*order_seed=*/false);
-    o.insert(o.end(), m.begin(), m.end());
-    return o;
-  }();
+  std::vector<std::string> search_only = {"budget", "budget-time", "batch",
+                                          "agent",  "token-file",  "db"};
+  const std::vector<std::string>& measure = MeasureOptionNames(/*order_seed=*/false);
+  search_only.insert(search_only.end(), measure.begin(), measure.end());
   const std::string search_id = r["search"].as<std::string>();
   if (r.count("resume")) {
     for (const char* o : {"toolchain", "jobs", "sample", "seed", "shape", "shapes", "triton",
@@ -119,6 +123,7 @@ Status ParseSearchArgs(const cxxopts::ParseResult& r, const Args& args, TuneRequ
   if (!search_id.empty()) return InvalidArgument("--search goes with --resume");
   if (!r.count("strategy")) {
     for (const std::string& o : search_only) {
+      if (o == "db" && r.count("from-db")) continue;  // the database --from-db reads
       if (r.count(o)) return InvalidArgument("--" + o + " goes with --strategy");
     }
     return Status::Ok();
@@ -185,6 +190,11 @@ Result<TuneRequest> ParseTuneArgs(const Args& args) {
   req.run_id = r["run"].as<std::string>();
   if (!req.run_id.empty() && !req.apply_best)
     return InvalidArgument("--run goes with --apply-best");
+  req.from_db = r.count("from-db") > 0;
+  if (req.from_db && !req.apply_best) return InvalidArgument("--from-db goes with --apply-best");
+  if (req.from_db && !req.run_id.empty()) {
+    return InvalidArgument("--from-db takes every run in the database; --run takes one");
+  }
   KT_RETURN_IF_ERROR(ParseSearchArgs(r, args, &req));
   req.db = r["db"].as<std::string>();  // with --strategy alone: ParseSearchArgs checks
   return req;
@@ -291,6 +301,66 @@ Status ApplyBestOfRun(const TuneRequest& req) {
   return Status::Ok();
 }
 
+// The database's best at `shape` (khost best, every run), as a dispatch table's winner; its
+// problem says why there is none (no result at that shape on the board).
+ShapeWinner WinnerFromDb(TuningDb& db, const std::string& kernel, const Params& shape,
+                         std::string* run_id) {
+  ShapeWinner w{shape, {}, "", "", ""};
+  auto a = db.Best({.kernel = kernel, .shape = shape, .shape_given = !shape.empty()});
+  if (!a.ok()) {
+    w.problem = a.status().message();
+  } else if (a->fallback != "same board and shape") {
+    w.problem = "the tuning database has no result at " + ShapeLabel(shape) + " on the board";
+  } else {
+    const BestEntry& e = a->entries.front();
+    w.config = ParseParams(e.config).value();
+    w.variant = e.config;
+    *run_id = e.run_id;
+    w.why = e.metric + " " + FormatTime(e.median_ns, "ns") + ", the best of every run in the " +
+            "tuning database (run " + e.run_id + ")";
+  }
+  return w;
+}
+
+// khost tune --apply-best --from-db: the database's best at each shape of the kernel's variants,
+// into the spec (one shape) or the dispatch header (several).
+Status ApplyBestFromDb(const TuneRequest& req) {
+  KT_ASSIGN_OR_RETURN(const SpecForBest target, ReadSpecForBest(req.kernel, req.kernels_dir));
+  KT_ASSIGN_OR_RETURN(const KernelDir dir, LoadKernelDir(req.root, target.spec.name));
+  KT_ASSIGN_OR_RETURN(const std::optional<DbChoice> where, DbFor(req.db));
+  if (!where) return InvalidArgument("--from-db: KTUNE_DB or the config file says none");
+  KT_ASSIGN_OR_RETURN(std::unique_ptr<TuningDb> db, TuningDb::Open(*where, false));
+  std::vector<ShapeWinner> winners;
+  std::string run_id;  // of the last winner's result
+  for (const KernelVariant& v : dir.variants) {
+    if (std::none_of(winners.begin(), winners.end(),
+                     [&](const ShapeWinner& w) { return w.shape == v.shape; })) {
+      winners.push_back(WinnerFromDb(*db, target.spec.name, v.shape, &run_id));
+    }
+  }
+  if (winners.size() > 1) {
+    std::vector<std::string> notes;
+    KT_ASSIGN_OR_RETURN(const DispatchTable table,
+                        MakeDispatchTable(target.spec, "the tuning database", winners, &notes));
+    for (const std::string& note : notes) std::cout << note << "\n";
+    KT_ASSIGN_OR_RETURN(const std::string header, DispatchHeader(table));
+    const std::string path = target.spec.dir + "/" + target.spec.name + "_dispatch.h";
+    KT_RETURN_IF_ERROR(WriteUserFile(path, header));
+    std::cout << "wrote " << path << ": the database's best at each of " << table.entries.size()
+              << " shapes, and " << target.spec.name << "_dispatch()\n";
+    return Status::Ok();
+  }
+  const ShapeWinner& w = winners.front();
+  if (!w.problem.empty()) return NotFound("--from-db: " + w.problem);
+  BestChoice best{run_id, w.variant, {}, w.why};
+  for (const SpecParam& p : target.spec.params)
+    best.values.push_back(ParamValue(w.config, p.name, ""));
+  KT_ASSIGN_OR_RETURN(const std::string best_line, ApplyBest(target, best));
+  std::cout << "applied the tuning database's best (" << w.why << ") to " << target.spec.path
+            << ": " << best_line << "\n";
+  return Status::Ok();
+}
+
 // khost tune --resume: the stopped search's own arguments, parsed again, under this --root.
 Status ResumeSearch(const TuneRequest& req) {
   KT_ASSIGN_OR_RETURN(const KernelSpec spec, LoadKernelSpec(req.kernel, req.kernels_dir));
@@ -317,7 +387,8 @@ Status ExecuteTune(const TuneRequest& req) {
     KT_ASSIGN_OR_RETURN(with_db.search->db, DbFor(req.db));
     return RunSearch(with_db, *with_db.search);
   }
-  return req.apply_best ? ApplyBestOfRun(req) : RunTune(req);
+  if (req.apply_best) return req.from_db ? ApplyBestFromDb(req) : ApplyBestOfRun(req);
+  return RunTune(req);
 }
 
 }  // namespace

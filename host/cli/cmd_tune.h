@@ -18,6 +18,7 @@ struct TuneRequest : TuneOptions {
   // the kernel's spec and launcher constants (host/tune/apply_best.h).
   bool apply_best = false;
   std::string run_id;
+  bool from_db = false;  // --from-db: the tuning database's best across its runs (khost best)
   // --strategy (or --resume): search the space on an agent (host/search/search.h) instead.
   std::optional<SearchOptions> search;
   std::string db;  // --db, with --strategy: the tuning database (host/cli/cli.h DbFor)

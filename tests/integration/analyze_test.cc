@@ -265,6 +265,16 @@ TEST_CASE("khost tune --apply-best writes the winner into the spec and launcher 
   const std::string m = best.substr(best.find("BLOCK_SIZE_M=") + 13);
   CHECK(Contains(*constants, "const int matmul_BLOCK_SIZE_M = " + m.substr(0, m.find(' ')) + ";"));
   CHECK(fs::exists(kernels + "/matmul/best_blk_constants.json"));
+  // From the tuning database (every run; one here): the same configuration, said so.
+  auto from_db = test::RunKhost(
+      {"tune", "matmul", "--kernels", kernels, "--root", root, "--apply-best", "--from-db"},
+      tmp.path());
+  REQUIRE_MESSAGE(from_db.exit_code == 0, from_db.err);
+  CHECK(Contains(from_db.out, "applied the tuning database's best (kernel-time "));
+  CHECK(Contains(ReadFile(kernels + "/matmul/matmul.kspec").value(), "\n" + best + "\n"));
+  CHECK(test::RunKhost({"tune", "matmul", "--kernels", kernels, "--root", root, "--from-db"},
+                       tmp.path())
+            .err.find("--from-db goes with --apply-best") != std::string::npos);
   // Applying again replaces the line; the spec still tunes.
   REQUIRE(test::RunKhost({"tune", "matmul", "--kernels", kernels, "--root", root, "--apply-best"},
                          tmp.path())

@@ -102,6 +102,12 @@ TEST_CASE("two shapes: built once, checked and run at each, a winner each, dispa
     CHECK_MESSAGE(fs::exists(out + f), std::string(out + f));
   }
 
+  // The tuning database's best at each shape (of every run: the shapes' results are this run's).
+  auto from_db = test::RunKhost(
+      {"tune", "matmul", "--kernels", kernels, "--root", root, "--apply-best", "--from-db"},
+      tmp.path());
+  REQUIRE_MESSAGE(from_db.exit_code == 0, from_db.err);
+  CHECK(Contains(from_db.out, "matmul_dispatch.h: the database's best at each of 2 shapes"));
   auto applied = test::RunKhost({"tune", "matmul", "--kernels", kernels, "--root", root,
                                  "--apply-best", "--run", fs::path(results).stem().string()},
                                 tmp.path());

@@ -85,3 +85,22 @@ TEST_CASE("tune --apply-best options") {
 
 }  // namespace
 }  // namespace ktune::host
+
+namespace ktune::host {
+namespace {
+
+TEST_CASE("--apply-best --from-db takes the tuning database's best, not a run's") {
+  auto r = ParseTuneArgs({"matmul", "--apply-best", "--from-db", "--db", "x.db"});
+  REQUIRE(r.ok());
+  CHECK(r->from_db);
+  CHECK(r->db == "x.db");
+  CHECK(ParseTuneArgs({"matmul", "--from-db"}).status().message() ==
+        "--from-db goes with --apply-best");
+  CHECK(ParseTuneArgs({"matmul", "--apply-best", "--from-db", "--run", "r"}).status().message() ==
+        "--from-db takes every run in the database; --run takes one");
+  CHECK(ParseTuneArgs({"matmul", "--apply-best", "--db", "x.db"}).status().message() ==
+        "--db goes with --strategy");
+}
+
+}  // namespace
+}  // namespace ktune::host
