@@ -97,8 +97,8 @@ std::vector<BestEntry> AtShape(const std::vector<BestEntry>& entries, const Para
 Status TuningDb::ChooseBoard(const std::string& kernel, const std::string& board,
                              std::string* chosen, std::string* source) {
   KT_ASSIGN_OR_RETURN(auto newest,
-                      sql_->Query("SELECT board, agent, run_id FROM runs WHERE kernel = $1 "
-                                  "ORDER BY started_ns DESC LIMIT 1",
+                      sql_->Query("SELECT board, agent, run_id FROM runs WHERE kernel = $1 AND "
+                                  "board <> '' ORDER BY started_ns DESC LIMIT 1",
                                   {kernel}));
   if (newest.empty()) {
     return NotFound(location() + " holds no run of " + kernel +

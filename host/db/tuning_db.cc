@@ -180,6 +180,9 @@ Status UpsertRun(SqlConnection& sql, const RunMeta& meta, const std::vector<Repe
     if (board.empty()) board = r.board;
     if (started_ns == 0 || r.timestamp_ns < started_ns) started_ns = r.timestamp_ns;
   }
+  // A run whose every variant was reused measured nothing itself: its board is its rows' (reuse
+  // keys hold the board), its start unknown (0: it is never the newest run).
+  if (board.empty() && !rows.empty()) board = rows.front().board;
   auto build = [&](const char* key) {
     auto it = meta.build.find(key);
     return it == meta.build.end() ? std::string() : it->second;

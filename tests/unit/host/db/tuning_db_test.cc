@@ -119,6 +119,13 @@ TEST_CASE("a run is recorded once however often it is recorded, and answers best
   CHECK(best->entries[0].n == 6);
   CHECK(best->entries[0].ci_low_ns.has_value());
 
+  // A later run whose every variant was reused (its rows are the first run's) leaves the answer
+  // on the board of the runs that measured.
+  RunMeta reused = Meta("20261127T000001.000Z-bbbbbb");
+  reused.reused = {{0, "20261127T000000.000Z-aaaaaa", 1}, {1, "20261127T000000.000Z-aaaaaa", 1}};
+  REQUIRE((*db)->RecordRun(reused, rows, "host").ok());
+  CHECK((*db)->Best({.kernel = "k"})->fallback == "same board and shape");
+
   auto nearest = (*db)->Best({.kernel = "k", .shape = {{"M", "256"}}, .shape_given = true});
   REQUIRE(nearest.ok());
   CHECK(nearest->fallback == "same board, nearest shape");
