@@ -195,10 +195,14 @@ std::string UtcText(int64_t unix_ms, bool compact) {
   return text;
 }
 
-std::string UtcNowText(bool compact) {
+int64_t UnixNowNs() {
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
-  return UtcText(int64_t{ts.tv_sec} * 1000 + ts.tv_nsec / 1000000, compact);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+std::string UtcNowText(bool compact) {
+  return UtcText(UnixNowNs() / 1'000'000, compact);
 }
 
 std::string FormatMiB(uint64_t bytes) {

@@ -31,7 +31,8 @@ std::string FormatDouble(double v);
 // "20261125T071502.123Z" (`compact`). Pure: the proleptic Gregorian calendar in arithmetic,
 // no time zone database (glibc's gmtime costs a static agentd its TZ reader and sscanf).
 std::string UtcText(int64_t unix_ms, bool compact);
-// UtcText of the system's clock now.
+// The system's clock now, in ns since the Unix epoch, and UtcText of it.
+int64_t UnixNowNs();
 std::string UtcNowText(bool compact);
 // A size in MiB for people, to two decimals ("1.50 MiB").
 std::string FormatMiB(uint64_t bytes);

@@ -128,6 +128,14 @@ Result<std::optional<DbChoice>> DbFor(const std::string& flag) {
   return std::optional<DbChoice>(std::move(where));
 }
 
+Result<std::unique_ptr<TuningDb>> OpenDbFor(const std::string& flag, bool create,
+                                            std::string* source) {
+  KT_ASSIGN_OR_RETURN(const std::optional<DbChoice> where, DbFor(flag));
+  if (!where) return InvalidArgument("KTUNE_DB or the config file says none: no database");
+  if (source) *source = where->source;
+  return TuningDb::Open(*where, create);
+}
+
 bool WantsHelp(const Args& args) {
   for (const auto& a : args) {
     if (a == "--help" || a == "-h") return true;

@@ -5,6 +5,7 @@
 
 #include <cxxopts.hpp>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -31,6 +32,10 @@ void AddDbOption(cxxopts::Options& options);
 // The tuning database of --db `flag`, else KTUNE_DB, the config file's "db", or the default file
 // (ChooseDb); nullopt when it is "none": nothing recorded.
 Result<std::optional<DbChoice>> DbFor(const std::string& flag);
+// The tuning database of DbFor(flag), opened (made with `create`) for a command that reads it;
+// "none" is an error. `source` (when given): how it was chosen.
+Result<std::unique_ptr<TuningDb>> OpenDbFor(const std::string& flag, bool create,
+                                            std::string* source = nullptr);
 
 bool WantsHelp(const Args& args);
 

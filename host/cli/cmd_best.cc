@@ -3,7 +3,6 @@
 // and shape asked, the same board at the nearest shape, another board (host/db/tuning_db.h).
 #include "host/cli/cmd_best.h"
 
-#include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -13,6 +12,7 @@
 #include "host/report/format.h"
 #include "host/report/table.h"
 #include "host/results/shape_sets.h"
+#include "host/tune/shapes.h"
 
 namespace ktune::host {
 
@@ -46,7 +46,7 @@ Result<BestRequest> ParseBestArgs(const Args& args) {
   const std::string shape = r["shape"].as<std::string>();
   auto set = ParseShapeSet(shape);
   if (!set.ok()) return set.status().WithContext("--shape '" + shape + "'");
-  for (const auto& [name, value] : *set) req.shape.emplace_back(name, std::to_string(value));
+  req.shape = ShapeParams(*set);
   KT_ASSIGN_OR_RETURN(const int64_t top,
                       IntegerOption(r, "top", 1, 1000, "a number of configurations"));
   req.top = static_cast<size_t>(top);
@@ -102,27 +102,21 @@ void PrintAnswer(const std::string& kernel, const BestAnswer& a, int64_t now_ns)
   Table t;
   t.columns = {"configuration", "median", "95% CI", "n", "metric", "run", "age"};
   for (const BestEntry& e : a.entries) {
-    const std::string ci = e.ci_low_ns && e.ci_high_ns ? FormatTime(*e.ci_low_ns, "ns") + " .. " +
-                                                             FormatTime(*e.ci_high_ns, "ns")
-                                                       : "(n < 6)";
-    t.AddRow({e.config, FormatTime(e.median_ns, "ns"), ci, std::to_string(e.n), e.metric, e.run_id,
-              Age(e.measured_ns, now_ns)});
+    t.AddRow({e.config, FormatTime(e.median_ns, "ns"),
+              FormatMedianInterval(e.ci_low_ns, e.ci_high_ns), std::to_string(e.n), e.metric,
+              e.run_id, Age(e.measured_ns, now_ns)});
   }
   std::cout << RenderConsole(t);
 }
 
 Status ExecuteBest(const BestRequest& req) {
-  KT_ASSIGN_OR_RETURN(const std::optional<DbChoice> where, DbFor(req.db));
-  if (!where) return InvalidArgument("KTUNE_DB or the config file says none: no database");
-  KT_ASSIGN_OR_RETURN(std::unique_ptr<TuningDb> db, TuningDb::Open(*where, false));
+  KT_ASSIGN_OR_RETURN(std::unique_ptr<TuningDb> db, OpenDbFor(req.db, /*create=*/false));
   KT_ASSIGN_OR_RETURN(const BestAnswer a, db->Best({.kernel = req.kernel,
                                                     .board = req.board,
                                                     .shape = req.shape,
                                                     .shape_given = !req.shape.empty(),
                                                     .top = req.top}));
-  const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count();
+  const int64_t now_ns = UnixNowNs();
   if (req.json) {
     std::cout << AnswerJson(a, now_ns).dump(2) << "\n";
   } else {

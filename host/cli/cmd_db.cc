@@ -91,13 +91,13 @@ void PrintContents(const DbContents& c, const std::string& source, bool json) {
 }
 
 Status ExecuteDb(const DbRequest& req) {
-  KT_ASSIGN_OR_RETURN(const std::optional<DbChoice> where, DbFor(req.db));
-  if (!where) return InvalidArgument("KTUNE_DB or the config file says none: no database");
+  std::string source;
   // Showing a database that is not there is an error; import makes one.
-  KT_ASSIGN_OR_RETURN(std::unique_ptr<TuningDb> db, TuningDb::Open(*where, req.action == "import"));
+  KT_ASSIGN_OR_RETURN(std::unique_ptr<TuningDb> db,
+                      OpenDbFor(req.db, req.action == "import", &source));
   if (req.action == "show") {
     KT_ASSIGN_OR_RETURN(const DbContents contents, db->Contents());
-    PrintContents(contents, where->source, req.json);
+    PrintContents(contents, source, req.json);
     return Status::Ok();
   }
   KT_ASSIGN_OR_RETURN(const ImportSummary s, ImportRoot(*db, req.root, ThisHost()));

@@ -12,6 +12,7 @@
 #include "host/report/history_report.h"
 #include "host/report/plots.h"
 #include "host/results/shape_sets.h"
+#include "host/tune/shapes.h"
 
 namespace ktune::host {
 
@@ -66,7 +67,7 @@ Result<HistoryRequest> ParseHistoryArgs(const Args& args) {
   const std::string shape = r["shape"].as<std::string>();
   auto set = ParseShapeSet(shape);
   if (!set.ok()) return set.status().WithContext("--shape '" + shape + "'");
-  for (const auto& [name, value] : *set) req.shape.emplace_back(name, std::to_string(value));
+  req.shape = ShapeParams(*set);
   KT_ASSIGN_OR_RETURN(req.config, ParsePairs("config", r["config"].as<std::string>()));
   const std::string format = r["format"].as<std::string>();
   if (!ParseTableFormat(format, &req.format)) {
@@ -98,9 +99,7 @@ Status WriteHistoryHtml(const History& h, const std::string& dir) {
 }
 
 Status ExecuteHistory(const HistoryRequest& req) {
-  KT_ASSIGN_OR_RETURN(const std::optional<DbChoice> where, DbFor(req.db));
-  if (!where) return InvalidArgument("KTUNE_DB or the config file says none: no database");
-  KT_ASSIGN_OR_RETURN(std::unique_ptr<TuningDb> db, TuningDb::Open(*where, false));
+  KT_ASSIGN_OR_RETURN(std::unique_ptr<TuningDb> db, OpenDbFor(req.db, /*create=*/false));
   KT_ASSIGN_OR_RETURN(const History h, db->HistoryOf({.kernel = req.kernel,
                                                       .board = req.board,
                                                       .shape = req.shape,

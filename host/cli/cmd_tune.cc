@@ -327,9 +327,7 @@ ShapeWinner WinnerFromDb(TuningDb& db, const std::string& kernel, const Params& 
 Status ApplyBestFromDb(const TuneRequest& req) {
   KT_ASSIGN_OR_RETURN(const SpecForBest target, ReadSpecForBest(req.kernel, req.kernels_dir));
   KT_ASSIGN_OR_RETURN(const KernelDir dir, LoadKernelDir(req.root, target.spec.name));
-  KT_ASSIGN_OR_RETURN(const std::optional<DbChoice> where, DbFor(req.db));
-  if (!where) return InvalidArgument("--from-db: KTUNE_DB or the config file says none");
-  KT_ASSIGN_OR_RETURN(std::unique_ptr<TuningDb> db, TuningDb::Open(*where, false));
+  KT_ASSIGN_OR_RETURN(std::unique_ptr<TuningDb> db, OpenDbFor(req.db, /*create=*/false));
   std::vector<ShapeWinner> winners;
   std::string run_id;  // of the last winner's result
   for (const KernelVariant& v : dir.variants) {

@@ -32,10 +32,9 @@ std::vector<BestEntry> NewestPerConfig(std::vector<BestEntry> entries) {
     if (it == newest.end() || e.measured_ns > it->second.measured_ns)
       newest[e.config] = std::move(e);
   }
-  // One metric: the kernels' own time when most configurations have it, else the wall time.
   size_t kernel = 0;
   for (const auto& [config, e] : newest) kernel += e.metric == kKernelTime;
-  const std::string metric = 2 * kernel >= newest.size() ? kKernelTime : kWallTime;
+  const std::string metric = ComparedMetric(kernel, newest.size());
   std::vector<BestEntry> out;
   for (auto& [config, e] : newest) {
     if (e.metric == metric) out.push_back(std::move(e));
@@ -56,8 +55,8 @@ BestEntry EntryOf(const SqlRow& r) {
   e.run_id = SqlString(r[3]);
   e.metric = SqlString(r[4]);
   e.median_ns = SqlReal(r[5]);
-  if (!std::holds_alternative<std::monostate>(r[6])) e.ci_low_ns = SqlReal(r[6]);
-  if (!std::holds_alternative<std::monostate>(r[7])) e.ci_high_ns = SqlReal(r[7]);
+  e.ci_low_ns = SqlOptionalReal(r[6]);
+  e.ci_high_ns = SqlOptionalReal(r[7]);
   e.n = SqlInt(r[8]);
   e.measured_ns = SqlInt(r[9]);
   e.cpu = SqlString(r[10]);

@@ -56,7 +56,7 @@ History BuildHistory(std::vector<HistoryPoint> points, const std::string& config
   History h;
   size_t kernel = 0;
   for (const HistoryPoint& p : points) kernel += p.metric == kKernelTime;
-  const std::string metric = 2 * kernel >= points.size() ? kKernelTime : kWallTime;
+  const std::string metric = ComparedMetric(kernel, points.size());
   std::erase_if(points, [&](const HistoryPoint& p) { return p.metric != metric; });
   std::stable_sort(points.begin(), points.end(), [](const HistoryPoint& a, const HistoryPoint& b) {
     return std::tie(a.started_ns, a.run_id) < std::tie(b.started_ns, b.run_id);
@@ -113,11 +113,9 @@ Result<History> TuningDb::HistoryOf(const HistoryQuery& q) {
     auto shape = ParseParams(SqlString(r[12]));
     auto at = shape.ok() ? ShapeDistance(*shape, h.shape) : std::nullopt;
     if (!at || *at != 0) continue;
-    HistoryPoint p{SqlString(r[0]), SqlInt(r[1]),    SqlString(r[2]), SqlString(r[3]),
-                   SqlString(r[4]), SqlString(r[5]), SqlString(r[6]), SqlString(r[7]),
-                   SqlReal(r[8]),   std::nullopt,    std::nullopt,    SqlInt(r[11])};
-    if (!std::holds_alternative<std::monostate>(r[9])) p.ci_low_ns = SqlReal(r[9]);
-    if (!std::holds_alternative<std::monostate>(r[10])) p.ci_high_ns = SqlReal(r[10]);
+    HistoryPoint p{SqlString(r[0]), SqlInt(r[1]),          SqlString(r[2]),        SqlString(r[3]),
+                   SqlString(r[4]), SqlString(r[5]),       SqlString(r[6]),        SqlString(r[7]),
+                   SqlReal(r[8]),   SqlOptionalReal(r[9]), SqlOptionalReal(r[10]), SqlInt(r[11])};
     if (auto c = ParseParams(p.config); c.ok() && !q.config.empty() && HasPairs(*c, q.config)) {
       configs.insert(p.config);
     }

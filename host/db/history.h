@@ -47,8 +47,8 @@ struct History {
 };
 
 // The model from `points` (every ok result at the board and shape, any order) for `config` ("":
-// the configuration fastest in the newest run) (pure). One metric: the kernel's own time when at
-// least half of the points have it, else the wall time.
+// the configuration fastest in the newest run) (pure). One metric (ComparedMetric,
+// host/db/tuning_db.h).
 History BuildHistory(std::vector<HistoryPoint> points, const std::string& config);
 
 }  // namespace ktune::host

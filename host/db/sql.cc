@@ -28,6 +28,11 @@ double SqlReal(const SqlValue& v, double fallback) {
   return fallback;
 }
 
+std::optional<double> SqlOptionalReal(const SqlValue& v) {
+  if (std::holds_alternative<std::monostate>(v)) return std::nullopt;
+  return SqlReal(v);
+}
+
 std::string SqlString(const SqlValue& v, const std::string& fallback) {
   if (const auto* s = std::get_if<std::string>(&v)) return *s;
   return fallback;

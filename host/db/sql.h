@@ -27,6 +27,8 @@ std::string SqlText(const SqlValue& v);
 int64_t SqlInt(const SqlValue& v, int64_t fallback = 0);
 double SqlReal(const SqlValue& v, double fallback = 0);  // an integer reads as a real too
 std::string SqlString(const SqlValue& v, const std::string& fallback = "");
+// A nullable real column: nullopt for NULL.
+std::optional<double> SqlOptionalReal(const SqlValue& v);
 
 class SqlConnection {
  public:

@@ -92,6 +92,10 @@ VariantResult VariantResultOf(const std::vector<RepetitionRow>& rows, uint32_t v
   return s;
 }
 
+const char* ComparedMetric(size_t with_kernel_time, size_t total) {
+  return 2 * with_kernel_time >= total ? kKernelTime : kWallTime;
+}
+
 std::string ReuseKey(const std::string& elf_hash, const std::vector<std::string>& args,
                      const std::string& test_data_hash, const Params& shape,
                      const std::string& board, const std::string& method) {

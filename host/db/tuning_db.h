@@ -56,6 +56,10 @@ struct VariantResult {
 };
 VariantResult VariantResultOf(const std::vector<RepetitionRow>& rows, uint32_t variant_index);
 
+// The one metric results of several variants or runs are compared by (pure): kernel-time when at
+// least half of the `total` have it (`with_kernel_time`), else wall-time.
+const char* ComparedMetric(size_t with_kernel_time, size_t total);
+
 // The key under which a variant's measurement may stand for another's (pure): the ELF's content,
 // its argv and test data, the shape, the board's CPU fingerprint, and the run's method (the
 // events measured and the settings that change the numbers, RunMeta::method). "" when one of
@@ -106,8 +110,7 @@ struct BestAnswer {
 // asker did not name (RUN_COUNT) do not count. nullopt when the measured shape lacks an asked
 // dimension, or one that is not a positive number differs.
 std::optional<double> ShapeDistance(const Params& measured, const Params& asked);
-// Each configuration's newest entry (pure), of one metric (the kernel's own time when at least
-// half of them have it, else the wall time), fastest first.
+// Each configuration's newest entry (pure), of one metric (ComparedMetric), fastest first.
 std::vector<BestEntry> NewestPerConfig(std::vector<BestEntry> entries);
 
 struct HistoryQuery {

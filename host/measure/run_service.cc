@@ -1,7 +1,6 @@
 #include "host/measure/run_service.h"
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -142,10 +141,7 @@ ReusedRows FindReused(const KernelDir& dir, const Manifest& manifest, const RunM
   }
   std::map<std::string, std::string> hashes;
   for (const FileEntry& f : manifest.files) hashes[f.path] = f.hash;
-  const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count();
-  const int64_t since_ns = now_ns - *run.measure.reuse_age_s * 1'000'000'000;
+  const int64_t since_ns = UnixNowNs() - *run.measure.reuse_age_s * 1'000'000'000;
   for (uint32_t i = 0; i < dir.variants.size(); ++i) {
     const KernelVariant& v = dir.variants[i];
     const RunMeta::Inputs& in = meta.inputs[i];

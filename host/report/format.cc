@@ -51,6 +51,11 @@ TimeDisplay DisplayFor(double value, const std::string& unit) {
   return {to_seconds * 1e6, "us"};
 }
 
+std::string FormatMedianInterval(std::optional<double> low_ns, std::optional<double> high_ns) {
+  if (!low_ns || !high_ns) return "(n < 6)";
+  return FormatTime(*low_ns, "ns") + " .. " + FormatTime(*high_ns, "ns");
+}
+
 std::string FormatTime(double value, const std::string& unit) {
   if (unit != "ns" && unit != "s") return FormatNumber(value) + (unit.empty() ? "" : " " + unit);
   const TimeDisplay d = DisplayFor(value, unit);

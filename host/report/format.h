@@ -3,6 +3,7 @@
 // returns exactly what its printf format gives (no locale: the C locale's '.').
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace ktune::host {
@@ -39,6 +40,10 @@ struct TimeDisplay {
   const char* name = "s";
 };
 TimeDisplay DisplayFor(double value, const std::string& unit);
+
+// The 95% interval of a median in ns for people, "888 us .. 1.126 ms"; "(n < 6)" without one
+// (fewer repetitions than an interval needs, common/median.h).
+std::string FormatMedianInterval(std::optional<double> low_ns, std::optional<double> high_ns);
 
 // A time of `unit` ("s" or "ns") in the unit it reads best in, to 4 significant digits:
 // "187.3 us", "1.202 ms", "2.5 s". Other units print as numbers.

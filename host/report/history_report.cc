@@ -19,11 +19,6 @@ std::string Short(const std::string& hash) {
   return hash.substr(0, 12);
 }
 
-std::string Ci(const HistoryPoint& p) {
-  if (!p.ci_low_ns || !p.ci_high_ns) return "(n < 6)";
-  return FormatTime(*p.ci_low_ns, "ns") + " .. " + FormatTime(*p.ci_high_ns, "ns");
-}
-
 nlohmann::ordered_json StepsJson(const std::vector<HistoryStep>& steps) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const HistoryStep& s : steps) {
@@ -63,10 +58,11 @@ Table HistoryTable(const History& h, bool best) {
     std::vector<std::string> row = {p.run_id, UtcText(p.started_ns / 1'000'000, false)};
     if (best) row.push_back(p.config);
     const bool first = s.change == Change::kFirst;
-    row.insert(row.end(),
-               {FormatTime(p.median_ns, "ns"), Ci(p), std::to_string(p.n),
-                first ? "" : FormatPercent((s.ratio - 1) * 100), first ? "" : ChangeName(s.change),
-                p.ktune_version, p.toolchain, Short(p.spec_hash)});
+    row.insert(
+        row.end(),
+        {FormatTime(p.median_ns, "ns"), FormatMedianInterval(p.ci_low_ns, p.ci_high_ns),
+         std::to_string(p.n), first ? "" : FormatPercent((s.ratio - 1) * 100),
+         first ? "" : ChangeName(s.change), p.ktune_version, p.toolchain, Short(p.spec_hash)});
     t.AddRow(std::move(row), s.change == Change::kRegression    ? RowStyle::kBad
                              : s.change == Change::kImprovement ? RowStyle::kGood
                                                                 : RowStyle::kPlain);

@@ -229,10 +229,6 @@ Status WriteRunMeta(const std::string& path, const RunMeta& meta) {
 
 Result<RunMeta> ReadRunMeta(const std::string& path) {
   KT_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  return ParseRunMeta(text, path);
-}
-
-Result<RunMeta> ParseRunMeta(const std::string& text, const std::string& path) {
   try {
     const auto j = nlohmann::json::parse(text);
     RunMeta meta;

@@ -164,9 +164,8 @@ struct RunMeta {
 
 // <results file without .csv>.json
 std::string RunMetaPath(const std::string& results_path);
-// The metadata as its file's JSON text, and back (`where` names it in errors).
+// The metadata as its file's JSON text (the tuning database keeps it too).
 std::string RunMetaJson(const RunMeta& meta);
-Result<RunMeta> ParseRunMeta(const std::string& text, const std::string& where);
 Status WriteRunMeta(const std::string& path, const RunMeta& meta);
 Result<RunMeta> ReadRunMeta(const std::string& path);
 

@@ -1,7 +1,5 @@
 #include "host/tune/variant_build.h"
 
-#include "common/version.h"
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
