@@ -101,7 +101,7 @@ int Bench(const std::string& backend, const std::string& url, size_t lines,
   double db_s = 0, csv_s = 0;
   std::string last_csv;  // the run id of the last run's file
   for (size_t i = 0; i < runs; ++i) {
-    char suffix[16];
+    char suffix[24];  // "%06zx" of a size_t: at most 16 digits and the NUL
     std::snprintf(suffix, sizeof suffix, "%06zx", i);
     const std::string id = "20261127T000000.000Z-" + std::string(suffix);
     const std::vector<RepetitionRow> rows =
