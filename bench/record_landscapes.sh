@@ -10,8 +10,11 @@
 #                                                   repetition)
 #
 # Default kernels: matmul softmax layernorm matmul_vec. SHAPE="M=128 N=128 K=128" overrides the
-# specs' shapes (khost tune --shape). Nothing else may run meanwhile (the local times are
-# wall-clock).
+# specs' shapes (khost tune --shape) and names the file after it, <kernel>-<where>-M128-N128-K128
+# .csv, so that one kernel's landscapes at several shapes sit side by side (the transfer
+# benchmark, search_replay --warm). Every configuration is measured (--fresh: nothing reused from
+# the tuning database). Nothing else may run meanwhile (the local times are wall-clock; the
+# board's are instruction counts, which a busy host does not change).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 khost=${KHOST:-$repo/build/bin/khost}
@@ -21,6 +24,9 @@ kernels=("$@")
 [ ${#kernels[@]} -gt 0 ] || kernels=(matmul softmax layernorm matmul_vec)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# A copy, so that a rebuild meanwhile does not change the khost of a long recording.
+cp "$khost" "$work/khost"
+khost=$work/khost
 case "$where" in
   local)
     args=(--toolchain native --reps 5 --cpu 1)
@@ -35,14 +41,20 @@ case "$where" in
     ;;
   *) echo "usage: bench/record_landscapes.sh local|vboard [KERNEL...]" >&2; exit 2 ;;
 esac
-for s in ${SHAPE:-}; do args+=(--shape "$s"); done
+suffix=
+for s in ${SHAPE:-}; do
+  args+=(--shape "$s")
+  suffix+="-${s/=/}"
+done
 mkdir -p "$repo/test_data/landscapes"
 for k in "${kernels[@]}"; do
   start=$SECONDS
-  "$khost" tune "$k" --root "$work/root" --strategy grid --batch 66 --seed 1 "${args[@]}" \
+  "$khost" tune "$k" --root "$work/root" --strategy grid --batch 66 --seed 1 --fresh \
+    "${args[@]}" \
     > "$work/$k.log" 2>&1 || { tail -20 "$work/$k.log" >&2; exit 1; }
   journal=$(ls "$work/root/$k/run/searches/"*.csv | tail -1)
-  cp "$journal" "$repo/test_data/landscapes/$k-$where.csv"
+  out=test_data/landscapes/$k-$where$suffix.csv
+  cp "$journal" "$repo/$out"
   echo "$k on $where: $(($(wc -l < "$journal") - 7)) configurations in $((SECONDS - start)) s" \
-       "-> test_data/landscapes/$k-$where.csv"
+       "-> $out"
 done

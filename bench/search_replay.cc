@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@
 
 namespace ktune::host {
 namespace {
+
+constexpr const char* kUsage =
+    "usage: search_replay [--seeds N] [--batch B] [--budget PCT] [--only NAME] "
+    "[--transfer [--warm-top K]] FILE...\n";
 
 // The q-quantile (nearest rank) of sorted values.
 size_t Quantile(const std::vector<size_t>& sorted, double q) {
@@ -100,15 +105,110 @@ Trace ReplayDlib(const Landscape& l, uint64_t seed, size_t budget) {
 }
 #endif
 
+// A recorded landscape, or nullopt after an error line.
+std::optional<Landscape> Load(const std::string& file) {
+  auto text = ReadFile(file);
+  if (!text.ok()) {
+    std::cerr << "search_replay: " << text.status().message() << "\n";
+    return std::nullopt;
+  }
+  auto evaluations = ParseEvaluations(*text);
+  if (!evaluations.ok()) {
+    std::cerr << "search_replay: " << file << ": " << evaluations.status().message() << "\n";
+    return std::nullopt;
+  }
+  std::vector<Measured> measured;
+  for (const Evaluation& e : evaluations->rows) measured.push_back({e.config, e.time_ns});
+  auto landscape = LandscapeOf(evaluations->names, measured);
+  if (!landscape.ok() || !landscape->optimum()) {
+    std::cerr << "search_replay: " << file << ": no landscape with a feasible configuration\n";
+    return std::nullopt;
+  }
+  return std::move(*landscape);
+}
+
+// The configurations of `l` that ran, fastest first: what the tuning database's best at that
+// shape lists (khost tune's warm start).
+std::vector<std::vector<int64_t>> Ranked(const Landscape& l) {
+  std::vector<size_t> ran;
+  for (size_t p = 0; p < l.space.size(); ++p) {
+    if (l.time[p]) ran.push_back(p);
+  }
+  std::stable_sort(ran.begin(), ran.end(),
+                   [&](size_t a, size_t b) { return *l.time[a] < *l.time[b]; });
+  std::vector<std::vector<int64_t>> out;
+  for (size_t p : ran) out.push_back(l.space.config(p));
+  return out;
+}
+
+// Evaluations to within 2% of the optimum over `seeds` seeds, sorted (budget + 1: not reached).
+std::vector<size_t> To2(StrategyKind kind, const Landscape& l, const std::vector<size_t>& warm,
+                        size_t seeds, size_t batch, size_t budget) {
+  std::vector<size_t> out;
+  const size_t runs = kind == StrategyKind::kGrid ? 1 : seeds;
+  for (uint64_t seed = 1; seed <= runs; ++seed) {
+    const Trace t =
+        Replay(kind, l, {.seed = seed, .budget = budget, .warm_start = warm}, batch, budget);
+    out.push_back(EvaluationsToReach(t, *l.optimum(), 0.02).value_or(budget + 1));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The transfer benchmark (issue 35): each landscape searched cold and warm-started from each
+// other landscape's `top` fastest configurations, evaluations to within 2%.
+int Transfer(const std::vector<std::string>& files, size_t seeds, size_t batch, double budget_pct,
+             size_t top, const std::string& only) {
+  std::vector<Landscape> ls;
+  for (const std::string& f : files) {
+    auto l = Load(f);
+    if (!l) return 1;
+    ls.push_back(std::move(*l));
+  }
+  std::cout << "| target | warm start from | strategy | cold: median | p90 | warm: median | p90 | "
+               "warm / cold |\n|---|---|---|---|---|---|---|---|\n";
+  for (size_t t = 0; t < ls.size(); ++t) {
+    const size_t grid = ls[t].space.size();
+    const size_t budget = std::max<size_t>(1, static_cast<size_t>(grid * budget_pct / 100));
+    for (StrategyKind kind : {StrategyKind::kRandom, StrategyKind::kAnneal, StrategyKind::kGenetic,
+                              StrategyKind::kBayes}) {
+      if (!only.empty() && only != StrategyName(kind)) continue;
+      const std::vector<size_t> cold = To2(kind, ls[t], {}, seeds, batch, budget);
+      for (size_t s = 0; s < ls.size(); ++s) {
+        if (s == t || ls[s].space.names() != ls[t].space.names()) continue;
+        const std::vector<size_t> warm_points = WarmStartPoints(ls[t].space, Ranked(ls[s]), top);
+        const std::vector<size_t> warm = To2(kind, ls[t], warm_points, seeds, batch, budget);
+        char ratio[32];
+        std::snprintf(ratio, sizeof ratio, "%.2f",
+                      double(Quantile(warm, 0.5)) / double(Quantile(cold, 0.5)));
+        std::cout << "| " << files[t] << " | " << files[s] << " (" << warm_points.size()
+                  << " points) | " << StrategyName(kind) << " | "
+                  << Count(Quantile(cold, 0.5), budget, grid) << " | "
+                  << Count(Quantile(cold, 0.9), budget, grid) << " | "
+                  << Count(Quantile(warm, 0.5), budget, grid) << " | "
+                  << Count(Quantile(warm, 0.9), budget, grid) << " | " << ratio << " |"
+                  << std::endl;
+      }
+    }
+  }
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   size_t seeds = 100, batch = 8;
   double budget_pct = 50;
   std::string only;
   std::vector<std::string> files;
+  bool transfer = false;
+  size_t top = 5;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--only" && i + 1 < argc) {
       only = argv[++i];
+    } else if (a == "--transfer") {
+      transfer = true;
+    } else if (a == "--warm-top" && i + 1 < argc) {
+      top = static_cast<size_t>(std::max(1, std::atoi(argv[++i])));
     } else if ((a == "--seeds" || a == "--batch" || a == "--budget") && i + 1 < argc) {
       const double v = std::atof(argv[++i]);
       if (!(v >= 1)) {
@@ -119,36 +219,20 @@ int Main(int argc, char** argv) {
       if (a == "--batch") batch = static_cast<size_t>(v);
       if (a == "--budget") budget_pct = std::min(v, 100.0);
     } else if (a.starts_with("--")) {
-      std::cerr
-          << "usage: search_replay [--seeds N] [--batch B] [--budget PCT] [--only NAME] FILE...\n";
+      std::cerr << kUsage;
       return 2;
     } else {
       files.push_back(a);
     }
   }
   if (files.empty()) {
-    std::cerr
-        << "usage: search_replay [--seeds N] [--batch B] [--budget PCT] [--only NAME] FILE...\n";
+    std::cerr << kUsage;
     return 2;
   }
+  if (transfer) return Transfer(files, seeds, batch, budget_pct, top, only);
   for (const std::string& file : files) {
-    auto text = ReadFile(file);
-    if (!text.ok()) {
-      std::cerr << "search_replay: " << text.status().message() << "\n";
-      return 1;
-    }
-    auto evaluations = ParseEvaluations(*text);
-    if (!evaluations.ok()) {
-      std::cerr << "search_replay: " << file << ": " << evaluations.status().message() << "\n";
-      return 1;
-    }
-    std::vector<Measured> measured;
-    for (const Evaluation& e : evaluations->rows) measured.push_back({e.config, e.time_ns});
-    auto landscape = LandscapeOf(evaluations->names, measured);
-    if (!landscape.ok() || !landscape->optimum()) {
-      std::cerr << "search_replay: " << file << ": no landscape with a feasible configuration\n";
-      return 1;
-    }
+    auto landscape = Load(file);
+    if (!landscape) return 1;
     const Landscape& l = *landscape;
     const double optimum = *l.optimum();
     const size_t grid = l.space.size();

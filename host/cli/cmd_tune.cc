@@ -31,6 +31,33 @@
 
 namespace ktune::host {
 
+namespace {
+
+// --strategy and what goes with it (the online search, host/search/search.h).
+void AddSearchOptions(cxxopts::Options& o) {
+  o.add_options()("strategy",
+                  "search the space on an agent: grid, random, anneal, genetic or bayes propose "
+                  "configurations, which are built and measured in batches until the budget",
+                  cxxopts::value<std::string>())(
+      "budget", "with --strategy: evaluations at most (failed configurations count)",
+      cxxopts::value<std::string>())(
+      "budget-time", "with --strategy: no new batch after this many seconds of searching",
+      cxxopts::value<std::string>())("batch",
+                                     "with --strategy: configurations built and measured together",
+                                     cxxopts::value<std::string>()->default_value("8"))(
+      "warm-start",
+      "with --strategy: measure first this many of the tuning database's best configurations of "
+      "the kernel at the shape searched or the nearest one measured, on this board or another "
+      "(0: start cold)",
+      cxxopts::value<std::string>()->default_value("5"))(
+      "resume",
+      "continue a stopped search as it was asked, measuring only what its journal lacks; the "
+      "newest unless --search names one")("search", "with --resume: the search id",
+                                          cxxopts::value<std::string>()->default_value(""));
+}
+
+}  // namespace
+
 cxxopts::Options TuneCliOptions() {
   cxxopts::Options o("khost tune", "Build one ELF per configuration of a kernel.");
   o.add_options()("kernel", "kernel name (kernels/<name>/<name>.kspec) or a .kspec file",
@@ -69,21 +96,8 @@ cxxopts::Options TuneCliOptions() {
       "from-db",
       "with --apply-best: the best of every run in the tuning database at each shape the "
       "kernel's variants run at (as khost best answers, on the board of its newest run), not one "
-      "run's winner")(
-      "strategy",
-      "search the space on an agent: grid, random, anneal, genetic or bayes propose "
-      "configurations, which are built and measured in batches until the budget",
-      cxxopts::value<std::string>())(
-      "budget", "with --strategy: evaluations at most (failed configurations count)",
-      cxxopts::value<std::string>())(
-      "budget-time", "with --strategy: no new batch after this many seconds of searching",
-      cxxopts::value<std::string>())("batch",
-                                     "with --strategy: configurations built and measured together",
-                                     cxxopts::value<std::string>()->default_value("8"))(
-      "resume",
-      "continue a stopped search as it was asked, measuring only what its journal lacks; the "
-      "newest unless --search names one")("search", "with --resume: the search id",
-                                          cxxopts::value<std::string>()->default_value(""));
+      "run's winner");
+  AddSearchOptions(o);
   AddMeasureOptions(o, /*order_seed=*/false);
   AddRootOption(o);
   AddAgentOption(o);
@@ -94,32 +108,36 @@ cxxopts::Options TuneCliOptions() {
 
 namespace {
 
+// --resume: nothing that would change the search may go with it.
+Status ParseResumeArgs(const cxxopts::ParseResult& r, const std::vector<std::string>& search_only,
+                       const std::string& search_id, TuneRequest* req) {
+  for (const char* o : {"toolchain", "jobs", "sample", "seed", "shape", "shapes", "triton", "check",
+                        "check-timeout", "apply-best", "run", "strategy"}) {
+    if (r.count(o)) {
+      return InvalidArgument(std::string("--resume continues the search as it was asked; --") + o +
+                             " cannot change it");
+    }
+  }
+  for (const std::string& o : search_only) {
+    if (r.count(o)) {
+      return InvalidArgument("--resume continues the search as it was asked; --" + o +
+                             " cannot change it");
+    }
+  }
+  req->search = SearchOptions{};
+  req->search->resume = true;
+  req->search->search_id = search_id;
+  return Status::Ok();
+}
+
 // --strategy and what goes with it; --resume alone.
 Status ParseSearchArgs(const cxxopts::ParseResult& r, const Args& args, TuneRequest* req) {
-  std::vector<std::string> search_only = {"budget", "budget-time", "batch",
+  std::vector<std::string> search_only = {"budget", "budget-time", "batch", "warm-start",
                                           "agent",  "token-file",  "db"};
   const std::vector<std::string>& measure = MeasureOptionNames(/*order_seed=*/false);
   search_only.insert(search_only.end(), measure.begin(), measure.end());
   const std::string search_id = r["search"].as<std::string>();
-  if (r.count("resume")) {
-    for (const char* o : {"toolchain", "jobs", "sample", "seed", "shape", "shapes", "triton",
-                          "check", "check-timeout", "apply-best", "run", "strategy"}) {
-      if (r.count(o)) {
-        return InvalidArgument(std::string("--resume continues the search as it was asked; --") +
-                               o + " cannot change it");
-      }
-    }
-    for (const std::string& o : search_only) {
-      if (r.count(o)) {
-        return InvalidArgument("--resume continues the search as it was asked; --" + o +
-                               " cannot change it");
-      }
-    }
-    req->search = SearchOptions{};
-    req->search->resume = true;
-    req->search->search_id = search_id;
-    return Status::Ok();
-  }
+  if (r.count("resume")) return ParseResumeArgs(r, search_only, search_id, req);
   if (!search_id.empty()) return InvalidArgument("--search goes with --resume");
   if (!r.count("strategy")) {
     for (const std::string& o : search_only) {
@@ -147,6 +165,8 @@ Status ParseSearchArgs(const cxxopts::ParseResult& r, const Args& args, TuneRequ
   }
   KT_ASSIGN_OR_RETURN(s.batch,
                       IntegerOption(r, "batch", 1, 10000, "a whole number of configurations"));
+  KT_ASSIGN_OR_RETURN(s.warm_start,
+                      IntegerOption(r, "warm-start", 0, 1000, "a whole number of configurations"));
   KT_RETURN_IF_ERROR(ParseMeasureOptions(r, &s.measure, /*order_seed=*/false));
   s.agent = r["agent"].as<std::string>();
   s.token_file = r["token-file"].as<std::string>();

@@ -18,6 +18,7 @@
 #include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"
 #include "host/search/search_files.h"
+#include "host/search/warm_start.h"
 #include "host/strategy/space.h"
 #include "host/tune/variant_build.h"
 #include "host/util/subprocess.h"
@@ -283,12 +284,12 @@ struct Budget {
   size_t evaluations;
 };
 
-Result<JournalFile> CreateJournal(const Searcher& s, const SearchSpace& space,
-                                  const Budget& budget) {
+Result<JournalFile> CreateJournal(const Searcher& s, const SearchSpace& space, const Budget& budget,
+                                  const WarmStart& warm) {
   const std::string path = SearchPath(s.run_dir, NewRunId());
-  const SearchMeta meta{s.search.argv, 0, std::nullopt};
+  const SearchMeta meta{s.search.argv, 0, std::nullopt, warm.configs, warm.about};
   const AgentSession& agent = s.agents[0].session;
-  const std::vector<std::string> comments = {
+  std::vector<std::string> comments = {
       AboutTune(s.plan),
       std::string("strategy ") + StrategyName(budget.kind) + ", seed " +
           std::to_string(s.tune.seed) + ", budget " + std::to_string(budget.evaluations) + " of " +
@@ -300,9 +301,20 @@ Result<JournalFile> CreateJournal(const Searcher& s, const SearchSpace& space,
       "measured: " + MeasureText(s.search.measure) +
           (s.plan.shapes.size() > 1 ? ", at each shape; over the shapes, the geometric mean" : ""),
       "khost tune " + Join(s.search.argv, " ")};
+  if (!warm.about.empty()) comments.push_back("warm start: " + warm.about);
   KT_ASSIGN_OR_RETURN(SearchJournal file, SearchJournal::Create(path, comments, space.names()));
   KT_RETURN_IF_ERROR(WriteSearchMeta(path, meta));
   return JournalFile{path, meta, std::move(file)};
+}
+
+// A new search's warm start, from the tuning database (none with --warm-start 0).
+WarmStart WarmStartFor(const Searcher& s, const SearchSpace& space) {
+  if (s.search.warm_start == 0) return {};
+  std::vector<Params> shapes;
+  for (const ShapeRun& r : s.plan.shapes) shapes.push_back(ShapeParams(r.shape));
+  const CpuId cpu = CpuFromWire(s.agents[0].session.conn->hello().capabilities().cpu());
+  return FindWarmStart(s.search.db, s.plan.spec.name, CpuFingerprint(cpu), shapes, space,
+                       s.search.warm_start);
 }
 
 // The budget: the one asked, or every feasible configuration (grid) when that is fewer.
@@ -386,8 +398,12 @@ Result<SearchProgress> SearchLoop(Searcher& s, JournalFile& journal, const Searc
             << journal.path
             << (known.empty() ? "" : " (" + std::to_string(known.size()) + " evaluations kept)")
             << "\n";
+  if (!s.meta.warm_about.empty()) std::cout << "warm start: " << s.meta.warm_about << "\n";
   const std::unique_ptr<Strategy> strategy =
-      MakeStrategy(budget.kind, space, {.seed = s.tune.seed, .budget = budget.evaluations});
+      MakeStrategy(budget.kind, space,
+                   {.seed = s.tune.seed,
+                    .budget = budget.evaluations,
+                    .warm_start = WarmStartPoints(space, s.meta.warm_start, space.size())});
   SearchProgress p;
   while (true) {
     if (p.evaluated >= budget.evaluations) {
@@ -447,7 +463,7 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
   KT_RETURN_IF_ERROR(WriteShapesTestData(s.plan, run_dir));
   KT_RETURN_IF_ERROR(MakeDirs(s.bin_dir));
   if (!journal) {
-    KT_ASSIGN_OR_RETURN(journal, CreateJournal(s, space, budget));
+    KT_ASSIGN_OR_RETURN(journal, CreateJournal(s, space, budget, WarmStartFor(s, space)));
   }
   s.path = journal->path;
   s.meta = journal->meta;

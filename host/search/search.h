@@ -41,6 +41,8 @@ struct SearchOptions {
   std::string search_id;          // with resume: which search ("": the newest)
   std::vector<std::string> argv;  // khost tune's arguments, kept for --resume
   std::optional<DbChoice> db;     // the tuning database that records every batch (none: nullopt)
+  // Configurations asked first, from the database's records (host/search/warm_start.h); 0: none.
+  size_t warm_start = 5;
 };
 
 // A variant's evaluation from its rows in a run (pure): the tuning database's summary of it

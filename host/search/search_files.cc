@@ -27,12 +27,32 @@ std::string MetaPath(const std::string& search_path) {
   return search_path.substr(0, search_path.size() - 4) + ".json";
 }
 
+// The "configs" of `j`, lists of whole numbers; `bad` when they are not.
+Result<std::vector<std::vector<int64_t>>> ConfigsOf(const nlohmann::json& j,
+                                                    const std::string& bad) {
+  if (!j.contains("configs") || !j["configs"].is_array()) return InvalidArgument(bad);
+  std::vector<std::vector<int64_t>> configs;
+  for (const nlohmann::json& c : j["configs"]) {
+    if (!c.is_array()) return InvalidArgument(bad);
+    std::vector<int64_t> config;
+    for (const nlohmann::json& v : c) {
+      if (!v.is_number_integer()) return InvalidArgument(bad);
+      config.push_back(v.get<int64_t>());
+    }
+    configs.push_back(std::move(config));
+  }
+  return configs;
+}
+
 }  // namespace
 
 Status WriteSearchMeta(const std::string& search_path, const SearchMeta& meta) {
   nlohmann::ordered_json j = {{"argv", meta.argv}, {"elapsed_s", meta.elapsed_s}};
   if (meta.pending) {
     j["pending"] = {{"run", meta.pending->run_id}, {"configs", meta.pending->configs}};
+  }
+  if (!meta.warm_start.empty()) {
+    j["warm_start"] = {{"configs", meta.warm_start}, {"about", meta.warm_about}};
   }
   return WriteFileAtomic(MetaPath(search_path), j.dump(2) + "\n");
 }
@@ -52,25 +72,25 @@ Result<SearchMeta> ReadSearchMeta(const std::string& search_path) {
     meta.argv.push_back(a.get<std::string>());
   }
   meta.elapsed_s = j["elapsed_s"].get<double>();
-  if (!j.contains("pending")) return meta;
-  const nlohmann::json& b = j["pending"];
-  const std::string bad = path + ": \"pending\" is not {\"run\": ID, \"configs\": [[...], ...]}";
-  if (!b.is_object() || !b.contains("run") || !b["run"].is_string() || !b.contains("configs") ||
-      !b["configs"].is_array()) {
-    return InvalidArgument(bad);
+  if (j.contains("pending")) {
+    const nlohmann::json& b = j["pending"];
+    const std::string bad = path + ": \"pending\" is not {\"run\": ID, \"configs\": [[...], ...]}";
+    if (!b.is_object() || !b.contains("run") || !b["run"].is_string()) return InvalidArgument(bad);
+    SearchMeta::Batch batch;
+    batch.run_id = b["run"].get<std::string>();
+    KT_ASSIGN_OR_RETURN(batch.configs, ConfigsOf(b, bad));
+    meta.pending = std::move(batch);
   }
-  SearchMeta::Batch batch;
-  batch.run_id = b["run"].get<std::string>();
-  for (const nlohmann::json& c : b["configs"]) {
-    if (!c.is_array()) return InvalidArgument(bad);
-    std::vector<int64_t> config;
-    for (const nlohmann::json& v : c) {
-      if (!v.is_number_integer()) return InvalidArgument(bad);
-      config.push_back(v.get<int64_t>());
+  if (j.contains("warm_start")) {
+    const nlohmann::json& w = j["warm_start"];
+    const std::string bad =
+        path + ": \"warm_start\" is not {\"configs\": [[...], ...], \"about\": TEXT}";
+    if (!w.is_object() || !w.contains("about") || !w["about"].is_string()) {
+      return InvalidArgument(bad);
     }
-    batch.configs.push_back(std::move(config));
+    KT_ASSIGN_OR_RETURN(meta.warm_start, ConfigsOf(w, bad));
+    meta.warm_about = w["about"].get<std::string>();
   }
-  meta.pending = std::move(batch);
   return meta;
 }
 

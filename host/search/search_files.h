@@ -9,7 +9,10 @@
 //                                                   the batch being measured (its run, and its
 //                                                   configurations in the run's variant order),
 //                                                   present from before its run is asked until its
-//                                                   evaluations are journaled
+//                                                   evaluations are journaled; and "warm_start":
+//                                                   {"configs": [[...], ...], "about": TEXT}, the
+//                                                   configurations asked first (host/search/
+//                                                   warm_start.h), so that --resume asks the same
 //
 // Search ids are run ids (host/results/results_dir.h NewRunId): they sort by start time.
 #pragma once
@@ -36,6 +39,8 @@ struct SearchMeta {
   std::vector<std::string> argv;
   double elapsed_s = 0;
   std::optional<Batch> pending;
+  std::vector<std::vector<int64_t>> warm_start = {};
+  std::string warm_about = "";
 };
 // <search file without .csv>.json, written atomically.
 Status WriteSearchMeta(const std::string& search_path, const SearchMeta& meta);

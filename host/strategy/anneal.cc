@@ -1,7 +1,8 @@
 // Simulated annealing as Kernel Tuner's simulated_annealing strategy (version 1.0's defaults:
 // T = 1.0, T_min = 0.001, alpha = 0.995, one proposal per temperature step), on one walker:
 //
-// - It starts at a random point. Each step proposes a random neighbour of the current point: a
+// - It starts at the best point of a warm start (all of them asked first, as one batch), else at
+//   a random point. Each step proposes a random neighbour of the current point: a
 //   Hamming neighbour one time in five, else a strictly adjacent one (a random point when there
 //   is none).
 // - The temperature follows the budget: T = T0 * alpha^(max_iter / budget * evaluations), with
@@ -29,7 +30,10 @@ class Anneal : public StrategyBase {
   Anneal(const SearchSpace& space, const StrategyOptions& options)
       : StrategyBase(space, options), max_iter_(std::ceil(std::log(kTMin) / std::log(kAlpha))) {}
 
-  std::vector<size_t> Ask(size_t /*max*/) override {
+  std::vector<size_t> Ask(size_t max) override {
+    if (std::vector<size_t> warm = AskWarm(max); !warm.empty()) return warm;
+    if (current_ == kNone) current_ = BestWarm();
+    if (current_ == space_.size()) current_ = kNone;
     if (current_ == kNone) return Jump();
     for (int step = 0; step < kStepsWithoutNew; ++step) {
       const size_t next = Neighbour();

@@ -1,7 +1,8 @@
 // A genetic algorithm as Kernel Tuner's genetic_algorithm strategy (version 1.0's defaults:
 // population 20, at most 100 generations, uniform crossover, a mutation for one child in 10):
 //
-// - The first generation is drawn at random. A generation's members not measured yet are asked
+// - The first generation is a warm start's points (as many as fit), then points drawn at random. A
+// generation's members not measured yet are asked
 //   as one batch (so they build in parallel); members measured before cost nothing.
 // - The next generation: the population ranked by time (infeasible last); two distinct parents
 //   drawn by rank, rank = floor(popsize * x) with x ~ Beta(1, 2.5) (drawn by its inverse CDF,
@@ -33,6 +34,8 @@ class Genetic : public StrategyBase {
 
   std::vector<size_t> Ask(size_t max) override {
     if (population_.empty()) {
+      population_ = AskWarm(popsize_);
+      waiting_ = population_;
       while (population_.size() < popsize_) {
         const size_t p = AskRandom();
         if (p == space_.size()) break;

@@ -64,6 +64,18 @@ size_t SearchSpace::Find(const Point& p) const {
   return it == index_.end() ? size() : it->second;
 }
 
+size_t SearchSpace::FindConfig(const std::vector<int64_t>& config) const {
+  if (config.size() != dimensions()) return size();
+  Point p(config.size());
+  for (size_t d = 0; d < config.size(); ++d) {
+    const auto& vs = values_[d];
+    const auto at = std::find(vs.begin(), vs.end(), config[d]);
+    if (at == vs.end()) return size();
+    p[d] = static_cast<uint32_t>(at - vs.begin());
+  }
+  return Find(p);
+}
+
 std::vector<size_t> SearchSpace::HammingNeighbours(size_t i) const {
   std::vector<size_t> out;
   Point p = points_[i];

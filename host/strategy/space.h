@@ -37,6 +37,8 @@ class SearchSpace {
   std::vector<int64_t> config(size_t i) const;
   // The feasible point at `p`, or size() when `p` is not one.
   size_t Find(const Point& p) const;
+  // The feasible point holding the values `config` (one per parameter), or size() when none does.
+  size_t FindConfig(const std::vector<int64_t>& config) const;
   std::vector<size_t> HammingNeighbours(size_t i) const;
   std::vector<size_t> AdjacentNeighbours(size_t i) const;
   std::vector<double> Coordinates(size_t i) const;

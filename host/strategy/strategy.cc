@@ -1,5 +1,6 @@
 #include "host/strategy/strategy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -15,7 +16,7 @@ class GridStrategy : public StrategyBase {
  public:
   using StrategyBase::StrategyBase;
   std::vector<size_t> Ask(size_t max) override {
-    std::vector<size_t> out;
+    std::vector<size_t> out = AskWarm(max);
     for (; next_ < space_.size() && out.size() < max; ++next_) {
       if (MarkAsked(next_)) out.push_back(next_);
     }
@@ -31,7 +32,7 @@ class RandomStrategy : public StrategyBase {
  public:
   using StrategyBase::StrategyBase;
   std::vector<size_t> Ask(size_t max) override {
-    std::vector<size_t> out;
+    std::vector<size_t> out = AskWarm(max);
     while (out.size() < max) {
       const size_t p = AskRandom();
       if (p == space_.size()) break;
@@ -85,6 +86,17 @@ std::unique_ptr<Strategy> MakeStrategy(StrategyKind kind, const SearchSpace& spa
   return nullptr;
 }
 
+std::vector<size_t> WarmStartPoints(const SearchSpace& space,
+                                    const std::vector<std::vector<int64_t>>& ranked, size_t count) {
+  std::vector<size_t> out;
+  for (const std::vector<int64_t>& c : ranked) {
+    if (out.size() >= count) break;
+    const size_t p = space.FindConfig(c);
+    if (p < space.size() && std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  }
+  return out;
+}
+
 StrategyBase::StrategyBase(const SearchSpace& space, const StrategyOptions& options)
     : space_(space),
       options_(options),
@@ -134,6 +146,25 @@ size_t StrategyBase::AskRandom() {
   }
   MarkAsked(p);
   return p;
+}
+
+std::vector<size_t> StrategyBase::AskWarm(size_t max) {
+  std::vector<size_t> out;
+  const std::vector<size_t>& warm = options_.warm_start;
+  for (; warm_next_ < warm.size() && out.size() < max; ++warm_next_) {
+    const size_t p = warm[warm_next_];
+    if (p < space_.size() && MarkAsked(p)) out.push_back(p);
+  }
+  return out;
+}
+
+size_t StrategyBase::BestWarm() const {
+  size_t best = space_.size();
+  for (size_t p : options_.warm_start) {
+    if (p >= space_.size() || !std::isfinite(cost_[p])) continue;
+    if (best == space_.size() || cost_[p] < cost_[best]) best = p;
+  }
+  return best;
 }
 
 }  // namespace ktune::host

@@ -13,6 +13,12 @@
 //   bayes    Bayesian optimization: a Gaussian process, expected improvement over the feasible
 //            configurations not yet measured (host/strategy/bayes.cc)
 //
+// A warm start (StrategyOptions::warm_start: the best configurations measured at another shape or
+// on another board, khost tune's transfer from the tuning database) is asked first, in its order,
+// and each strategy starts from what it gave: grid and random go on in their own order, bayes
+// counts the warm points in its first sample (fewer random ones), anneal starts its walk at the
+// best warm point, genetic makes the warm points its first generation's first members.
+//
 // Pure and deterministic: the same space, options and results give the same asks, on every
 // machine (draws through common/random.h).
 #pragma once
@@ -40,6 +46,9 @@ struct StrategyOptions {
   // The evaluations the search may spend (0: the whole space): anneal fits its cooling schedule
   // to it, bayes its first random samples.
   size_t budget = 0;
+  // Points to ask first, most promising first (the warm start above); a point out of the space or
+  // given twice is asked once or not at all.
+  std::vector<size_t> warm_start = {};
 };
 
 class Strategy {
@@ -50,6 +59,12 @@ class Strategy {
   // The result of an asked point: its time, or nullopt when it is infeasible.
   virtual void Tell(size_t point, std::optional<double> time) = 0;
 };
+
+// A warm start (pure): the points of `space` that hold the configurations `ranked` (their values,
+// most promising first), in that order, at most `count`; a configuration the space lacks (another
+// shape's constraints took it) is skipped.
+std::vector<size_t> WarmStartPoints(const SearchSpace& space,
+                                    const std::vector<std::vector<int64_t>>& ranked, size_t count);
 
 std::unique_ptr<Strategy> MakeStrategy(StrategyKind kind, const SearchSpace& space,
                                        const StrategyOptions& options);
@@ -77,6 +92,10 @@ class StrategyBase : public Strategy {
   // A point not asked yet, drawn uniformly and marked asked; size() of the space when every point
   // was asked.
   size_t AskRandom();
+  // The warm start's next points not asked yet, at most `max`, marked asked.
+  std::vector<size_t> AskWarm(size_t max);
+  // The fastest warm-start point told feasible; size() of the space when there is none.
+  size_t BestWarm() const;
 
   const SearchSpace& space_;
   StrategyOptions options_;
@@ -86,6 +105,7 @@ class StrategyBase : public Strategy {
   std::vector<bool> asked_;
   std::vector<double> cost_;
   size_t told_ = 0, asked_count_ = 0;
+  size_t warm_next_ = 0;  // into options_.warm_start
 };
 
 }  // namespace ktune::host

@@ -251,6 +251,42 @@ TEST_CASE("search killed during a batch: --resume continues that batch's run on 
   CHECK_FALSE(ReadSearchMeta(s.Journal()).value().pending);
 }
 
+TEST_CASE("search at a new shape starts from the tuning database's best at the nearest one") {
+  Search s;
+  // Every configuration at N=1 into the search's tuning database (the test home's).
+  auto grid = s.Khost({"--strategy", "grid", "--batch", "23", "--shape", "N=1"});
+  REQUIRE_MESSAGE(grid.exit_code == 0, grid.err);
+  CHECK_FALSE(Contains(grid.out, "warm start: 3"));
+  fs::remove_all(s.root + "/valley/run/searches");
+  auto r = s.Khost({"--strategy", "bayes", "--budget", "6", "--batch", "3", "--seed", "2",
+                    "--warm-start", "3", "--shape", "N=4"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(Contains(r.out,
+                 "warm start: 3 configurations first: the tuning database's best at N=1 (same "
+                 "board, nearest shape)"));
+  const Evaluations e = s.Read();
+  REQUIRE(e.rows.size() == 6);
+  CHECK(e.comments.back() ==
+        "warm start: 3 configurations first: the tuning database's best at "
+        "N=1 (same board, nearest shape)");
+  // The first batch is N=1's best, (3, 2) at 5 ms, then two of the three at 10 ms.
+  CHECK(e.rows[0].config == std::vector<int64_t>{3, 2});
+  const std::set<std::vector<int64_t>> next = {{4, 2}, {3, 1}, {3, 3}};
+  CHECK(next.count(e.rows[1].config) == 1);
+  CHECK(next.count(e.rows[2].config) == 1);
+  auto meta = ReadSearchMeta(s.Journal());
+  REQUIRE(meta.ok());
+  CHECK(meta->warm_start.size() == 3);
+  CHECK(meta->warm_start[0] == std::vector<int64_t>{3, 2});
+
+  // --warm-start 0: cold.
+  fs::remove_all(s.root + "/valley/run/searches");
+  auto cold =
+      s.Khost({"--strategy", "random", "--budget", "2", "--warm-start", "0", "--shape", "N=4"});
+  REQUIRE_MESSAGE(cold.exit_code == 0, cold.err);
+  CHECK_FALSE(Contains(cold.out, "warm start"));
+}
+
 TEST_CASE("search: bad input is one error line before anything is built") {
   Search s;
   auto error = [&](std::vector<std::string> extra) {
@@ -267,6 +303,9 @@ TEST_CASE("search: bad input is one error line before anything is built") {
   CHECK(Contains(error({"--strategy", "anneal"}),
                  "--strategy anneal needs --budget N or --budget-time SECONDS"));
   CHECK(Contains(error({"--budget", "5"}), "--budget goes with --strategy"));
+  CHECK(Contains(error({"--warm-start", "5"}), "--warm-start goes with --strategy"));
+  CHECK(Contains(error({"--strategy", "random", "--budget", "2", "--warm-start", "-1"}),
+                 "--warm-start '-1'"));
   CHECK(Contains(error({"--strategy", "grid", "--sample", "3"}),
                  "--strategy cannot go with --sample"));
   CHECK(Contains(error({"--strategy", "grid", "--shape", "N=1", "--resume"}),

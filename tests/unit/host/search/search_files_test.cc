@@ -27,6 +27,16 @@ TEST_CASE("the metadata keeps the arguments, the seconds and the batch being mea
   REQUIRE(read->pending);
   CHECK(read->pending->run_id == "R1");
   CHECK(read->pending->configs == std::vector<std::vector<int64_t>>{{1, 2}, {-3, 4}});
+  CHECK(read->warm_start.empty());
+
+  meta.warm_start = {{5, 6}, {7, 8}};
+  meta.warm_about = "2 configurations first";
+  REQUIRE(WriteSearchMeta(path, meta).ok());
+  read = ReadSearchMeta(path);
+  REQUIRE(read.ok());
+  CHECK(read->warm_start == meta.warm_start);
+  CHECK(read->warm_about == "2 configurations first");
+  CHECK(read->pending->run_id == "R1");
 }
 
 TEST_CASE("malformed metadata is an error naming the file") {
@@ -37,7 +47,9 @@ TEST_CASE("malformed metadata is an error naming the file") {
         R"({"argv": [], "elapsed_s": 0, "pending": {"run": "R"}})",
         R"({"argv": [], "elapsed_s": 0, "pending": {"run": "R", "configs": [1]}})",
         R"({"argv": [], "elapsed_s": 0, "pending": {"run": 1, "configs": []}})",
-        R"({"argv": [], "elapsed_s": 0, "pending": {"run": "R", "configs": [[0.5]]}})"}) {
+        R"({"argv": [], "elapsed_s": 0, "pending": {"run": "R", "configs": [[0.5]]}})",
+        R"({"argv": [], "elapsed_s": 0, "warm_start": {"configs": [[1]]}})",
+        R"({"argv": [], "elapsed_s": 0, "warm_start": {"configs": [1], "about": ""}})"}) {
     CAPTURE(text);
     REQUIRE(WriteFileAtomic(tmp / "S.json", text).ok());
     const auto read = ReadSearchMeta(path);

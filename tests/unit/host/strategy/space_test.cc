@@ -35,6 +35,10 @@ TEST_CASE("search space: points, lookups and coordinates") {
   CHECK(s.Find(Point{1, 1}) == s.size());  // infeasible
   CHECK(s.Find(Point{3, 0}) == s.size());  // out of range
   CHECK(s.Find(Point{0}) == s.size());     // wrong size
+  CHECK(s.FindConfig({2, 30}) == 4);
+  CHECK(s.FindConfig({2, 20}) == s.size());  // infeasible
+  CHECK(s.FindConfig({3, 10}) == s.size());  // not a candidate value
+  CHECK(s.FindConfig({1}) == s.size());      // wrong size
   CHECK(s.Coordinates(4) == std::vector<double>{0.5, 2.5 / 3});
 }
 

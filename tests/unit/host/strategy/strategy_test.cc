@@ -108,6 +108,80 @@ TEST_CASE("on an easy landscape the strategies that learn find the optimum in a 
   CHECK(MedianToOptimum(StrategyKind::kBayes, l, 120, 4) <= 50);  // 17
 }
 
+TEST_CASE("a warm start is asked first, in its order, once, whatever the strategy") {
+  const Landscape l = Bowl(true, 6);
+  const size_t a = l.space.Find(Point{4, 1, 2}), b = l.space.Find(Point{0, 0, 0});
+  REQUIRE(a < l.space.size());
+  // Given twice, and a point out of the space: each point asked once, the stranger never.
+  const std::vector<size_t> warm = {a, b, a, l.space.size() + 3};
+  for (StrategyKind k : kAll) {
+    CAPTURE(StrategyName(k));
+    const Trace t = Replay(k, l, {.seed = 5, .budget = 60, .warm_start = warm}, 1, 60);
+    REQUIRE(t.evaluated.size() >= 2);
+    CHECK(t.evaluated[0] == a);
+    CHECK(t.evaluated[1] == b);
+    CHECK(std::count(t.evaluated.begin(), t.evaluated.end(), a) == 1);
+    CHECK(std::set<size_t>(t.evaluated.begin(), t.evaluated.end()).size() == t.evaluated.size());
+  }
+  // Grid goes on in the space's order after it.
+  const Trace grid = Replay(StrategyKind::kGrid, l, {.warm_start = {5, 2}}, 4, 6);
+  CHECK(grid.evaluated == std::vector<size_t>{5, 2, 0, 1, 3, 4});
+}
+
+TEST_CASE("anneal walks on from the best warm point; genetic breeds from the warm points") {
+  const Landscape l = Bowl(false, 8);
+  const size_t good = l.space.Find(Point{3, 4, 1}), bad = l.space.Find(Point{0, 0, 7});
+  const Trace anneal =
+      Replay(StrategyKind::kAnneal, l, {.seed = 9, .budget = 50, .warm_start = {bad, good}}, 1, 3);
+  REQUIRE(anneal.evaluated.size() == 3);
+  // The walk's first step: a neighbour of the better warm point.
+  std::vector<size_t> near = l.space.HammingNeighbours(good);
+  const std::vector<size_t> adjacent = l.space.AdjacentNeighbours(good);
+  near.insert(near.end(), adjacent.begin(), adjacent.end());
+  CHECK(std::count(near.begin(), near.end(), anneal.evaluated[2]) == 1);
+  // Genetic: its first generation (20) holds the warm points, asked first as one batch.
+  const Trace genetic =
+      Replay(StrategyKind::kGenetic, l, {.seed = 9, .warm_start = {good, bad}}, 20, 20);
+  CHECK(genetic.evaluated[0] == good);
+  CHECK(genetic.evaluated[1] == bad);
+}
+
+TEST_CASE("warm-started near the optimum, Bayesian optimization is there at once") {
+  const Landscape l = Bowl(true, 8);
+  // Another shape's best: points one step from the optimum (2, 4, 1), 5% slower than it.
+  std::vector<size_t> warm;
+  for (const Point& p : {Point{1, 4, 1}, Point{2, 5, 1}, Point{2, 4, 2}}) {
+    warm.push_back(l.space.Find(p));
+  }
+  std::vector<size_t> cold_5, warm_5, cold_0, warm_0;
+  for (uint64_t seed = 1; seed <= 7; ++seed) {
+    for (bool w : {false, true}) {
+      const StrategyOptions o{
+          .seed = seed, .budget = 120, .warm_start = w ? warm : std::vector<size_t>{}};
+      const Trace t = Replay(StrategyKind::kBayes, l, o, 4, 120);
+      (w ? warm_5 : cold_5).push_back(EvaluationsToReach(t, *l.optimum(), 0.05).value_or(121));
+      (w ? warm_0 : cold_0).push_back(EvaluationsToReach(t, *l.optimum(), 0).value_or(121));
+    }
+  }
+  for (auto* v : {&cold_5, &warm_5, &cold_0, &warm_0}) std::sort(v->begin(), v->end());
+  MESSAGE("bayes, median of 7 seeds: to 5% cold ", cold_5[3], ", warm ", warm_5[3],
+          "; to the optimum cold ", cold_0[3], ", warm ", warm_0[3]);
+  CHECK(warm_5.back() == 1);  // every seed: its first point
+  CHECK(cold_5[3] > 4);
+  // The warm points replace random draws, and the model is no worse for it.
+  CHECK(warm_0[3] <= cold_0[3]);
+}
+
+TEST_CASE("warm start points: the configurations the space holds, in order, at most as asked") {
+  const SearchSpace space =
+      SearchSpace::Make({"A", "B"}, {{1, 2}, {8, 16}}, {{1, 8}, {1, 16}, {2, 8}}).value();
+  const std::vector<std::vector<int64_t>> ranked = {{2, 16}, {2, 8}, {3, 8}, {1, 8},
+                                                    {2, 8},  {1},    {1, 16}};
+  CHECK(WarmStartPoints(space, ranked, 10) == std::vector<size_t>{2, 0, 1});
+  CHECK(WarmStartPoints(space, ranked, 2) == std::vector<size_t>{2, 0});
+  CHECK(WarmStartPoints(space, {}, 3).empty());
+}
+
 TEST_CASE("strategies on a space of one point, and on a space where everything fails") {
   Landscape one{SearchSpace::Make({"A"}, {{1}}, {{1}}).value(), {2.0}};
   Landscape none{SearchSpace::Make({"A"}, {{1, 2, 3}}, {{1}, {2}, {3}}).value(),

@@ -1,0 +1,74 @@
+// The search's warm start from the tuning database: khost best's answers mapped into the space,
+// and the database asked for them (a real SQLite file).
+#include "host/search/warm_start.h"
+
+#include <doctest/doctest.h>
+
+#include "tests/unit/host/db/db_fixture.h"
+#include "tests/unit/temp_dir.h"
+
+namespace ktune::host {
+namespace {
+
+BestAnswer Answer(const std::string& shape, const std::string& fallback,
+                  const std::vector<std::string>& configs) {
+  BestAnswer a;
+  a.shape = ParseParams(shape).value();
+  a.fallback = fallback;
+  for (const std::string& c : configs) {
+    BestEntry e;
+    e.config = c;
+    a.entries.push_back(e);
+  }
+  return a;
+}
+
+TEST_CASE("a warm start takes each shape's answers in turn, skipping what the space lacks") {
+  const SearchSpace space = SearchSpace::Make({"A", "B"}, {{1, 2, 4}, {8, 16}},
+                                              {{1, 8}, {1, 16}, {2, 8}, {2, 16}, {4, 8}})
+                                .value();
+  const std::vector<BestAnswer> answers = {
+      Answer("M=64", "same board, nearest shape", {"B=16;A=2", "A=4;B=16", "A=1;B=8"}),
+      Answer("M=8", "another board, same shape", {"A=2;B=16", "A=x;B=8", "A=4;B=8", "A=1"})};
+  const WarmStart w = WarmStartOf(space, answers, 10);
+  // Rank by rank: (2, 16) once; (4, 16) is infeasible here; "A=x" and "A=1" alone are not
+  // configurations of the space.
+  CHECK(w.configs == std::vector<std::vector<int64_t>>{{2, 16}, {1, 8}, {4, 8}});
+  CHECK(w.about ==
+        "3 configurations first: the tuning database's best at M=64 (same board, nearest "
+        "shape), M=8 (another board, same shape)");
+  CHECK(WarmStartOf(space, answers, 1).configs == std::vector<std::vector<int64_t>>{{2, 16}});
+  const WarmStart none =
+      WarmStartOf(space, {Answer("M=64", "same board and shape", {"A=3;B=8"})}, 5);
+  CHECK(none.configs.empty());
+  CHECK(none.about == "the tuning database's best configurations are none of this space's");
+}
+
+TEST_CASE("the warm start asks the database: the nearest shape's best, or why there is none") {
+  test::UnitTempDir tmp;
+  const DbChoice choice{(tmp / "t.db"), "--db"};
+  const SearchSpace space =
+      SearchSpace::Make({"BLOCK"}, {{1, 2, 3, 4}}, {{1}, {2}, {3}, {4}}).value();
+  WarmStart w = FindWarmStart(choice, "k", "x86_64:test", {{{"M", "128"}}}, space, 2);
+  CHECK(w.configs.empty());
+  CHECK(w.about.starts_with("none: "));
+  CHECK(FindWarmStart(std::nullopt, "k", "", {}, space, 2).about ==
+        "none: no tuning database (--db none)");
+
+  auto db = TuningDb::Open(choice);
+  REQUIRE(db.ok());
+  // Measured at M=64: BLOCK=3 fastest, then 1, then 2.
+  std::vector<RepetitionRow> rows;
+  const double seconds[3] = {2e-3, 3e-3, 1e-3};
+  for (uint32_t v = 0; v < 3; ++v) {
+    for (uint32_t rep = 0; rep < 3; ++rep) rows.push_back(dbtest::Row("R1", v, rep, seconds[v]));
+  }
+  REQUIRE((*db)->RecordRun(dbtest::Meta("R1"), rows, "host").ok());
+  w = FindWarmStart(choice, "k", "x86_64:test", {{{"M", "128"}}}, space, 2);
+  CHECK(w.configs == std::vector<std::vector<int64_t>>{{3}, {1}});
+  CHECK(w.about ==
+        "2 configurations first: the tuning database's best at M=64 (same board, nearest shape)");
+}
+
+}  // namespace
+}  // namespace ktune::host
