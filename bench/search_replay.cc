@@ -3,6 +3,11 @@
 // for many seeds, against random search in the same table.
 //
 //   search_replay [--seeds N] [--batch B] [--budget PCT] [--only NAME] FILE...
+//   search_replay --transfer [--warm-top K] [--seeds N] [--batch B] [--budget PCT] FILE...
+//
+// --transfer (issue 35): each file searched cold, and warm-started from each other file's K
+// fastest configurations (default 5) as khost tune --strategy warm-starts from the tuning
+// database; evaluations to within 2%, median and p90, and warm over cold.
 //
 // For each file and strategy: the evaluations until the best found is within 5% and within 2% of
 // the grid's optimum (median and 90th percentile over the seeds; ">" when a seed did not get

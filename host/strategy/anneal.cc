@@ -2,9 +2,8 @@
 // T = 1.0, T_min = 0.001, alpha = 0.995, one proposal per temperature step), on one walker:
 //
 // - It starts at the best point of a warm start (all of them asked first, as one batch), else at
-//   a random point. Each step proposes a random neighbour of the current point: a
-//   Hamming neighbour one time in five, else a strictly adjacent one (a random point when there
-//   is none).
+//   a random point. Each step proposes a random neighbour of the current point: a Hamming
+//   neighbour one time in five, else a strictly adjacent one (a random point when there is none).
 // - The temperature follows the budget: T = T0 * alpha^(max_iter / budget * evaluations), with
 //   max_iter = ceil(ln(T_min) / ln(alpha)), so the whole schedule fits the evaluations given.
 // - Acceptance on relative cost, as Kernel Tuner's: a better neighbour always, a worse one with
@@ -32,8 +31,7 @@ class Anneal : public StrategyBase {
 
   std::vector<size_t> Ask(size_t max) override {
     if (std::vector<size_t> warm = AskWarm(max); !warm.empty()) return warm;
-    if (current_ == kNone) current_ = BestWarm();
-    if (current_ == space_.size()) current_ = kNone;
+    if (current_ == kNone && BestWarm() < space_.size()) current_ = BestWarm();
     if (current_ == kNone) return Jump();
     for (int step = 0; step < kStepsWithoutNew; ++step) {
       const size_t next = Neighbour();

@@ -1,9 +1,9 @@
 // A genetic algorithm as Kernel Tuner's genetic_algorithm strategy (version 1.0's defaults:
 // population 20, at most 100 generations, uniform crossover, a mutation for one child in 10):
 //
-// - The first generation is a warm start's points (as many as fit), then points drawn at random. A
-// generation's members not measured yet are asked
-//   as one batch (so they build in parallel); members measured before cost nothing.
+// - The first generation is a warm start's points (as many as fit), then points drawn at
+//   random. A generation's members not measured yet are asked as one batch (so they build in
+//   parallel); members measured before cost nothing.
 // - The next generation: the population ranked by time (infeasible last); two distinct parents
 //   drawn by rank, rank = floor(popsize * x) with x ~ Beta(1, 2.5) (drawn by its inverse CDF,
 //   1 - (1 - u)^(1 / 2.5)), which favours the best; uniform crossover (each parameter from either
