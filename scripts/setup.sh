@@ -174,7 +174,9 @@ case "$action" in
   test)
     if [ $sanitize = 1 ]; then
       dir="$repo/build-asan"
-      build "$dir" -DCMAKE_BUILD_TYPE=Debug -DKTUNE_SANITIZE=ON
+      # A unity build (a third of the compile time); the default build keeps compiling each
+      # file on its own, so that each still includes what it uses (docs/ARCHITECTURE.md, Tests).
+      build "$dir" -DCMAKE_BUILD_TYPE=Debug -DKTUNE_SANITIZE=ON -DCMAKE_UNITY_BUILD=ON
     else
       dir="$repo/build"
       build "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -186,7 +188,7 @@ case "$action" in
     # virtual board; `vboard.sh build` builds that agent, then the board's kernel and initramfs
     # (cached in ~/.cache/ktune/vboard; the kernel takes minutes the first time).
     "$repo/scripts/vboard.sh" build
-    ctest --test-dir "$dir" --output-on-failure
+    ctest --test-dir "$dir" --output-on-failure --parallel "$(nproc)"
     ;;
   *)
     echo "usage: scripts/setup.sh demo | test [--sanitize] | build" >&2

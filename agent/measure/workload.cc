@@ -76,7 +76,10 @@ struct ChildFailure {
   int error;
 };
 
-// Keeps the first `head` bytes and the last `tail` bytes of a stream.
+}  // namespace
+
+// Keeps the first `head` bytes and the last `tail` bytes of a stream (outside the anonymous
+// namespace: Workload::Progress holds one).
 class BoundedOutput {
  public:
   BoundedOutput(size_t head, size_t tail) : head_limit_(head), tail_limit_(tail) {}
@@ -106,8 +109,6 @@ class BoundedOutput {
   std::string head_, tail_;
   uint64_t total_ = 0;
 };
-
-}  // namespace
 
 Result<Canceller> Canceller::Create() {
   const int fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

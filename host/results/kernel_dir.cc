@@ -15,7 +15,7 @@
 
 namespace ktune::host {
 namespace fs = std::filesystem;
-using json = nlohmann::ordered_json;
+using ordered_json = nlohmann::ordered_json;
 
 namespace {
 
@@ -37,7 +37,7 @@ bool IsPathKey(const std::string& key) {
   return key.size() > 5 && key.compare(key.size() - 5, 5, "_path") == 0;
 }
 
-std::string ScalarText(const json& v) {
+std::string ScalarText(const ordered_json& v) {
   if (v.is_string()) return v.get<std::string>();
   return v.dump();
 }
@@ -86,7 +86,7 @@ std::string KernelSymbol(const std::string& kernel) {
 namespace {
 
 // A variant's "shape": positive integers named by letters, digits and '_'.
-Status ParseVariantShape(const json& value, const std::string& where, KernelVariant* var) {
+Status ParseVariantShape(const ordered_json& value, const std::string& where, KernelVariant* var) {
   if (!value.is_object()) return InvalidArgument(where + ": \"shape\" must be an object");
   for (const auto& [name, dim] : value.items()) {
     if (ShapeDirName({{name, "1"}}).empty()) {
@@ -101,7 +101,7 @@ Status ParseVariantShape(const json& value, const std::string& where, KernelVari
 }
 
 // One entry of "variants": its paths, args, shape, test data and parameters.
-Result<KernelVariant> ParseVariant(const json& v, const std::string& where,
+Result<KernelVariant> ParseVariant(const ordered_json& v, const std::string& where,
                                    const std::string& kernel) {
   if (!v.is_object()) return InvalidArgument(where + " is not an object");
   if (!v.contains("elf_path") || !v["elf_path"].is_string()) {
@@ -117,7 +117,7 @@ Result<KernelVariant> ParseVariant(const json& v, const std::string& where,
     if (IsPathKey(key)) continue;
     if (key == "args") {
       if (!value.is_array()) return InvalidArgument(where + ": \"args\" must be a list");
-      for (const json& a : value) var.args.push_back(ScalarText(a));
+      for (const ordered_json& a : value) var.args.push_back(ScalarText(a));
     } else if (key == "shape") {
       KT_RETURN_IF_ERROR(ParseVariantShape(value, where, &var));
     } else if (key == "test_data") {
@@ -145,17 +145,18 @@ Result<KernelVariant> ParseVariant(const json& v, const std::string& where,
 Result<KernelDir> ParseConfigsJson(const std::string& text, const std::string& kernel) {
   KernelDir dir;
   dir.kernel = kernel;
-  json doc;
+  ordered_json doc;
   try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
+    doc = ordered_json::parse(text);
+  } catch (
+      const ordered_json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
     return InvalidArgument("configs.json of " + kernel + " is not valid JSON: " + e.what());
   }
   if (!doc.is_object() || !doc.contains("variants") || !doc["variants"].is_array()) {
     return InvalidArgument("configs.json of " + kernel + " has no \"variants\" list");
   }
   size_t index = 0;
-  for (const json& v : doc["variants"]) {
+  for (const ordered_json& v : doc["variants"]) {
     const std::string where = "configs.json of " + kernel + ", variant " + std::to_string(index++);
     KT_ASSIGN_OR_RETURN(KernelVariant var, ParseVariant(v, where, kernel));
     dir.variants.push_back(std::move(var));

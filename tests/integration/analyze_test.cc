@@ -13,6 +13,7 @@
 #include "common/strings.h"
 #include "host/report/stats.h"
 #include "host/util/subprocess.h"
+#include "tests/contains.h"
 #include "tests/integration/harness.h"
 
 namespace ktune::host {
@@ -20,9 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using test::Contains;
 
 // spin.elf holding the CPU for 4, 8 and 16 ms: the ranking and its verdict are known.
 void MakeSpinKernel(const std::string& root) {

@@ -13,15 +13,14 @@
 
 #include "common/fs.h"
 #include "host/util/subprocess.h"
+#include "tests/contains.h"
 #include "tests/integration/harness.h"
 
 namespace ktune::host {
 namespace {
 namespace fs = std::filesystem;
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using test::Contains;
 
 size_t Count(const std::string& haystack, const std::string& needle) {
   size_t n = 0;

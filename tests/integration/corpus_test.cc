@@ -8,15 +8,14 @@
 
 #include "common/fs.h"
 #include "host/corpus/corpus.h"
+#include "tests/contains.h"
 #include "tests/integration/harness.h"
 
 namespace ktune::host {
 namespace {
 namespace fs = std::filesystem;
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using test::Contains;
 
 struct Corpus {
   test::TempDir tmp;

@@ -12,6 +12,7 @@
 
 #include "common/fs.h"
 #include "common/results.h"
+#include "tests/contains.h"
 #include "tests/integration/harness.h"
 #include "tests/integration/triton_dirs.h"
 
@@ -148,9 +149,7 @@ struct SeedKernel {
   }
 };
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using test::Contains;
 
 TEST_CASE("a seed-style main reads test data numbered from 1: C kernel, checked and measured") {
   SeedKernel k(SeedKernel::kC);

@@ -13,15 +13,14 @@
 #include "host/report/report.h"
 #include "host/report/shapes_report.h"
 #include "host/results/kernel_dir.h"
+#include "tests/contains.h"
 #include "tests/integration/harness.h"
 
 namespace ktune::host {
 namespace {
 namespace fs = std::filesystem;
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using test::Contains;
 
 std::string OnlyLine(const std::string& text) {
   return text.substr(0, text.find('\n'));

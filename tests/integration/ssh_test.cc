@@ -12,6 +12,7 @@
 
 #include "common/fs.h"
 #include "common/strings.h"
+#include "tests/contains.h"
 #include "tests/integration/harness.h"
 #include "tests/integration/ssh_server.h"
 
@@ -19,9 +20,7 @@ namespace ktune {
 namespace {
 namespace fs = std::filesystem;
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using test::Contains;
 
 std::string HostArch() {
   utsname u{};

@@ -12,6 +12,7 @@
 #include "common/results.h"
 #include "host/results/kernel_dir.h"
 #include "host/util/subprocess.h"
+#include "tests/contains.h"
 #include "tests/integration/harness.h"
 #include "tests/integration/triton_dirs.h"
 
@@ -59,9 +60,7 @@ struct Tune {
   }
 };
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using test::Contains;
 
 uint16_t ElfMachine(const std::string& path) {
   Result<std::string> read = ReadFile(path);

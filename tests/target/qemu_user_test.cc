@@ -9,15 +9,14 @@
 
 #include "common/fs.h"
 #include "common/results.h"
+#include "tests/contains.h"
 #include "tests/integration/harness.h"
 #include "tests/target/target.h"
 
 namespace ktune {
 namespace {
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using test::Contains;
 
 // docs/TARGET.md's budget for the board binary; a change that grows it past shows here first.
 TEST_CASE("the static riscv64 agentd stays within its 1.5 MB budget") {

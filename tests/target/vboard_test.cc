@@ -17,6 +17,7 @@
 #include "common/strings.h"
 #include "host/results/results_dir.h"
 #include "host/util/subprocess.h"
+#include "tests/contains.h"
 #include "tests/integration/harness.h"
 #include "tests/target/target.h"
 
@@ -45,9 +46,7 @@ std::string WhyNoBoard() {
   return "";
 }
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using test::Contains;
 
 // One board for one test: booted by scripts/vboard.sh start, powered off at the end.
 class VirtualBoard {

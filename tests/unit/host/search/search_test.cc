@@ -6,7 +6,8 @@
 namespace ktune::host {
 namespace {
 
-RepetitionRow Row(uint32_t variant, double wall_ns, std::optional<double> kernel_s = std::nullopt) {
+RepetitionRow TimedRow(uint32_t variant, double wall_ns,
+                       std::optional<double> kernel_s = std::nullopt) {
   RepetitionRow r;
   r.run_id = "R";
   r.variant_index = variant;
@@ -17,8 +18,8 @@ RepetitionRow Row(uint32_t variant, double wall_ns, std::optional<double> kernel
 }
 
 TEST_CASE("a variant's time is the median of its kernel-time when every repetition printed one") {
-  const std::vector<RepetitionRow> rows = {Row(0, 9e6, 3e-3), Row(0, 9e6, 1e-3), Row(0, 9e6, 2e-3),
-                                           Row(1, 5e6)};
+  const std::vector<RepetitionRow> rows = {TimedRow(0, 9e6, 3e-3), TimedRow(0, 9e6, 1e-3),
+                                           TimedRow(0, 9e6, 2e-3), TimedRow(1, 5e6)};
   const Evaluation e = VariantEvaluation(rows, 0);
   REQUIRE(e.time_ns);
   CHECK(*e.time_ns == doctest::Approx(2e6));
@@ -27,19 +28,20 @@ TEST_CASE("a variant's time is the median of its kernel-time when every repetiti
 }
 
 TEST_CASE("without kernel-time in every repetition the wall-time's median is the time") {
-  const std::vector<RepetitionRow> rows = {Row(0, 4e6, 1e-3), Row(0, 6e6), Row(0, 8e6)};
+  const std::vector<RepetitionRow> rows = {TimedRow(0, 4e6, 1e-3), TimedRow(0, 6e6),
+                                           TimedRow(0, 8e6)};
   REQUIRE(VariantEvaluation(rows, 0).time_ns);
   CHECK(*VariantEvaluation(rows, 0).time_ns == doctest::Approx(6e6));
 }
 
 TEST_CASE("sampling rows are not counted") {
-  std::vector<RepetitionRow> rows = {Row(0, 4e6), Row(0, 100e6)};
+  std::vector<RepetitionRow> rows = {TimedRow(0, 4e6), TimedRow(0, 100e6)};
   rows[1].sampling = true;
   CHECK(*VariantEvaluation(rows, 0).time_ns == doctest::Approx(4e6));
 }
 
 TEST_CASE("the first failing repetition makes the variant infeasible, with its reason") {
-  std::vector<RepetitionRow> rows = {Row(0, 1e6), Row(0, 1e6), Row(0, 1e6)};
+  std::vector<RepetitionRow> rows = {TimedRow(0, 1e6), TimedRow(0, 1e6), TimedRow(0, 1e6)};
   rows[1].valid = false;  // exit 0 but invalid: it printed NOT OK
   rows[2].valid = false;
   rows[2].outcome = {OutcomeKind::kSignaled, 11};
@@ -53,10 +55,10 @@ TEST_CASE("the first failing repetition makes the variant infeasible, with its r
 }
 
 TEST_CASE("a variant without rows was not measured; one without a time has none") {
-  const std::vector<RepetitionRow> rows = {Row(1, 1e6)};
+  const std::vector<RepetitionRow> rows = {TimedRow(1, 1e6)};
   CHECK(VariantEvaluation(rows, 0).status == "not measured");
   CHECK_FALSE(VariantEvaluation(rows, 0).time_ns);
-  std::vector<RepetitionRow> timeless = {Row(0, 1e6)};
+  std::vector<RepetitionRow> timeless = {TimedRow(0, 1e6)};
   timeless[0].values[0].status = ValueStatus::kNotSupported;
   CHECK(VariantEvaluation(timeless, 0).status == "no time");
 }

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include "tests/contains.h"
 #include "tests/unit/host/tune/spec_fixture.h"
 
 namespace ktune::host {
@@ -17,9 +18,7 @@ DispatchTable Table() {
            {{1024, 64}, {64, 8}, "a */ in a comment"}}};
 }
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using test::Contains;
 
 TEST_CASE("the header: a guard, the names, an entry per shape with why, and the lookup") {
   auto h = DispatchHeader(Table());

@@ -7,12 +7,11 @@
 
 #include "host/tune/kspec.h"
 #include "host/tune/toolchain.h"
+#include "tests/contains.h"
 
 namespace ktune::host::fixture {
 
-inline bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using test::Contains;
 
 inline KernelSpec Spec() {
   auto spec = ParseKernelSpec(
