@@ -7,7 +7,9 @@
 //
 // --transfer (issue 35): each file searched cold, and warm-started from each other file's K
 // fastest configurations (default 5) as khost tune --strategy warm-starts from the tuning
-// database; evaluations to within 2%, median and p90, and warm over cold.
+// database; evaluations to within 2%, median and p90, and warm over cold. The source the tuning
+// database would answer with, holding every other file's shape on one board (the nearest shape,
+// then the one with the most configurations), is marked.
 //
 // For each file and strategy: the evaluations until the best found is within 5% and within 2% of
 // the grid's optimum (median and 90th percentile over the seeds; ">" when a seed did not get
@@ -33,7 +35,9 @@
 
 #include "common/fs.h"
 #include "common/strings.h"
+#include "host/db/tuning_db.h"
 #include "host/results/evaluations.h"
+#include "host/results/shape_sets.h"
 #include "host/strategy/replay.h"
 
 #ifdef KTUNE_HAVE_DLIB
@@ -110,8 +114,22 @@ Trace ReplayDlib(const Landscape& l, uint64_t seed, size_t budget) {
 }
 #endif
 
-// A recorded landscape, or nullopt after an error line.
-std::optional<Landscape> Load(const std::string& file) {
+// The shape a landscape was recorded at, from its journal's first comment ("kernel K, toolchain
+// T, shape M=64 N=256 K=128 RUN_COUNT=3"); empty when it names none.
+Params ShapeOf(const Evaluations& e) {
+  const std::string key = ", shape ";
+  const size_t at = e.comments.empty() ? std::string::npos : e.comments.front().find(key);
+  if (at == std::string::npos) return {};
+  auto set = ParseShapeSet(e.comments.front().substr(at + key.size()));
+  Params shape;
+  if (set.ok()) {
+    for (const auto& [name, value] : *set) shape.emplace_back(name, std::to_string(value));
+  }
+  return shape;
+}
+
+// A recorded landscape (its shape into `shape` when given), or nullopt after an error line.
+std::optional<Landscape> Load(const std::string& file, Params* shape = nullptr) {
   auto text = ReadFile(file);
   if (!text.ok()) {
     std::cerr << "search_replay: " << text.status().message() << "\n";
@@ -122,6 +140,7 @@ std::optional<Landscape> Load(const std::string& file) {
     std::cerr << "search_replay: " << file << ": " << evaluations.status().message() << "\n";
     return std::nullopt;
   }
+  if (shape) *shape = ShapeOf(*evaluations);
   std::vector<Measured> measured;
   for (const Evaluation& e : evaluations->rows) measured.push_back({e.config, e.time_ns});
   auto landscape = LandscapeOf(evaluations->names, measured);
@@ -160,19 +179,37 @@ std::vector<size_t> To2(StrategyKind kind, const Landscape& l, const std::vector
   return out;
 }
 
+// Which other landscape the tuning database would answer for landscape `t` with, all of them
+// recorded on one board (host/db/tuning_db.h NearestShape); ls.size() when none is comparable.
+size_t DatabaseChoice(const std::vector<Landscape>& ls, const std::vector<Params>& shapes,
+                      size_t t) {
+  std::vector<MeasuredShape> measured;
+  std::vector<size_t> index;
+  for (size_t s = 0; s < ls.size(); ++s) {
+    if (s == t || ls[s].space.names() != ls[t].space.names()) continue;
+    measured.push_back({shapes[s], Ranked(ls[s]).size()});
+    index.push_back(s);
+  }
+  const size_t chosen = NearestShape(measured, shapes[t]);
+  return chosen < index.size() ? index[chosen] : ls.size();
+}
+
 // The transfer benchmark (issue 35): each landscape searched cold and warm-started from each
-// other landscape's `top` fastest configurations, evaluations to within 2%.
+// other landscape's `top` fastest configurations, evaluations to within 2%; the source the tuning
+// database would choose, holding all the others, is marked.
 int Transfer(const std::vector<std::string>& files, size_t seeds, size_t batch, double budget_pct,
              size_t top, const std::string& only) {
   std::vector<Landscape> ls;
-  for (const std::string& f : files) {
-    auto l = Load(f);
+  std::vector<Params> shapes(files.size());
+  for (size_t f = 0; f < files.size(); ++f) {
+    auto l = Load(files[f], &shapes[f]);
     if (!l) return 1;
     ls.push_back(std::move(*l));
   }
-  std::cout << "| target | warm start from | strategy | cold: median | p90 | warm: median | p90 | "
-               "warm / cold |\n|---|---|---|---|---|---|---|---|\n";
+  std::cout << "| target | warm start from | database's choice | strategy | cold: median | p90 | "
+               "warm: median | p90 | warm / cold |\n|---|---|---|---|---|---|---|---|---|\n";
   for (size_t t = 0; t < ls.size(); ++t) {
+    const size_t chosen = DatabaseChoice(ls, shapes, t);
     const size_t grid = ls[t].space.size();
     const size_t budget = std::max<size_t>(1, static_cast<size_t>(grid * budget_pct / 100));
     for (StrategyKind kind : {StrategyKind::kRandom, StrategyKind::kAnneal, StrategyKind::kGenetic,
@@ -187,8 +224,8 @@ int Transfer(const std::vector<std::string>& files, size_t seeds, size_t batch, 
         std::snprintf(ratio, sizeof ratio, "%.2f",
                       double(Quantile(warm, 0.5)) / double(Quantile(cold, 0.5)));
         std::cout << "| " << files[t] << " | " << files[s] << " (" << warm_points.size()
-                  << " points) | " << StrategyName(kind) << " | "
-                  << Count(Quantile(cold, 0.5), budget, grid) << " | "
+                  << " points) | " << (s == chosen ? "yes" : "") << " | " << StrategyName(kind)
+                  << " | " << Count(Quantile(cold, 0.5), budget, grid) << " | "
                   << Count(Quantile(cold, 0.9), budget, grid) << " | "
                   << Count(Quantile(warm, 0.5), budget, grid) << " | "
                   << Count(Quantile(warm, 0.9), budget, grid) << " | " << ratio << " |"

@@ -47,8 +47,8 @@ void AddSearchOptions(cxxopts::Options& o) {
                                      cxxopts::value<std::string>()->default_value("8"))(
       "warm-start",
       "with --strategy: measure first this many of the tuning database's best configurations of "
-      "the kernel at the shape searched or the nearest one measured, on this board or another "
-      "(0: start cold)",
+      "the kernel at the shape searched or the nearest one measured, on this board or another, "
+      "after every one it can reuse at this board and shape (0: start cold)",
       cxxopts::value<std::string>()->default_value("5"))(
       "resume",
       "continue a stopped search as it was asked, measuring only what its journal lacks; the "

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "common/strings.h"
 #include "host/db/tuning_db.h"
@@ -23,6 +24,21 @@ std::optional<double> ShapeDistance(const Params& measured, const Params& asked)
     d += std::fabs(std::log2(*u) - std::log2(*v));
   }
   return d;
+}
+
+size_t NearestShape(const std::vector<MeasuredShape>& measured, const Params& asked) {
+  size_t best = measured.size();
+  double best_distance = 0;
+  for (size_t i = 0; i < measured.size(); ++i) {
+    const std::optional<double> d = ShapeDistance(measured[i].shape, asked);
+    if (!d) continue;
+    if (best == measured.size() || *d < best_distance ||
+        (*d == best_distance && measured[i].configs > measured[best].configs)) {
+      best = i;
+      best_distance = *d;
+    }
+  }
+  return best;
 }
 
 std::vector<BestEntry> NewestPerConfig(std::vector<BestEntry> entries) {
@@ -69,24 +85,26 @@ constexpr const char* kSelectResults =
     "r.run_id WHERE r.kernel = $1 AND r.status = 'ok' AND r.median_ns IS NOT NULL";
 
 // Of `entries` (one board's, or every other board's), those at `shape` or, when none is, at the
-// nearest shape any of them was measured at; `nearest` says which it was.
+// shape NearestShape chooses among those they were measured at; `nearest` says which it was.
 std::vector<BestEntry> AtShape(const std::vector<BestEntry>& entries, const Params& shape,
                                bool* nearest, Params* answered) {
-  std::map<std::string, double> distance;  // shape -> to the one asked
-  for (const BestEntry& e : entries) {
-    if (distance.count(e.shape)) continue;
-    auto p = ParseParams(e.shape);
+  std::map<std::string, std::set<std::string>> configs;  // shape -> configurations measured
+  for (const BestEntry& e : entries) configs[e.shape].insert(e.config);
+  std::vector<MeasuredShape> measured;
+  std::vector<std::string> texts;
+  for (const auto& [text, c] : configs) {
+    auto p = ParseParams(text);
     if (!p.ok()) continue;
-    if (auto d = ShapeDistance(*p, shape)) distance[e.shape] = *d;
+    measured.push_back({std::move(*p), c.size()});
+    texts.push_back(text);
   }
-  if (distance.empty()) return {};
-  auto best = std::min_element(distance.begin(), distance.end(),
-                               [](const auto& a, const auto& b) { return a.second < b.second; });
-  *nearest = best->second > 0;
-  *answered = ParseParams(best->first).value();
+  const size_t chosen = NearestShape(measured, shape);
+  if (chosen == measured.size()) return {};
+  *nearest = *ShapeDistance(measured[chosen].shape, shape) > 0;
+  *answered = measured[chosen].shape;
   std::vector<BestEntry> out;
   for (const BestEntry& e : entries) {
-    if (e.shape == best->first) out.push_back(e);
+    if (e.shape == texts[chosen]) out.push_back(e);
   }
   return out;
 }

@@ -110,6 +110,16 @@ struct BestAnswer {
 // asker did not name (RUN_COUNT) do not count. nullopt when the measured shape lacks an asked
 // dimension, or one that is not a positive number differs.
 std::optional<double> ShapeDistance(const Params& measured, const Params& asked);
+// A shape measured, and how many configurations were measured at it.
+struct MeasuredShape {
+  Params shape;
+  size_t configs = 0;
+};
+// Which of `measured` answers for `asked` (pure): the nearest by ShapeDistance; of equally near
+// ones, the one with the most configurations (the most evidence, and where a space's constraints
+// follow the shape, the one that admits the most tiles), then the first. measured.size() when
+// none is comparable.
+size_t NearestShape(const std::vector<MeasuredShape>& measured, const Params& asked);
 // Each configuration's newest entry (pure), of one metric (ComparedMetric), fastest first.
 std::vector<BestEntry> NewestPerConfig(std::vector<BestEntry> entries);
 

@@ -13,6 +13,11 @@
 
 namespace ktune::host {
 
+std::optional<int64_t> ReuseAge(const MeasureOptions& options) {
+  if (options.adaptive || !options.record.empty()) return std::nullopt;
+  return options.reuse_age_s;
+}
+
 wire::RunRequest MakeRunRequest(const MeasureOptions& options, const KernelDir& dir,
                                 const std::string& bundle_id, const std::string& run_id) {
   wire::RunRequest req;

@@ -58,6 +58,11 @@ struct MeasureOptions {
   std::optional<int64_t> reuse_age_s = kDefaultReuseAgeS;
 };
 
+// The reuse age a run measured with `options` reuses the tuning database's measurements within
+// (pure): nullopt with --fresh, --reps auto (a race needs its rivals measured together) and
+// --record (a reused variant would have no samples).
+std::optional<int64_t> ReuseAge(const MeasureOptions& options);
+
 // The request for the agent: every variant of `dir`, the options' measurement settings (pure).
 wire::RunRequest MakeRunRequest(const MeasureOptions& options, const KernelDir& dir,
                                 const std::string& bundle_id, const std::string& run_id);

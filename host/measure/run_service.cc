@@ -136,12 +136,11 @@ ReusedRows FindReused(const KernelDir& dir, const Manifest& manifest, const RunM
                       const std::string& board, const NewRun& run) {
   ReusedRows out;
   TuningDb* db = run.recorder ? run.recorder->db() : nullptr;
-  if (!db || !run.measure.reuse_age_s || run.measure.adaptive || !run.measure.record.empty()) {
-    return out;
-  }
+  const std::optional<int64_t> age_s = ReuseAge(run.measure);
+  if (!db || !age_s) return out;
   std::map<std::string, std::string> hashes;
   for (const FileEntry& f : manifest.files) hashes[f.path] = f.hash;
-  const int64_t since_ns = UnixNowNs() - *run.measure.reuse_age_s * 1'000'000'000;
+  const int64_t since_ns = UnixNowNs() - *age_s * 1'000'000'000;
   for (uint32_t i = 0; i < dir.variants.size(); ++i) {
     const KernelVariant& v = dir.variants[i];
     const RunMeta::Inputs& in = meta.inputs[i];

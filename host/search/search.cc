@@ -109,6 +109,7 @@ struct Searcher {
   SearchMeta meta = {};             // its metadata, written at each change
   RunRecorder* recorder = nullptr;  // the tuning database's, for every batch's run
   size_t reused = 0;                // variants the batches' runs reused from it
+  size_t measured = 0;              // and those they measured
 
   // Builds, pushes and measures `configs`; their evaluations in the same order. The batch is
   // meta.pending from before its run is asked; when it already was (a search cut short during
@@ -215,7 +216,9 @@ Result<std::vector<Evaluation>> Searcher::Evaluate(const std::vector<Config>& co
   KT_ASSIGN_OR_RETURN(const Manifest manifest, BuildManifest(dir));
   KT_ASSIGN_OR_RETURN(const ReceivedRun got, Measure(configs, dir, manifest, batches++));
   const std::string run_id = std::filesystem::path(got.run.path).stem().string();
-  if (got.run.meta) reused += got.run.meta->reused.size();
+  const size_t reused_now = got.run.meta ? got.run.meta->reused.size() : 0;
+  reused += reused_now;
+  measured += dir.variants.size() - reused_now;
   std::vector<std::string> labels;
   for (const ShapeRun& s : plan.shapes) labels.push_back(ShapeLabel(ShapeParams(s.shape)));
   for (size_t b = 0; b < built.size(); ++b) {
@@ -307,14 +310,20 @@ Result<JournalFile> CreateJournal(const Searcher& s, const SearchSpace& space, c
   return JournalFile{path, meta, std::move(file)};
 }
 
-// A new search's warm start, from the tuning database (none with --warm-start 0).
-WarmStart WarmStartFor(const Searcher& s, const SearchSpace& space) {
+// A new search's warm start, from the tuning database (none with --warm-start 0): what it can
+// reuse here first, up to the budget (none when it reuses nothing: --fresh), then the best
+// --warm-start ones.
+WarmStart WarmStartFor(const Searcher& s, const SearchSpace& space, const Budget& budget) {
   if (s.search.warm_start == 0) return {};
   std::vector<Params> shapes;
   for (const ShapeRun& r : s.plan.shapes) shapes.push_back(ShapeParams(r.shape));
   const CpuId cpu = CpuFromWire(s.agents[0].session.conn->hello().capabilities().cpu());
-  return FindWarmStart(s.search.db, s.plan.spec.name, CpuFingerprint(cpu), shapes, space,
-                       s.search.warm_start);
+  WarmStartLimits limits{.count = s.search.warm_start};
+  if (const std::optional<int64_t> age = ReuseAge(s.search.measure)) {
+    limits.reusable = budget.evaluations;
+    limits.reusable_since_ns = UnixNowNs() - *age * 1'000'000'000;
+  }
+  return FindWarmStart(s.search.db, s.plan.spec.name, CpuFingerprint(cpu), shapes, space, limits);
 }
 
 // The budget: the one asked, or every feasible configuration (grid) when that is fewer.
@@ -330,7 +339,7 @@ Budget BudgetOf(const SearchOptions& search, const SearchSpace& space) {
 
 // How far the search went.
 struct SearchProgress {
-  size_t evaluated = 0, infeasible = 0, measured_now = 0;
+  size_t evaluated = 0, infeasible = 0, evaluated_now = 0;
   std::optional<Evaluation> best;
   size_t best_at = 0;
   std::string stopped = "the strategy has nothing more to try";
@@ -419,7 +428,7 @@ Result<SearchProgress> SearchLoop(Searcher& s, JournalFile& journal, const Searc
     if (asked.empty()) break;
     KT_ASSIGN_OR_RETURN(const size_t measured, EvaluateMissing(s, journal, space, asked, known));
     if (measured) {
-      p.measured_now += measured;
+      p.evaluated_now += measured;
       s.meta.elapsed_s = elapsed();
       s.meta.pending.reset();
       KT_RETURN_IF_ERROR(WriteSearchMeta(journal.path, s.meta));
@@ -463,7 +472,7 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
   KT_RETURN_IF_ERROR(WriteShapesTestData(s.plan, run_dir));
   KT_RETURN_IF_ERROR(MakeDirs(s.bin_dir));
   if (!journal) {
-    KT_ASSIGN_OR_RETURN(journal, CreateJournal(s, space, budget, WarmStartFor(s, space)));
+    KT_ASSIGN_OR_RETURN(journal, CreateJournal(s, space, budget, WarmStartFor(s, space, budget)));
   }
   s.path = journal->path;
   s.meta = journal->meta;
@@ -472,12 +481,12 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
     return elapsed_before + std::chrono::duration<double>(Clock::now() - start).count();
   };
   KT_ASSIGN_OR_RETURN(const SearchProgress p, SearchLoop(s, *journal, space, budget, elapsed));
-  std::cout << "search done: " << p.evaluated << " evaluations (" << p.measured_now
-            << " measured now"
-            << (s.reused ? ", " + std::to_string(s.reused) +
-                               " of their variants reused from the tuning database"
-                         : std::string())
-            << ", " << p.infeasible << " infeasible) of " << space.size()
+  std::cout << "search done: " << p.evaluated << " evaluations (" << p.evaluated_now
+            << " evaluated now"
+            << (s.reused ? "; of their variants " + std::to_string(s.measured) + " measured, " +
+                               std::to_string(s.reused) + " reused from the tuning database;"
+                         : std::string(","))
+            << " " << p.infeasible << " infeasible) of " << space.size()
             << " feasible configurations in " << FormatDouble(std::round(elapsed() * 10) / 10)
             << " s; " << p.stopped << "\n";
   if (p.evaluated == 0) return Unavailable("nothing was evaluated: " + p.stopped);

@@ -5,6 +5,11 @@
 // StrategyOptions::warm_start). At the shape itself they are the best of earlier builds (a new
 // compiler, a changed source); elsewhere, the configurations a neighbouring shape or board ranks
 // first, which on a related landscape sit near the optimum (docs/BENCHMARKS.md, transfer).
+//
+// At the board and shape searched, every configuration measured recently enough to be reused
+// (--reuse-age) comes first, up to the budget: a search repeated after one configuration's source
+// changed asks the same configurations, reuses each unchanged one's measurement and measures only
+// what changed (docs/BENCHMARKS.md, re-tune).
 #pragma once
 
 #include <cstddef>
@@ -23,18 +28,26 @@ struct WarmStart {
   std::string about;                          // what they are and where from, or why there are none
 };
 
-// The warm start from khost best's answers, one per shape searched (pure): the first `count`
-// configurations of the space, taking the answers' entries in turn (fastest first in each); an
-// entry whose configuration the space lacks (another shape's constraints, another spec) is
-// skipped.
+struct WarmStartLimits {
+  size_t count = 5;  // the best configurations, from any answer (--warm-start)
+  // Before those, up to this many measured at the board and shape searched ("same board and
+  // shape") at or after reusable_since_ns: the ones a repeated search can reuse. 0: none.
+  size_t reusable = 0;
+  int64_t reusable_since_ns = 0;
+};
+
+// The warm start from khost best's answers, one per shape searched (pure): first up to
+// `limits.reusable` configurations the same-board-and-shape answers measured recently enough,
+// then `limits.count` more, the answers' entries taken in turn (fastest first in each); an entry
+// whose configuration the space lacks (another shape's constraints, another spec) is skipped.
 WarmStart WarmStartOf(const SearchSpace& space, const std::vector<BestAnswer>& answers,
-                      size_t count);
+                      const WarmStartLimits& limits);
 
 // Asks the database `db` (opened, not made) for the kernel's best at each of `shapes` on `board`
-// (a CPU fingerprint), top 4 * count at each; no database, one that fails, or no record is a
-// warm start of no configuration whose `about` says why.
+// (a CPU fingerprint), enough at each for both limits; no database, one that fails, or no record
+// is a warm start of no configuration whose `about` says why.
 WarmStart FindWarmStart(const std::optional<DbChoice>& db, const std::string& kernel,
                         const std::string& board, const std::vector<Params>& shapes,
-                        const SearchSpace& space, size_t count);
+                        const SearchSpace& space, const WarmStartLimits& limits);
 
 }  // namespace ktune::host

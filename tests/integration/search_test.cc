@@ -16,6 +16,7 @@
 #include "host/results/evaluations.h"
 #include "host/results/results_dir.h"
 #include "host/search/search_files.h"
+#include "tests/contains.h"
 #include "tests/integration/harness.h"
 
 namespace ktune::host {
@@ -82,9 +83,7 @@ struct Search {
   }
 };
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using test::Contains;
 
 TEST_CASE("search grid: every feasible configuration once, failures kept with their reasons") {
   Search s;
@@ -185,7 +184,7 @@ TEST_CASE("search killed mid-way: --resume measures only what the journal lacks"
     CHECK(after.rows[i].config == before.rows[i].config);
     CHECK(after.rows[i].run == before.rows[i].run);
   }
-  CHECK(Contains(resumed.out, std::to_string(12 - before.rows.size()) + " measured now"));
+  CHECK(Contains(resumed.out, std::to_string(12 - before.rows.size()) + " evaluated now"));
 
   // The same search from the start, uninterrupted, asks the same configurations.
   Search fresh;
@@ -198,7 +197,7 @@ TEST_CASE("search killed mid-way: --resume measures only what the journal lacks"
 
   auto done = test::RunKhost({"tune", s.spec, "--root", s.root, "--resume"}, s.tmp.path());
   CHECK(done.exit_code == 0);
-  CHECK(Contains(done.out, "0 measured now"));
+  CHECK(Contains(done.out, "0 evaluated now"));
 }
 
 TEST_CASE("search killed during a batch: --resume continues that batch's run on the agent") {
@@ -285,6 +284,56 @@ TEST_CASE("search at a new shape starts from the tuning database's best at the n
       s.Khost({"--strategy", "random", "--budget", "2", "--warm-start", "0", "--shape", "N=4"});
   REQUIRE_MESSAGE(cold.exit_code == 0, cold.err);
   CHECK_FALSE(Contains(cold.out, "warm start"));
+}
+
+TEST_CASE("search repeated: every configuration reused, and after one changed only it measured") {
+  Search s;
+  // A space where every configuration runs: A 3..6, B 2..4, (6, 4) left out: 11.
+  std::ofstream(s.spec, std::ios::app) << "constraint: A >= 3\nconstraint: B >= 2\n";
+  const std::vector<std::string> args = {"--strategy", "bayes", "--budget", "6",
+                                         "--batch",    "3",     "--seed",   "2"};
+  auto first = s.Khost(args);
+  REQUIRE_MESSAGE(first.exit_code == 0, first.err);
+  CHECK(Contains(first.out, "(6 evaluated now, 0 infeasible)"));
+  const Evaluations before = s.Read();
+  REQUIRE(before.rows.size() == 6);
+
+  // The same search again: the six configurations, every one reused.
+  fs::remove_all(s.root + "/valley/run/searches");
+  auto again = s.Khost(args);
+  REQUIRE_MESSAGE(again.exit_code == 0, again.err);
+  CHECK(Contains(again.out,
+                 "warm start: 6 configurations first: those measured at N=1 on this board within "
+                 "the reuse age, each reused unless its build or method changed"));
+  CHECK(Contains(again.out,
+                 "(6 evaluated now; of their variants 0 measured, 6 reused from the tuning "
+                 "database; 0 infeasible)"));
+
+  // One configuration's source changed (a global only its build has): it alone is measured.
+  const std::vector<int64_t> changed = before.rows[0].config;
+  std::ofstream(fs::path(s.spec).parent_path() / "main.c", std::ios::app)
+      << "#if A == " << changed[0] << " && B == " << changed[1] << "\nint retuned = 1;\n#endif\n";
+  fs::remove_all(s.root + "/valley/run/searches");
+  auto changed_run = s.Khost(args);
+  REQUIRE_MESSAGE(changed_run.exit_code == 0, changed_run.err);
+  CHECK(Contains(changed_run.out,
+                 "(6 evaluated now; of their variants 1 measured, 5 reused from the tuning "
+                 "database; 0 infeasible)"));
+  std::set<std::vector<int64_t>> asked, asked_before;
+  for (const Evaluation& e : s.Read().rows) asked.insert(e.config);
+  for (const Evaluation& e : before.rows) asked_before.insert(e.config);
+  CHECK(asked == asked_before);
+
+  // --fresh: nothing reused, and the search is the strategy's own again.
+  fs::remove_all(s.root + "/valley/run/searches");
+  auto fresh = s.Khost([&] {
+    std::vector<std::string> a = args;
+    a.push_back("--fresh");
+    return a;
+  }());
+  REQUIRE_MESSAGE(fresh.exit_code == 0, fresh.err);
+  CHECK_FALSE(Contains(fresh.out, "those measured at N=1"));
+  CHECK(Contains(fresh.out, "(6 evaluated now, 0 infeasible)"));
 }
 
 TEST_CASE("search: bad input is one error line before anything is built") {

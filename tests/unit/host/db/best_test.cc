@@ -26,6 +26,17 @@ TEST_CASE("shapes are near by the logs of their dimensions, those asked for alon
   CHECK_FALSE(ShapeDistance({{"M", "a"}}, {{"M", "b"}}));
 }
 
+TEST_CASE("the nearest shape answers; of equally near ones, the one with more configurations") {
+  const std::vector<MeasuredShape> measured = {
+      {{{"M", "128"}}, 3}, {{{"M", "32"}}, 5}, {{{"K", "64"}}, 9}, {{{"M", "512"}}, 20}};
+  CHECK(NearestShape(measured, {{"M", "64"}}) == 1);    // 128 and 32 one octave away: 5 > 3
+  CHECK(NearestShape(measured, {{"M", "128"}}) == 0);   // the shape itself, with fewer
+  CHECK(NearestShape(measured, {{"M", "1024"}}) == 3);  // 512, one octave; 128, three
+  CHECK(NearestShape(measured, {{"N", "8"}}) == 4);     // none has N: measured.size()
+  CHECK(NearestShape({}, {{"M", "64"}}) == 0);
+  CHECK(NearestShape({{{{"M", "64"}}, 1}, {{{"M", "64"}}, 1}}, {{"M", "64"}}) == 0);  // the first
+}
+
 TEST_CASE("the best of each configuration is its newest result, of one metric, fastest first") {
   auto entry = [](std::string config, double median, int64_t at, std::string metric) {
     BestEntry e;

@@ -137,5 +137,38 @@ TEST_CASE("a run is recorded once however often it is recorded, and answers best
   CHECK((*db)->Best({.kernel = "nope"}).status().code() == ErrorCode::kNotFound);
 }
 
+TEST_CASE("of equally near shapes, the one with the most configurations measured answers") {
+  test::UnitTempDir tmp;
+  auto db = TuningDb::Open({(tmp / "t.db"), "--db"});
+  REQUIRE(db.ok());
+  auto record = [&](const std::string& run_id, const std::string& m, uint32_t variants) {
+    std::vector<RepetitionRow> rows;
+    for (uint32_t v = 0; v < variants; ++v) {
+      for (uint32_t rep = 0; rep < 3; ++rep) {
+        RepetitionRow r = Row(run_id, v, rep, 1e-3 * (v + 1));
+        r.shape = {{"M", m}};
+        rows.push_back(r);
+      }
+    }
+    RunMeta meta = Meta(run_id);
+    meta.inputs.assign(variants, {{m}, "td"});
+    return (*db)->RecordRun(meta, rows, "host");
+  };
+  // M=128 and M=32 are both one octave from M=64; M=32 holds two configurations, M=128 one.
+  REQUIRE(record("20261127T000000.000Z-aaaaaa", "128", 1).ok());
+  REQUIRE(record("20261127T000001.000Z-bbbbbb", "32", 2).ok());
+  auto a = (*db)->Best({.kernel = "k", .shape = {{"M", "64"}}, .shape_given = true, .top = 5});
+  REQUIRE(a.ok());
+  CHECK(a->fallback == "same board, nearest shape");
+  CHECK(a->shape == Params{{"M", "32"}});
+  CHECK(a->entries.size() == 2);
+  // Three at M=128 now.
+  REQUIRE(record("20261127T000002.000Z-cccccc", "128", 3).ok());
+  a = (*db)->Best({.kernel = "k", .shape = {{"M", "64"}}, .shape_given = true, .top = 5});
+  REQUIRE(a.ok());
+  CHECK(a->shape == Params{{"M", "128"}});
+  CHECK(a->entries.size() == 3);
+}
+
 }  // namespace
 }  // namespace ktune::host
