@@ -74,8 +74,8 @@ WarmStart WarmStartOf(const SearchSpace& space, const std::vector<BestAnswer>& a
   std::vector<std::string> parts;
   if (reusable > 0) {
     parts.push_back("those measured at " + Join(here, ", ") +
-                    " on this board within the reuse age, each reused unless its build or "
-                    "method changed");
+                    " on this board within the reuse age, each reused unless its ELF, test data "
+                    "or method changed");
   }
   if (w.configs.size() > reusable) {
     parts.push_back((reusable ? "then " + std::to_string(w.configs.size() - reusable) + ": " : "") +

@@ -304,7 +304,7 @@ TEST_CASE("search repeated: every configuration reused, and after one changed on
   REQUIRE_MESSAGE(again.exit_code == 0, again.err);
   CHECK(Contains(again.out,
                  "warm start: 6 configurations first: those measured at N=1 on this board within "
-                 "the reuse age, each reused unless its build or method changed"));
+                 "the reuse age, each reused unless its ELF, test data or method changed"));
   CHECK(Contains(again.out,
                  "(6 evaluated now; of their variants 0 measured, 6 reused from the tuning "
                  "database; 0 infeasible)"));

@@ -55,12 +55,12 @@ TEST_CASE("a warm start at the shape searched takes every configuration young en
   WarmStart w =
       WarmStartOf(space, {here, other}, {.count = 1, .reusable = 10, .reusable_since_ns = 20});
   // Every young one of M=8, fastest first; then one more of the best, the answers in turn:
-  // M=8's fastest is taken already, M=16's is A=4 (A=1, too old, is not asked).
+  // M=8's fastest is taken already, M=16's is A=4 (A=1, too old to reuse, would come next).
   CHECK(w.configs == std::vector<std::vector<int64_t>>{{3}, {5}, {2}, {4}});
   CHECK(w.about ==
         "4 configurations first: those measured at M=8 on this board within the reuse age, each "
-        "reused unless its build or method changed; then 1: the tuning database's best at M=16 "
-        "(same board, nearest shape)");
+        "reused unless its ELF, test data or method changed; then 1: the tuning database's best at "
+        "M=16 (same board, nearest shape)");
   // Up to the budget.
   w = WarmStartOf(space, {here}, {.count = 0, .reusable = 2, .reusable_since_ns = 20});
   CHECK(w.configs == std::vector<std::vector<int64_t>>{{3}, {5}});
