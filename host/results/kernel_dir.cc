@@ -148,8 +148,7 @@ Result<KernelDir> ParseConfigsJson(const std::string& text, const std::string& k
   ordered_json doc;
   try {
     doc = ordered_json::parse(text);
-  } catch (
-      const ordered_json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
+  } catch (const ordered_json::exception& e) {  // parse_error; out_of_range for 1e400
     return InvalidArgument("configs.json of " + kernel + " is not valid JSON: " + e.what());
   }
   if (!doc.is_object() || !doc.contains("variants") || !doc["variants"].is_array()) {
