@@ -2,10 +2,9 @@
 //
 // - First `initial` points drawn at random (a tenth of the budget, at least 5 and at most 20;
 //   Kernel Tuner draws 20 by Latin hypercube). A warm start's points come first and count among
-//   them: they replace random draws, so that a warm start from a landscape unlike this one costs
-//   at most the spread those draws would have given (docs/BENCHMARKS.md, transfer: asking only
-//   the warm points before the model made every seed alike, and 1.55 times slower than cold
-//   from another board's records).
+//   them: they replace random draws (docs/BENCHMARKS.md, transfer: from a landscape unlike this
+//   one that costs 1.45 to 1.50 times cold's evaluations over 100 seeds; asking them in addition
+//   to the draws was no better, asking only them before the model was 1.55 times).
 // - Then a Gaussian process (host/strategy/gaussian_process.h) on the points' coordinates
 //   (host/strategy/space.h) and the logarithms of their times, standardized; infeasible points
 //   are left out of the model, as Kernel Tuner leaves them, and are never asked again.
