@@ -187,7 +187,9 @@ size_t DatabaseChoice(const std::vector<Landscape>& ls, const std::vector<Params
   std::vector<size_t> index;
   for (size_t s = 0; s < ls.size(); ++s) {
     if (s == t || ls[s].space.names() != ls[t].space.names()) continue;
-    measured.push_back({shapes[s], Ranked(ls[s]).size()});
+    const size_t ran = std::count_if(ls[s].time.begin(), ls[s].time.end(),
+                                     [](const auto& t) { return t.has_value(); });
+    measured.push_back({shapes[s], ran});
     index.push_back(s);
   }
   const size_t chosen = NearestShape(measured, shapes[t]);

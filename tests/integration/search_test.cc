@@ -69,6 +69,11 @@ struct Search {
   test::CommandResult Khost(std::vector<std::string> extra) const {
     return test::RunKhost(Args(std::move(extra)), tmp.path());
   }
+  // Another search, the earlier ones' journals removed first (Read reads the one left).
+  test::CommandResult NewSearch(std::vector<std::string> extra) const {
+    fs::remove_all(root + "/valley/run/searches");
+    return Khost(std::move(extra));
+  }
   std::string Journal() const {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(root + "/valley/run/searches", ec)) {
@@ -256,9 +261,8 @@ TEST_CASE("search at a new shape starts from the tuning database's best at the n
   auto grid = s.Khost({"--strategy", "grid", "--batch", "23", "--shape", "N=1"});
   REQUIRE_MESSAGE(grid.exit_code == 0, grid.err);
   CHECK_FALSE(Contains(grid.out, "warm start: 3"));
-  fs::remove_all(s.root + "/valley/run/searches");
-  auto r = s.Khost({"--strategy", "bayes", "--budget", "6", "--batch", "3", "--seed", "2",
-                    "--warm-start", "3", "--shape", "N=4"});
+  auto r = s.NewSearch({"--strategy", "bayes", "--budget", "6", "--batch", "3", "--seed", "2",
+                        "--warm-start", "3", "--shape", "N=4"});
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(Contains(r.out,
                  "warm start: 3 configurations first: the tuning database's best at N=1 (same "
@@ -279,9 +283,8 @@ TEST_CASE("search at a new shape starts from the tuning database's best at the n
   CHECK(meta->warm_start[0] == std::vector<int64_t>{3, 2});
 
   // --warm-start 0: cold.
-  fs::remove_all(s.root + "/valley/run/searches");
   auto cold =
-      s.Khost({"--strategy", "random", "--budget", "2", "--warm-start", "0", "--shape", "N=4"});
+      s.NewSearch({"--strategy", "random", "--budget", "2", "--warm-start", "0", "--shape", "N=4"});
   REQUIRE_MESSAGE(cold.exit_code == 0, cold.err);
   CHECK_FALSE(Contains(cold.out, "warm start"));
 }
@@ -299,8 +302,7 @@ TEST_CASE("search repeated: every configuration reused, and after one changed on
   REQUIRE(before.rows.size() == 6);
 
   // The same search again: the six configurations, every one reused.
-  fs::remove_all(s.root + "/valley/run/searches");
-  auto again = s.Khost(args);
+  auto again = s.NewSearch(args);
   REQUIRE_MESSAGE(again.exit_code == 0, again.err);
   CHECK(Contains(again.out,
                  "warm start: 6 configurations first: those measured at N=1 on this board within "
@@ -313,8 +315,7 @@ TEST_CASE("search repeated: every configuration reused, and after one changed on
   const std::vector<int64_t> changed = before.rows[0].config;
   std::ofstream(fs::path(s.spec).parent_path() / "main.c", std::ios::app)
       << "#if A == " << changed[0] << " && B == " << changed[1] << "\nint retuned = 1;\n#endif\n";
-  fs::remove_all(s.root + "/valley/run/searches");
-  auto changed_run = s.Khost(args);
+  auto changed_run = s.NewSearch(args);
   REQUIRE_MESSAGE(changed_run.exit_code == 0, changed_run.err);
   CHECK(Contains(changed_run.out,
                  "(6 evaluated now; of their variants 1 measured, 5 reused from the tuning "
@@ -325,8 +326,7 @@ TEST_CASE("search repeated: every configuration reused, and after one changed on
   CHECK(asked == asked_before);
 
   // --fresh: nothing reused, and the search is the strategy's own again.
-  fs::remove_all(s.root + "/valley/run/searches");
-  auto fresh = s.Khost([&] {
+  auto fresh = s.NewSearch([&] {
     std::vector<std::string> a = args;
     a.push_back("--fresh");
     return a;
