@@ -290,7 +290,7 @@ struct Budget {
 Result<JournalFile> CreateJournal(const Searcher& s, const SearchSpace& space, const Budget& budget,
                                   const WarmStart& warm) {
   const std::string path = SearchPath(s.run_dir, NewRunId());
-  const SearchMeta meta{s.search.argv, 0, std::nullopt, warm.configs, warm.about};
+  const SearchMeta meta{s.search.argv, 0, std::nullopt, warm.configs, warm.about, warm.here};
   const AgentSession& agent = s.agents[0].session;
   std::vector<std::string> comments = {
       AboutTune(s.plan),
@@ -408,11 +408,9 @@ Result<SearchProgress> SearchLoop(Searcher& s, JournalFile& journal, const Searc
             << (known.empty() ? "" : " (" + std::to_string(known.size()) + " evaluations kept)")
             << "\n";
   if (!s.meta.warm_about.empty()) std::cout << "warm start: " << s.meta.warm_about << "\n";
-  const std::unique_ptr<Strategy> strategy =
-      MakeStrategy(budget.kind, space,
-                   {.seed = s.tune.seed,
-                    .budget = budget.evaluations,
-                    .warm_start = WarmStartPoints(space, s.meta.warm_start, space.size())});
+  StrategyOptions options{.seed = s.tune.seed, .budget = budget.evaluations};
+  SetWarmStart(options, space, s.meta.warm_start, s.meta.warm_here);
+  const std::unique_ptr<Strategy> strategy = MakeStrategy(budget.kind, space, options);
   SearchProgress p;
   while (true) {
     if (p.evaluated >= budget.evaluations) {

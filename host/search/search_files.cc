@@ -52,7 +52,8 @@ Status WriteSearchMeta(const std::string& search_path, const SearchMeta& meta) {
     j["pending"] = {{"run", meta.pending->run_id}, {"configs", meta.pending->configs}};
   }
   if (!meta.warm_start.empty()) {
-    j["warm_start"] = {{"configs", meta.warm_start}, {"about", meta.warm_about}};
+    j["warm_start"] = {
+        {"configs", meta.warm_start}, {"about", meta.warm_about}, {"here", meta.warm_here}};
   }
   return WriteFileAtomic(MetaPath(search_path), j.dump(2) + "\n");
 }
@@ -84,12 +85,14 @@ Result<SearchMeta> ReadSearchMeta(const std::string& search_path) {
   if (j.contains("warm_start")) {
     const nlohmann::json& w = j["warm_start"];
     const std::string bad =
-        path + ": \"warm_start\" is not {\"configs\": [[...], ...], \"about\": TEXT}";
-    if (!w.is_object() || !w.contains("about") || !w["about"].is_string()) {
+        path + ": \"warm_start\" is not {\"configs\": [[...], ...], \"about\": TEXT, \"here\": N}";
+    if (!w.is_object() || !w.contains("about") || !w["about"].is_string() ||
+        (w.contains("here") && !w["here"].is_number_unsigned())) {
       return InvalidArgument(bad);
     }
     KT_ASSIGN_OR_RETURN(meta.warm_start, ConfigsOf(w, bad));
     meta.warm_about = w["about"].get<std::string>();
+    meta.warm_here = w.contains("here") ? w["here"].get<size_t>() : meta.warm_start.size();
   }
   return meta;
 }

@@ -10,9 +10,12 @@
 //                                                   configurations in the run's variant order),
 //                                                   present from before its run is asked until its
 //                                                   evaluations are journaled; and "warm_start":
-//                                                   {"configs": [[...], ...], "about": TEXT}, the
-//                                                   configurations asked first (host/search/
-//                                                   warm_start.h), so that --resume asks the same
+//                                                   {"configs": [[...], ...], "about": TEXT,
+//                                                   "here": N}, the configurations asked first
+//                                                   (host/search/warm_start.h), the first N of them
+//                                                   measured at the shape searched (all of them
+//                                                   when "here" is absent), so that --resume asks
+//                                                   the same
 //
 // Search ids are run ids (host/results/results_dir.h NewRunId): they sort by start time.
 #pragma once
@@ -41,6 +44,7 @@ struct SearchMeta {
   std::optional<Batch> pending;
   std::vector<std::vector<int64_t>> warm_start = {};
   std::string warm_about = "";
+  size_t warm_here = 0;  // host/search/warm_start.h WarmStart::here
 };
 // <search file without .csv>.json, written atomically.
 Status WriteSearchMeta(const std::string& search_path, const SearchMeta& meta);

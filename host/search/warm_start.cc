@@ -25,11 +25,12 @@ std::vector<int64_t> ConfigOf(const SearchSpace& space, const std::string& text)
 }
 
 // Takes the answers' entries that `keep` accepts in turn, rank by rank, into `w` until it holds
-// `limit` configurations; what each one taken came from, once, into `from` (`source` of it).
+// `limit` configurations; what each one taken came from, once, into `from` (`source` of it), and
+// whether it was measured at the shape searched on this board into `here`.
 void TakeInTurn(const SearchSpace& space, const std::vector<BestAnswer>& answers, size_t limit,
                 const std::function<bool(const BestAnswer&, const BestEntry&)>& keep,
                 const std::function<std::string(const BestAnswer&)>& source, WarmStart& w,
-                std::vector<std::string>& from) {
+                std::vector<std::string>& from, std::vector<bool>& here) {
   for (size_t rank = 0; w.configs.size() < limit; ++rank) {
     bool more = false;
     for (size_t a = 0; a < answers.size() && w.configs.size() < limit; ++a) {
@@ -43,6 +44,7 @@ void TakeInTurn(const SearchSpace& space, const std::vector<BestAnswer>& answers
         continue;
       }
       w.configs.push_back(std::move(c));
+      here.push_back(answers[a].fallback == kSameBoardAndShape);
       const std::string s = source(answers[a]);
       if (std::find(from.begin(), from.end(), s) == from.end()) from.push_back(s);
     }
@@ -56,17 +58,28 @@ WarmStart WarmStartOf(const SearchSpace& space, const std::vector<BestAnswer>& a
                       const WarmStartLimits& limits) {
   WarmStart w;
   std::vector<std::string> here, best;
+  std::vector<bool> at_shape;
   TakeInTurn(
       space, answers, limits.reusable,
       [&](const BestAnswer& a, const BestEntry& e) {
         return a.fallback == kSameBoardAndShape && e.measured_ns >= limits.reusable_since_ns;
       },
-      [](const BestAnswer& a) { return ShapeLabel(a.shape); }, w, here);
+      [](const BestAnswer& a) { return ShapeLabel(a.shape); }, w, here, at_shape);
   const size_t reusable = w.configs.size();
   TakeInTurn(
       space, answers, reusable + limits.count,
       [](const BestAnswer&, const BestEntry&) { return true; },
-      [](const BestAnswer& a) { return ShapeLabel(a.shape) + " (" + a.fallback + ")"; }, w, best);
+      [](const BestAnswer& a) { return ShapeLabel(a.shape) + " (" + a.fallback + ")"; }, w, best,
+      at_shape);
+  // Those measured here first, each part in the order taken.
+  std::vector<std::vector<int64_t>> ordered;
+  for (bool first : {true, false}) {
+    for (size_t i = 0; i < w.configs.size(); ++i) {
+      if (at_shape[i] == first) ordered.push_back(w.configs[i]);
+    }
+  }
+  w.configs = std::move(ordered);
+  w.here = static_cast<size_t>(std::count(at_shape.begin(), at_shape.end(), true));
   if (w.configs.empty()) {
     w.about = "the tuning database's best configurations are none of this space's";
     return w;

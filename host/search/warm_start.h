@@ -26,6 +26,9 @@ namespace ktune::host {
 struct WarmStart {
   std::vector<std::vector<int64_t>> configs;  // in the space's parameter order, first asked first
   std::string about;                          // what they are and where from, or why there are none
+  // How many of configs, from the front, were measured at a shape searched on this board; the
+  // others at another shape or on another board (host/strategy/strategy.h warm_here).
+  size_t here = 0;
 };
 
 struct WarmStartLimits {
@@ -40,6 +43,7 @@ struct WarmStartLimits {
 // `limits.reusable` configurations the same-board-and-shape answers measured recently enough,
 // then `limits.count` more, the answers' entries taken in turn (fastest first in each); an entry
 // whose configuration the space lacks (another shape's constraints, another spec) is skipped.
+// Those from a same-board-and-shape answer come first (`here` of them), in the order taken.
 WarmStart WarmStartOf(const SearchSpace& space, const std::vector<BestAnswer>& answers,
                       const WarmStartLimits& limits);
 

@@ -1,10 +1,12 @@
 // Bayesian optimization over the feasible configurations:
 //
 // - First `initial` points drawn at random (a tenth of the budget, at least 5 and at most 20;
-//   Kernel Tuner draws 20 by Latin hypercube). A warm start's points come first and count among
-//   them: they replace random draws (docs/BENCHMARKS.md, transfer: from a landscape unlike this
-//   one that costs 1.45 to 1.50 times cold's evaluations over 100 seeds; asking them in addition
-//   to the draws was no better, asking only them before the model was 1.55 times).
+//   Kernel Tuner draws 20 by Latin hypercube). A warm start's points come first. Those measured
+//   at this shape on this board count among the draws. Those transferred from another shape or
+//   board come in addition and never join the model: they may be the search's best point, but
+//   they do not steer it (docs/BENCHMARKS.md, transfer: in the model, the points of a landscape
+//   unlike this one cost 1.45 to 1.50 times cold's evaluations over 100 seeds, 1.28 to 1.30 when
+//   kept only if one beat every draw; left out, 1.12, and the like landscapes' 0.03 to 0.05 stay).
 // - Then a Gaussian process (host/strategy/gaussian_process.h) on the points' coordinates
 //   (host/strategy/space.h) and the logarithms of their times, standardized; infeasible points
 //   are left out of the model, as Kernel Tuner leaves them, and are never asked again.
@@ -38,12 +40,16 @@ class Bayes : public StrategyBase {
       : StrategyBase(space, options), initial_(std::clamp<size_t>(budget() / 10, 5, 20)) {}
 
   std::vector<size_t> Ask(size_t max) override {
-    // A warm start's points, then random ones, until `initial_` feasible ones are known.
+    // A warm start's points, then random ones, until `initial_` feasible ones are known besides
+    // those transferred from another shape or board.
     std::vector<size_t> out = AskWarm(max);
-    while (feasible_.size() + out.size() < initial_ && out.size() < max) {
+    size_t sampling = feasible_.size();
+    for (size_t p : out) sampling += Transferred(p) ? 0 : 1;
+    while (sampling < initial_ && out.size() < max) {
       const size_t p = AskRandom();
       if (p == space_.size()) break;
       out.push_back(p);
+      ++sampling;
     }
     if (!out.empty()) return out;
     std::vector<size_t> model = ModelPoints();
@@ -69,8 +75,10 @@ class Bayes : public StrategyBase {
   }
 
  private:
+  // A point transferred from another shape or board stays out of the model: it may give the
+  // search its best point, but not steer it (docs/BENCHMARKS.md, transfer).
   void Told(size_t point, std::optional<double> time) override {
-    if (time && *time > 0) feasible_.push_back(point);
+    if (time && *time > 0 && !Transferred(point)) feasible_.push_back(point);
   }
 
   // The feasible points the model is fit to.
@@ -169,7 +177,7 @@ class Bayes : public StrategyBase {
   }
 
   const size_t initial_;
-  std::vector<size_t> feasible_;
+  std::vector<size_t> feasible_;  // the model's points
   GaussianProcess gp_;
   bool has_hyper_ = false;
   size_t hyper_at_ = 0;

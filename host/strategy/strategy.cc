@@ -97,6 +97,14 @@ std::vector<size_t> WarmStartPoints(const SearchSpace& space,
   return out;
 }
 
+void SetWarmStart(StrategyOptions& options, const SearchSpace& space,
+                  const std::vector<std::vector<int64_t>>& configs, size_t here) {
+  const std::vector<std::vector<int64_t>> first(
+      configs.begin(), configs.begin() + static_cast<long>(std::min(here, configs.size())));
+  options.warm_start = WarmStartPoints(space, configs, space.size());
+  options.warm_here = WarmStartPoints(space, first, space.size()).size();
+}
+
 StrategyBase::StrategyBase(const SearchSpace& space, const StrategyOptions& options)
     : space_(space),
       options_(options),
@@ -165,6 +173,13 @@ size_t StrategyBase::BestWarm() const {
     if (best == space_.size() || cost_[p] < cost_[best]) best = p;
   }
   return best;
+}
+
+bool StrategyBase::Transferred(size_t point) const {
+  const std::vector<size_t>& warm = options_.warm_start;
+  const auto here_end = warm.begin() + static_cast<long>(std::min(options_.warm_here, warm.size()));
+  return std::find(warm.begin(), here_end, point) == here_end &&
+         std::find(here_end, warm.end(), point) != warm.end();
 }
 
 }  // namespace ktune::host

@@ -16,8 +16,9 @@
 // A warm start (StrategyOptions::warm_start: the best configurations measured at another shape or
 // on another board, khost tune's transfer from the tuning database) is asked first, in its order,
 // and each strategy starts from what it gave: grid and random go on in their own order, bayes
-// counts the warm points in its first sample (fewer random ones), anneal starts its walk at the
-// best warm point, genetic makes the warm points its first generation's first members.
+// counts the points measured at this shape in its first sample (fewer random ones) and asks the
+// others besides, out of its model, anneal starts its walk at the best warm point, genetic makes
+// the warm points its first generation's first members.
 //
 // Pure and deterministic: the same space, options and results give the same asks, on every
 // machine (draws through common/random.h).
@@ -49,6 +50,11 @@ struct StrategyOptions {
   // Points to ask first, most promising first (the warm start above); a point out of the space or
   // given twice is asked once or not at all.
   std::vector<size_t> warm_start = {};
+  // How many of warm_start, from its front, were measured at the shape searched on this board
+  // (earlier builds, or measurements a repeated search reuses): data of this landscape. The rest
+  // were measured at another shape or on another board: bayes asks them in addition to its
+  // random draws and leaves them out of its model.
+  size_t warm_here = 0;
 };
 
 class Strategy {
@@ -65,6 +71,11 @@ class Strategy {
 // shape's constraints took it) is skipped.
 std::vector<size_t> WarmStartPoints(const SearchSpace& space,
                                     const std::vector<std::vector<int64_t>>& ranked, size_t count);
+
+// Sets `options`' warm start (pure): the points of `configs` as WarmStartPoints maps them, all of
+// them, and warm_here to how many of them the first `here` configurations gave.
+void SetWarmStart(StrategyOptions& options, const SearchSpace& space,
+                  const std::vector<std::vector<int64_t>>& configs, size_t here);
 
 std::unique_ptr<Strategy> MakeStrategy(StrategyKind kind, const SearchSpace& space,
                                        const StrategyOptions& options);
@@ -96,6 +107,8 @@ class StrategyBase : public Strategy {
   std::vector<size_t> AskWarm(size_t max);
   // The fastest warm-start point told feasible; size() of the space when there is none.
   size_t BestWarm() const;
+  // Whether `point` is one of the warm start's points from another shape or board.
+  bool Transferred(size_t point) const;
 
   const SearchSpace& space_;
   StrategyOptions options_;

@@ -31,25 +31,38 @@ TEST_CASE("the metadata keeps the arguments, the seconds and the batch being mea
 
   meta.warm_start = {{5, 6}, {7, 8}};
   meta.warm_about = "2 configurations first";
+  meta.warm_here = 1;
   REQUIRE(WriteSearchMeta(path, meta).ok());
   read = ReadSearchMeta(path);
   REQUIRE(read.ok());
   CHECK(read->warm_start == meta.warm_start);
   CHECK(read->warm_about == "2 configurations first");
+  CHECK(read->warm_here == 1);
   CHECK(read->pending->run_id == "R1");
+
+  // Written before "here" was: every configuration counts as measured here, as it did then.
+  const std::string json = path.substr(0, path.size() - 4) + ".json";
+  REQUIRE(WriteFileAtomic(json, R"({"argv": [], "elapsed_s": 0, "warm_start": )"
+                                R"({"configs": [[1], [2]], "about": "x"}})")
+              .ok());
+  read = ReadSearchMeta(path);
+  REQUIRE(read.ok());
+  CHECK(read->warm_here == 2);
 }
 
 TEST_CASE("malformed metadata is an error naming the file") {
   test::UnitTempDir tmp;
   const std::string path = tmp / "S.csv";
-  for (const char* text :
-       {"[]", R"({"argv": ["a"]})", R"({"argv": [1], "elapsed_s": 0})",
-        R"({"argv": [], "elapsed_s": 0, "pending": {"run": "R"}})",
-        R"({"argv": [], "elapsed_s": 0, "pending": {"run": "R", "configs": [1]}})",
-        R"({"argv": [], "elapsed_s": 0, "pending": {"run": 1, "configs": []}})",
-        R"({"argv": [], "elapsed_s": 0, "pending": {"run": "R", "configs": [[0.5]]}})",
-        R"({"argv": [], "elapsed_s": 0, "warm_start": {"configs": [[1]]}})",
-        R"({"argv": [], "elapsed_s": 0, "warm_start": {"configs": [1], "about": ""}})"}) {
+  for (
+      const char* text :
+      {"[]", R"({"argv": ["a"]})", R"({"argv": [1], "elapsed_s": 0})",
+       R"({"argv": [], "elapsed_s": 0, "pending": {"run": "R"}})",
+       R"({"argv": [], "elapsed_s": 0, "pending": {"run": "R", "configs": [1]}})",
+       R"({"argv": [], "elapsed_s": 0, "pending": {"run": 1, "configs": []}})",
+       R"({"argv": [], "elapsed_s": 0, "pending": {"run": "R", "configs": [[0.5]]}})",
+       R"({"argv": [], "elapsed_s": 0, "warm_start": {"configs": [[1]]}})",
+       R"({"argv": [], "elapsed_s": 0, "warm_start": {"configs": [1], "about": ""}})",
+       R"({"argv": [], "elapsed_s": 0, "warm_start": {"configs": [], "about": "", "here": -1}})"}) {
     CAPTURE(text);
     REQUIRE(WriteFileAtomic(tmp / "S.json", text).ok());
     const auto read = ReadSearchMeta(path);

@@ -34,6 +34,7 @@ TEST_CASE("a warm start takes each shape's answers in turn, skipping what the sp
   // Rank by rank: (2, 16) once; (4, 16) is infeasible here; "A=x" and "A=1" alone are not
   // configurations of the space.
   CHECK(w.configs == std::vector<std::vector<int64_t>>{{2, 16}, {1, 8}, {4, 8}});
+  CHECK(w.here == 0);  // none measured at this shape on this board
   CHECK(w.about ==
         "3 configurations first: the tuning database's best at M=64 (same board, nearest "
         "shape), M=8 (another board, same shape)");
@@ -57,6 +58,7 @@ TEST_CASE("a warm start at the shape searched takes every configuration young en
   // Every young one of M=8, fastest first; then one more of the best, the answers in turn:
   // M=8's fastest is taken already, M=16's is A=4 (A=1, too old to reuse, would come next).
   CHECK(w.configs == std::vector<std::vector<int64_t>>{{3}, {5}, {2}, {4}});
+  CHECK(w.here == 3);
   CHECK(w.about ==
         "4 configurations first: those measured at M=8 on this board within the reuse age, each "
         "reused unless its ELF, test data or method changed; then 1: the tuning database's best at "
@@ -64,6 +66,11 @@ TEST_CASE("a warm start at the shape searched takes every configuration young en
   // Up to the budget.
   w = WarmStartOf(space, {here}, {.count = 0, .reusable = 2, .reusable_since_ns = 20});
   CHECK(w.configs == std::vector<std::vector<int64_t>>{{3}, {5}});
+  // The best taken in turn, those of the shape searched first: M=16's A=4 was taken before M=8's
+  // A=1, too old to reuse but measured here.
+  w = WarmStartOf(space, {other, here}, {.count = 2, .reusable = 0});
+  CHECK(w.configs == std::vector<std::vector<int64_t>>{{3}, {4}});
+  CHECK(w.here == 1);
   // Another shape's records are not reused: only the best `count` of them.
   w = WarmStartOf(space, {other}, {.count = 1, .reusable = 10});
   CHECK(w.configs == std::vector<std::vector<int64_t>>{{4}});

@@ -148,28 +148,71 @@ TEST_CASE("anneal walks on from the best warm point; genetic breeds from the war
 
 TEST_CASE("warm-started near the optimum, Bayesian optimization is there at once") {
   const Landscape l = Bowl(true, 8);
-  // Another shape's best: points one step from the optimum (2, 4, 1), 5% slower than it.
+  // Points one step from the optimum (2, 4, 1), 5% slower than it: measured at this shape (an
+  // earlier build) or at another (transferred, checked against the random draws).
   std::vector<size_t> warm;
   for (const Point& p : {Point{1, 4, 1}, Point{2, 5, 1}, Point{2, 4, 2}}) {
     warm.push_back(l.space.Find(p));
   }
-  std::vector<size_t> cold_5, warm_5, cold_0, warm_0;
-  for (uint64_t seed = 1; seed <= 7; ++seed) {
-    for (bool w : {false, true}) {
-      const StrategyOptions o{
-          .seed = seed, .budget = 120, .warm_start = w ? warm : std::vector<size_t>{}};
-      const Trace t = Replay(StrategyKind::kBayes, l, o, 4, 120);
-      (w ? warm_5 : cold_5).push_back(EvaluationsToReach(t, *l.optimum(), 0.05).value_or(121));
-      (w ? warm_0 : cold_0).push_back(EvaluationsToReach(t, *l.optimum(), 0).value_or(121));
+  for (size_t here : {warm.size(), size_t{0}}) {
+    CAPTURE(here);
+    std::vector<size_t> cold_5, warm_5, cold_0, warm_0;
+    for (uint64_t seed = 1; seed <= 7; ++seed) {
+      for (bool w : {false, true}) {
+        const StrategyOptions o{.seed = seed,
+                                .budget = 120,
+                                .warm_start = w ? warm : std::vector<size_t>{},
+                                .warm_here = here};
+        const Trace t = Replay(StrategyKind::kBayes, l, o, 4, 120);
+        (w ? warm_5 : cold_5).push_back(EvaluationsToReach(t, *l.optimum(), 0.05).value_or(121));
+        (w ? warm_0 : cold_0).push_back(EvaluationsToReach(t, *l.optimum(), 0).value_or(121));
+      }
+    }
+    for (auto* v : {&cold_5, &warm_5, &cold_0, &warm_0}) std::sort(v->begin(), v->end());
+    MESSAGE("bayes, median of 7 seeds: to 5% cold ", cold_5[3], ", warm ", warm_5[3],
+            "; to the optimum cold ", cold_0[3], ", warm ", warm_0[3]);
+    CHECK(warm_5.back() == 1);  // every seed: its first point
+    CHECK(cold_5[3] > 4);
+    if (here) {
+      // Measured here, the warm points replace random draws, and the model is no worse for it.
+      CHECK(warm_0[3] <= cold_0[3]);
+    } else {
+      // Transferred, they come in addition to the draws and stay out of the model.
+      CHECK(warm_0[3] <= cold_0[3] + warm.size());
     }
   }
-  for (auto* v : {&cold_5, &warm_5, &cold_0, &warm_0}) std::sort(v->begin(), v->end());
-  MESSAGE("bayes, median of 7 seeds: to 5% cold ", cold_5[3], ", warm ", warm_5[3],
-          "; to the optimum cold ", cold_0[3], ", warm ", warm_0[3]);
-  CHECK(warm_5.back() == 1);  // every seed: its first point
-  CHECK(cold_5[3] > 4);
-  // The warm points replace random draws, and the model is no worse for it.
-  CHECK(warm_0[3] <= cold_0[3]);
+}
+
+TEST_CASE("points transferred from another shape stay out of bayes's model: it goes on as cold") {
+  const Landscape l = Bowl(true, 8);
+  // Another shape's best, far from this one's optimum and slow here.
+  std::vector<size_t> warm;
+  for (const Point& p : {Point{7, 0, 7}, Point{7, 1, 7}, Point{6, 0, 7}}) {
+    warm.push_back(l.space.Find(p));
+    REQUIRE(warm.back() < l.space.size());
+  }
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    CAPTURE(seed);
+    const Trace cold = Replay(StrategyKind::kBayes, l, {.seed = seed, .budget = 60}, 1, 60);
+    const Trace t = Replay(StrategyKind::kBayes, l,
+                           {.seed = seed, .budget = 63, .warm_start = warm, .warm_here = 0}, 1, 63);
+    REQUIRE(t.evaluated.size() == 63);
+    CHECK(std::vector<size_t>(t.evaluated.begin(), t.evaluated.begin() + 3) == warm);
+    // After them, the same points as the cold search, in its order (the same random draws, as
+    // many, then the same model), up to where cold asks one of them (a corner, to explore).
+    const size_t same =
+        std::find_first_of(cold.evaluated.begin(), cold.evaluated.end(), warm.begin(), warm.end()) -
+        cold.evaluated.begin();
+    CHECK(same >= 15);  // 6 random draws, then at least 9 of the model's
+    CHECK(std::vector<size_t>(t.evaluated.begin() + 3, t.evaluated.begin() + 3 + same) ==
+          std::vector<size_t>(cold.evaluated.begin(), cold.evaluated.begin() + same));
+    // Counted among the draws instead (measured here), they change the search.
+    const Trace here =
+        Replay(StrategyKind::kBayes, l,
+               {.seed = seed, .budget = 63, .warm_start = warm, .warm_here = 3}, 1, 63);
+    CHECK(std::vector<size_t>(here.evaluated.begin() + 3, here.evaluated.begin() + 3 + same) !=
+          std::vector<size_t>(cold.evaluated.begin(), cold.evaluated.begin() + same));
+  }
 }
 
 TEST_CASE("warm start points: the configurations the space holds, in order, at most as asked") {
@@ -180,6 +223,13 @@ TEST_CASE("warm start points: the configurations the space holds, in order, at m
   CHECK(WarmStartPoints(space, ranked, 10) == std::vector<size_t>{2, 0, 1});
   CHECK(WarmStartPoints(space, ranked, 2) == std::vector<size_t>{2, 0});
   CHECK(WarmStartPoints(space, {}, 3).empty());
+  // The first four configurations measured here: two of them in the space.
+  StrategyOptions o;
+  SetWarmStart(o, space, ranked, 4);
+  CHECK(o.warm_start == std::vector<size_t>{2, 0, 1});
+  CHECK(o.warm_here == 2);
+  SetWarmStart(o, space, ranked, 99);
+  CHECK(o.warm_here == 3);
 }
 
 TEST_CASE("strategies on a space of one point, and on a space where everything fails") {
