@@ -20,14 +20,15 @@ ALLOWED = {
     "host/results": {"host/events", "host/util"},
     "host/report": {"host/db", "host/results", "host/events", "host/util"},
     "host/remote": {"host/results", "host/events", "host/util"},
+    "host/lava": {"host/remote", "host/results", "host/events", "host/util"},
     "host/db": {"host/results", "host/events", "host/util"},
-    "host/measure": {"host/remote", "host/db", "host/results", "host/events", "host/util"},
+    "host/measure": {"host/lava", "host/remote", "host/db", "host/results", "host/events", "host/util"},
     "host/tune": {"host/results", "host/events", "host/util"},
     "host/corpus": {"host/util"},
     "host/strategy": set(),
-    "host/search": {"host/tune", "host/measure", "host/remote", "host/db", "host/strategy", "host/results",
+    "host/search": {"host/tune", "host/measure", "host/lava", "host/remote", "host/db", "host/strategy", "host/results",
                     "host/events", "host/util"},
-    "host/cli": {"host/search", "host/strategy", "host/tune", "host/measure", "host/remote", "host/db",
+    "host/cli": {"host/search", "host/strategy", "host/tune", "host/measure", "host/lava", "host/remote", "host/db",
                  "host/report", "host/corpus", "host/results", "host/events", "host/util"},
     # agentd: main.cc and options.{h,cc} -> server -> measure | store. Only measure/ calls
     # perf_event_open; store/ knows the store's files and nothing of measuring or serving.

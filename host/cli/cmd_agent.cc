@@ -1,14 +1,17 @@
-// khost agent: the agents a user works with. `add NAME --addr HOST:PORT | --ssh [USER@]HOST[:PORT]`
-// registers one in the config file (host/remote/agent_registry.h), `list` shows them, `remove NAME`
-// forgets one, `status [NAME]` connects and shows what the agent reported about its machine,
-// `deploy NAME` puts agentd on a board reached by ssh and starts it (host/remote/deploy.h),
-// `tune-system [NAME] [--reset]` has agentd (as root) set the performance governor and boost off,
-// or undo it.
+// khost agent: the agents a user works with. `add NAME --addr HOST:PORT | --ssh [USER@]HOST[:PORT]
+// | --lava URL --device-type T` registers one in the config file (host/remote/agent_registry.h),
+// `list` shows them, `remove NAME` forgets one, `status [NAME]` connects and shows what the agent
+// reported about its machine, `deploy NAME` puts agentd on a board reached by ssh and starts it
+// (host/remote/deploy.h), `tune-system [NAME] [--reset]` has agentd (as root) set the performance
+// governor and boost off, or undo it.
+#include <filesystem>
 #include <iostream>
 
+#include "common/fs.h"
 #include "common/strings.h"
 #include "host/cli/cli.h"
 #include "host/cli/cmd_agent.h"
+#include "host/lava/job_template.h"
 #include "host/remote/agent_locator.h"
 #include "host/report/system_report.h"
 #include "protocol/convert.h"
@@ -25,8 +28,8 @@ cxxopts::Options AgentCliOptions() {
   cxxopts::Options o(
       "khost agent",
       "The agents khost works with. Actions: add NAME (--addr HOST:PORT | --ssh "
-      "[USER@]HOST[:PORT]), list, status [NAME], remove NAME, deploy NAME, tune-system [NAME] "
-      "[--reset].");
+      "[USER@]HOST[:PORT] | --lava URL --device-type T --job-template FILE), list, status [NAME], "
+      "remove NAME, deploy NAME, tune-system [NAME] [--reset].");
   o.add_options()("action", Join(AgentActions(), ", "), cxxopts::value<std::string>())(
       "name", "the agent's name", cxxopts::value<std::string>()->default_value(""))(
       "addr", "add: the agent listens at HOST:PORT",
@@ -36,8 +39,18 @@ cxxopts::Options AgentCliOptions() {
       "agent-port", "add --ssh: agentd's port on the board's loopback",
       cxxopts::value<std::string>()->default_value(std::to_string(kDefaultAgentPort)))(
       "ssh-option", "add --ssh: an ssh option KEY=VALUE (repeatable), e.g. IdentityFile=~/.ssh/lab",
-      cxxopts::value<std::vector<std::string>>())("replace",
-                                                  "add: replace an agent of the same name")(
+      cxxopts::value<std::vector<std::string>>())(
+      "lava", "add: boards of a LAVA lab, whose server is at URL (http:// or https://)",
+      cxxopts::value<std::string>()->default_value(""))(
+      "device-type", "add --lava: the lab's device type of the boards",
+      cxxopts::value<std::string>()->default_value(""))(
+      "boards", "add --lava: how many boards each command reserves",
+      cxxopts::value<std::string>()->default_value("1"))(
+      "job-template", "add --lava: the job definition khost submits per board (docs/LAVA.md)",
+      cxxopts::value<std::string>()->default_value(""))(
+      "job-minutes", "add --lava: the job's timeout, the longest a board stays reserved",
+      cxxopts::value<std::string>()->default_value("60"))("replace",
+                                                          "add: replace an agent of the same name")(
       "agentd", "deploy: the agentd binary to copy (default: the one built for the board)",
       cxxopts::value<std::string>()->default_value(""))(
       "systemd", "deploy: install and start the systemd unit scripts/ktune-agentd.service")(
@@ -111,15 +124,52 @@ Status TuneAgentSystem(const AgentRequest& req) {
   return Status::Ok();
 }
 
-// add NAME: the entry's address (--addr, with its --token-file) or ssh target (--ssh, with its
-// --agent-port and --ssh-options).
+// add NAME --lava URL: the lab, its device type, boards, job template (read and filled once
+// here, so that a broken one is said now) and job minutes, with the API's --token-file.
+Status ParseLavaEntry(const cxxopts::ParseResult& r, AgentRequest* req) {
+  LavaSource lava;
+  lava.url = r["lava"].as<std::string>();
+  if (!lava.url.starts_with("http://") && !lava.url.starts_with("https://")) {
+    return InvalidArgument("--lava '" + lava.url +
+                           "': the lab's server as http://HOST[:PORT] or "
+                           "https://HOST[:PORT]");
+  }
+  lava.device_type = r["device-type"].as<std::string>();
+  if (lava.device_type.empty()) return InvalidArgument("--lava needs --device-type T");
+  KT_RETURN_IF_ERROR(ValidateLavaDeviceType(lava.device_type).WithContext("--device-type"));
+  KT_ASSIGN_OR_RETURN(const int64_t boards,
+                      IntegerOption(r, "boards", 1, kMaxLavaBoards, "a number of boards"));
+  lava.boards = static_cast<size_t>(boards);
+  KT_ASSIGN_OR_RETURN(lava.job_minutes, IntegerOption(r, "job-minutes", 1, kMaxLavaJobMinutes,
+                                                      "a number of minutes"));
+  const std::string job = r["job-template"].as<std::string>();
+  if (job.empty()) return InvalidArgument("--lava needs --job-template FILE (docs/LAVA.md)");
+  lava.job_template = std::filesystem::absolute(job).lexically_normal().string();
+  KT_ASSIGN_OR_RETURN(const std::string text, ReadFile(lava.job_template));
+  KT_ASSIGN_OR_RETURN(
+      const std::string filled,
+      FillJobTemplate(text, {.token = "0", .port = 1, .job_minutes = 1}, lava.job_template));
+  KT_RETURN_IF_ERROR(JobAgentAddress(filled, lava.job_template).status());
+  if (r.count("agent-port") || r.count("ssh-option")) {
+    return InvalidArgument("--agent-port and --ssh-option go with --ssh");
+  }
+  req->entry.lava = std::move(lava);
+  req->entry.token_file = req->token_file;
+  return Status::Ok();
+}
+
+// add NAME: the entry's address (--addr, with its --token-file), ssh target (--ssh, with its
+// --agent-port and --ssh-options) or LAVA lab (--lava).
 Status ParseNewEntry(const cxxopts::ParseResult& r, AgentRequest* req) {
   const std::string& name = req->entry.name;
   const std::string addr = r["addr"].as<std::string>(), ssh = r["ssh"].as<std::string>();
-  if (addr.empty() == ssh.empty()) {
+  const std::string lava = r["lava"].as<std::string>();
+  if (!addr.empty() + !ssh.empty() + !lava.empty() != 1) {
     return InvalidArgument("'khost agent add " + name +
-                           "' needs --addr HOST:PORT or --ssh [USER@]HOST[:PORT]");
+                           "' needs one of --addr HOST:PORT, --ssh [USER@]HOST[:PORT] or --lava "
+                           "URL");
   }
+  if (!lava.empty()) return ParseLavaEntry(r, req);
   if (!addr.empty()) {
     KT_ASSIGN_OR_RETURN(req->entry.addr, ParseHostPort(addr));
     req->entry.token_file = req->token_file;
@@ -159,7 +209,9 @@ Result<AgentRequest> ParseAgentArgs(const Args& args) {
   auto only_with = [&](const std::vector<std::string>& options, const std::string& action) {
     return OptionsOnlyWith(r, "agent", req.action, action, options);
   };
-  KT_RETURN_IF_ERROR(only_with({"addr", "ssh", "agent-port", "ssh-option", "replace"}, "add"));
+  KT_RETURN_IF_ERROR(only_with({"addr", "ssh", "agent-port", "ssh-option", "replace", "lava",
+                                "device-type", "boards", "job-template", "job-minutes"},
+                               "add"));
   KT_RETURN_IF_ERROR(only_with({"agentd", "systemd", "store", "bin-dir"}, "deploy"));
   KT_RETURN_IF_ERROR(only_with({"reset"}, "tune-system"));
   if (req.action == "list") {

@@ -10,6 +10,7 @@
 
 #include "common/cpu.h"
 #include "common/strings.h"
+#include "host/lava/lava_boards.h"
 #include "host/remote/agent_client.h"
 #include "host/results/results_dir.h"
 #include "host/results/shape_sets.h"
@@ -20,6 +21,18 @@ Result<std::vector<SweepAgent>> OpenAgents(const std::vector<std::string>& names
                                            const std::string& token_file) {
   std::vector<SweepAgent> agents;
   for (const std::string& name : names) {
+    KT_ASSIGN_OR_RETURN(const AgentChoice choice, ChooseAgentFor(name));
+    if (choice.registered && choice.registered->lava) {
+      if (!token_file.empty()) {
+        return InvalidArgument("--token-file: agent " + choice.registered->name +
+                               " is a LAVA lab's boards, whose agentd each job gives a token of "
+                               "its own");
+      }
+      KT_ASSIGN_OR_RETURN(std::vector<AgentSession> boards,
+                          ReserveLavaBoards(*choice.registered, std::cerr));
+      for (AgentSession& b : boards) agents.push_back({b.name, std::move(b), {}});
+      continue;
+    }
     KT_ASSIGN_OR_RETURN(AgentSession session, OpenAgentSession(name, token_file));
     agents.push_back({name, std::move(session), {}});
   }
@@ -276,7 +289,22 @@ namespace {
 // The sessions of a sweep's agents that answer; one that does not is said and left out.
 Result<std::vector<SweepAgent>> OpenAgentsBack(const FetchAsk& ask, const RunMeta& meta) {
   std::vector<SweepAgent> agents;
+  // A LAVA lab's boards were given back when the command ended: as many new ones are reserved.
+  std::vector<std::string> again;
   for (const std::string& name : meta.agents) {
+    const std::optional<std::string> lab = LavaAgentOf(name);
+    if (lab && std::find(again.begin(), again.end(), *lab) == again.end()) again.push_back(*lab);
+  }
+  for (const std::string& lab : again) {
+    auto boards = OpenAgents({lab}, "");
+    if (!boards.ok()) {
+      std::cerr << ask.command << ": agent " << lab << ": " << boards.status().message() << "\n";
+      continue;
+    }
+    for (SweepAgent& b : *boards) agents.push_back(std::move(b));
+  }
+  for (const std::string& name : meta.agents) {
+    if (LavaAgentOf(name)) continue;
     auto session = OpenAgentSession(name, ask.token_file);
     if (!session.ok()) {
       std::cerr << ask.command << ": agent " << name

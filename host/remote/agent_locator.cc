@@ -194,6 +194,12 @@ Result<AgentSession> OpenDirectSession(const AgentChoice& choice, const std::str
 
 }  // namespace
 
+Result<AgentChoice> ChooseAgentFor(const std::string& agent_flag) {
+  const std::string config_path = ConfigFilePath();
+  KT_ASSIGN_OR_RETURN(const std::string config, ReadConfigFile(config_path));
+  return ChooseAgent(agent_flag, EnvOr("KTUNE_AGENT", ""), config, config_path);
+}
+
 Result<AgentSession> OpenAgentSession(const std::string& agent_flag,
                                       const std::string& token_flag) {
   const std::string config_path = ConfigFilePath();
@@ -202,6 +208,11 @@ Result<AgentSession> OpenAgentSession(const std::string& agent_flag,
                       ChooseAgent(agent_flag, EnvOr("KTUNE_AGENT", ""), config, config_path));
   if (choice.registered && choice.registered->ssh) {
     return OpenSshSession(*choice.registered, token_flag);
+  }
+  if (choice.registered && choice.registered->lava) {
+    return InvalidArgument(choice.source + ": agent " + choice.registered->name +
+                           " is a LAVA lab's boards, which khost run and khost tune reserve; "
+                           "this command needs one agent it can reach as it is");
   }
   KT_ASSIGN_OR_RETURN(
       const std::string token_file,

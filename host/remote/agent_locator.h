@@ -64,15 +64,27 @@ std::string KhostDir();
 // How to reach a board registered with --ssh.
 SshSpec SshSpecFor(const RegisteredAgent& agent);
 
+// What keeps a board reserved for a session (a LAVA job, host/lava/lava_boards.h); ending it
+// gives the board back.
+class Lease {
+ public:
+  virtual ~Lease() = default;
+};
+
 // A connection to the chosen agent, owning the local agent when one was started, or the ssh
-// link and port forward it goes through (members are destroyed bottom up: the connection first).
+// link and port forward it goes through, or the lab's reservation of its board (members are
+// destroyed bottom up: the connection first).
 struct AgentSession {
   std::string name;  // for messages: the registered name, else the address
+  std::unique_ptr<Lease> lease;
   std::unique_ptr<LocalAgent> local;
   std::unique_ptr<SshLink> ssh;
   std::unique_ptr<PortForward> forward;
   std::unique_ptr<AgentConnection> conn;
 };
+
+// The agent --agent `agent_flag`, KTUNE_AGENT or the config file chooses (ChooseAgent).
+Result<AgentChoice> ChooseAgentFor(const std::string& agent_flag);
 
 // Resolves --agent/KTUNE_AGENT/config, starting a local agent when none is given, and connects,
 // with the token of --token-file/KTUNE_TOKEN_FILE/config when one is named.

@@ -28,7 +28,65 @@ Result<uint16_t> ParsePort(std::string_view text, const std::string& what) {
   return static_cast<uint16_t>(*n);
 }
 
+// A LAVA entry's keys besides "lava" and "token_file".
+Status ReadLava(const json& entry, const std::string& where, LavaSource& lava) {
+  auto text = [&](const char* key, std::string& out) -> Status {
+    if (!entry.contains(key) || !entry.at(key).is_string() || entry.at(key).empty()) {
+      return InvalidArgument(where + ": \"" + key + "\" must be a non-empty string");
+    }
+    out = entry.at(key).get<std::string>();
+    return Status::Ok();
+  };
+  KT_RETURN_IF_ERROR(text("device_type", lava.device_type));
+  KT_RETURN_IF_ERROR(ValidateLavaDeviceType(lava.device_type).WithContext(where));
+  KT_RETURN_IF_ERROR(text("job_template", lava.job_template));
+  auto whole = [&](const char* key, int64_t low, int64_t high, int64_t& out) -> Status {
+    if (!entry.contains(key)) return Status::Ok();
+    const json& v = entry.at(key);
+    if (!v.is_number_integer() || v.get<int64_t>() < low || v.get<int64_t>() > high) {
+      return InvalidArgument(where + ": \"" + key + "\" must be a whole number from " +
+                             std::to_string(low) + " to " + std::to_string(high));
+    }
+    out = v.get<int64_t>();
+    return Status::Ok();
+  };
+  int64_t boards = static_cast<int64_t>(lava.boards);
+  KT_RETURN_IF_ERROR(whole("boards", 1, kMaxLavaBoards, boards));
+  lava.boards = static_cast<size_t>(boards);
+  return whole("job_minutes", 1, kMaxLavaJobMinutes, lava.job_minutes);
+}
+
+// The entry's "agent_port" and "ssh_options" (an ssh board's).
+Status ReadSshExtras(const json& entry, const std::string& where, RegisteredAgent& a) {
+  if (entry.contains("agent_port")) {
+    const json& p = entry.at("agent_port");
+    if (!p.is_number_unsigned() || p.get<uint64_t>() < 1 || p.get<uint64_t>() > 65535) {
+      return InvalidArgument(where + ": \"agent_port\" must be a port, 1-65535");
+    }
+    a.agent_port = static_cast<uint16_t>(p.get<uint64_t>());
+  }
+  if (entry.contains("ssh_options")) {
+    const json& o = entry.at("ssh_options");
+    if (!o.is_array()) return InvalidArgument(where + ": \"ssh_options\" must be a list");
+    for (const json& x : o) {
+      if (!x.is_string() || x.get<std::string>().find('=') == std::string::npos) {
+        return InvalidArgument(where + ": each ssh option is a \"KEY=VALUE\" string");
+      }
+      a.ssh_options.push_back(x.get<std::string>());
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+Status ValidateLavaDeviceType(std::string_view name) {
+  if (name.size() > 100 || !PlainWord(name)) {
+    return InvalidArgument("LAVA device type '" + std::string(name) +
+                           "': 1-100 letters, digits, '.', '_' or '-'");
+  }
+  return Status::Ok();
+}
 
 std::string SshTarget::ToString() const {
   std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
@@ -71,6 +129,10 @@ Result<SshTarget> ParseSshTarget(std::string_view text) {
 }
 
 std::string RegisteredAgent::Describe() const {
+  if (lava) {
+    return "LAVA " + lava->url + ", " + std::to_string(lava->boards) + " × " + lava->device_type +
+           ", job " + lava->job_template;
+  }
   if (ssh) {
     return "ssh " + ssh->ToString() + ", agentd on its port " + std::to_string(agent_port);
   }
@@ -117,36 +179,25 @@ Result<std::vector<RegisteredAgent>> ReadRegistry(const json& config, const std:
     };
     KT_ASSIGN_OR_RETURN(const std::string addr, text("addr"));
     KT_ASSIGN_OR_RETURN(const std::string ssh, text("ssh"));
+    KT_ASSIGN_OR_RETURN(const std::string lava, text("lava"));
     KT_ASSIGN_OR_RETURN(a.token_file, text("token_file"));
-    if (addr.empty() == ssh.empty()) {
-      return InvalidArgument(where + ": needs \"addr\" or \"ssh\", not both");
+    if (!addr.empty() + !ssh.empty() + !lava.empty() != 1) {
+      return InvalidArgument(where + ": needs one of \"addr\", \"ssh\" or \"lava\"");
     }
     if (!addr.empty()) {
       auto hp = ParseHostPort(addr);
       if (!hp.ok()) return hp.status().WithContext(where);
       a.addr = *hp;
-    } else {
+    } else if (!ssh.empty()) {
       auto t = ParseSshTarget(ssh);
       if (!t.ok()) return t.status().WithContext(where);
       a.ssh = *t;
+    } else {
+      a.lava = LavaSource();
+      a.lava->url = lava;
+      KT_RETURN_IF_ERROR(ReadLava(entry, where, *a.lava));
     }
-    if (entry.contains("agent_port")) {
-      const json& p = entry.at("agent_port");
-      if (!p.is_number_unsigned() || p.get<uint64_t>() < 1 || p.get<uint64_t>() > 65535) {
-        return InvalidArgument(where + ": \"agent_port\" must be a port, 1-65535");
-      }
-      a.agent_port = static_cast<uint16_t>(p.get<uint64_t>());
-    }
-    if (entry.contains("ssh_options")) {
-      const json& o = entry.at("ssh_options");
-      if (!o.is_array()) return InvalidArgument(where + ": \"ssh_options\" must be a list");
-      for (const json& x : o) {
-        if (!x.is_string() || x.get<std::string>().find('=') == std::string::npos) {
-          return InvalidArgument(where + ": each ssh option is a \"KEY=VALUE\" string");
-        }
-        a.ssh_options.push_back(x.get<std::string>());
-      }
-    }
+    KT_RETURN_IF_ERROR(ReadSshExtras(entry, where, a));
     agents.push_back(std::move(a));
   }
   return agents;  // nlohmann's objects iterate in key order
@@ -171,7 +222,15 @@ Result<json> WithAgent(json config, const RegisteredAgent& agent, bool replace) 
                            agent.name + ", or add it again with --replace)");
   }
   json entry = json::object();
-  if (agent.ssh) {
+  if (agent.lava) {
+    const LavaSource& l = *agent.lava;
+    entry = {{"lava", l.url},
+             {"device_type", l.device_type},
+             {"boards", l.boards},
+             {"job_template", l.job_template},
+             {"job_minutes", l.job_minutes}};
+    if (!agent.token_file.empty()) entry["token_file"] = agent.token_file;
+  } else if (agent.ssh) {
     entry["ssh"] = agent.ssh->ToString();
     if (agent.agent_port != kDefaultAgentPort) entry["agent_port"] = agent.agent_port;
     if (!agent.ssh_options.empty()) entry["ssh_options"] = agent.ssh_options;
@@ -179,7 +238,8 @@ Result<json> WithAgent(json config, const RegisteredAgent& agent, bool replace) 
     entry["addr"] = agent.addr->ToString();
     if (!agent.token_file.empty()) entry["token_file"] = agent.token_file;
   } else {
-    return InvalidArgument("agent " + agent.name + " needs an address or an ssh target");
+    return InvalidArgument("agent " + agent.name +
+                           " needs an address, an ssh target or a LAVA lab");
   }
   all[agent.name] = std::move(entry);
   return config;

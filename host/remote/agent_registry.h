@@ -2,9 +2,14 @@
 // file beside "agent" (the default) and "token_file":
 //   {"agents": {"k1": {"ssh": "me@k1.lab:22", "agent_port": 7178,
 //                      "ssh_options": ["IdentityFile=~/.ssh/lab"]},
-//               "x86": {"addr": "10.0.0.7:7178", "token_file": "/etc/ktune/x86.token"}}}
+//               "x86": {"addr": "10.0.0.7:7178", "token_file": "/etc/ktune/x86.token"},
+//               "lab": {"lava": "https://lava.example.org", "device_type": "k1",
+//                       "token_file": "/home/me/.config/ktune/lab.token", "boards": 4,
+//                       "job_template": "/home/me/k1-job.yaml", "job_minutes": 60}}}
 // An agent is reached either at an address (agentd listening there, with a token off loopback)
-// or over ssh (agentd bound to the board's loopback, reached through a port forward; no token).
+// or over ssh (agentd bound to the board's loopback, reached through a port forward; no token);
+// or it is a LAVA lab's device type (host/lava/lava_boards.h): each command reserves `boards`
+// of them by submitting the job template, and reaches the agentd each job starts.
 // Everything here is pure: reading and editing the parsed document, never the file.
 #pragma once
 
@@ -29,18 +34,32 @@ struct SshTarget {
 };
 Result<SshTarget> ParseSshTarget(std::string_view text);
 
+// A LAVA lab's boards of one device type.
+struct LavaSource {
+  std::string url;           // the server, as its web pages are reached
+  std::string device_type;   // the lab's name for the board
+  size_t boards = 1;         // reserved by each command
+  std::string job_template;  // absolute path of the job definition khost fills and submits
+  int64_t job_minutes = 60;  // the job's timeout: how long a board stays reserved at most
+};
+
 struct RegisteredAgent {
   std::string name;
   std::optional<HostPort> addr;             // reached at this address...
-  std::optional<SshTarget> ssh;             // ...or over ssh
+  std::optional<SshTarget> ssh;             // ...or over ssh...
+  std::optional<LavaSource> lava;           // ...or reserved from a LAVA lab
   uint16_t agent_port = kDefaultAgentPort;  // ssh: agentd's port on the board's loopback
   std::vector<std::string> ssh_options;     // ssh: "-o" options, "KEY=VALUE"
-  std::string token_file;                   // addr: the agent's token
+  std::string token_file;                   // addr: the agent's token; lava: the API token
   std::string Describe() const;             // "ssh me@k1.lab:22, agentd on port 7178"
 };
 
 // A name is 1-64 of [A-Za-z0-9._-], not starting with '-' or '.': never confused with an address.
+// A LAVA device type, 1-100 of the same (it goes into the API's query strings as it is).
 Status ValidateAgentName(std::string_view name);
+Status ValidateLavaDeviceType(std::string_view name);
+constexpr int64_t kMaxLavaBoards = 64;
+constexpr int64_t kMaxLavaJobMinutes = 7 * 24 * 60;
 
 // The config file's text as JSON ("" is an empty document); every JSON error (syntax, a number
 // beyond a double's range) becomes one error naming `path`.
