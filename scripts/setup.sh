@@ -35,6 +35,8 @@ packages=(
   # The tuning database (host/db/): SQLite on one machine, PostgreSQL for a team; the server's
   # binaries for the tests, which start a PostgreSQL of their own (initdb, pg_ctl).
   libsqlite3-dev libpq-dev postgresql-15
+  # LAVA labs' REST API (host/lava/): HTTP and HTTPS.
+  libcurl4-openssl-dev
 
   # khost tune: cross toolchains and the emulators that run their ELFs here.
   clang-19 lld-19 llvm-19 gcc-riscv64-linux-gnu g++-riscv64-linux-gnu
