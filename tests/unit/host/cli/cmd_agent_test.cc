@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "common/fs.h"
 #include "host/cli/cmd_agent.h"
 #include "host/remote/agent_locator.h"
 #include "host/remote/agent_registry.h"
@@ -30,6 +31,47 @@ TEST_CASE("khost agent: add, list, status, remove, deploy and tune-system argume
   CHECK(addr->replace);
   CHECK(ParseAgentArgs({"status"}).ok());
   CHECK(ParseAgentArgs({"status", "k1"})->agent == "k1");
+  {
+    test::UnitTempDir tmp;
+    const std::string job = tmp / "job.yaml";
+    REQUIRE(WriteFileAtomic(job,
+                            "# ktune-address: 127.0.0.1:{{KTUNE_PORT}}\n"
+                            "job_name: {{KTUNE_JOB_NAME}}\n")
+                .ok());
+    auto lab = ParseAgentArgs({"add", "lab", "--lava", "https://lava.example.org", "--device-type",
+                               "k1", "--job-template", job, "--boards", "3", "--token-file", "/t"});
+    REQUIRE(lab.ok());
+    REQUIRE(lab->entry.lava);
+    CHECK(lab->entry.lava->boards == 3);
+    CHECK(lab->entry.lava->job_minutes == 60);
+    CHECK(lab->entry.lava->job_template == job);
+    CHECK(lab->entry.token_file == "/t");
+    const std::string broken = tmp / "broken.yaml";
+    REQUIRE(WriteFileAtomic(broken, "ktune_token={{KTUNE_TOKN}}\n").ok());
+    const std::vector<std::pair<Args, std::string>> refused = {
+        {{"add", "lab", "--lava", "lava.example.org", "--device-type", "k1", "--job-template", job},
+         "--lava 'lava.example.org': the lab's server as http://HOST[:PORT] or "
+         "https://HOST[:PORT]"},
+        {{"add", "lab", "--lava", "http://l", "--job-template", job},
+         "--lava needs --device-type T"},
+        {{"add", "lab", "--lava", "http://l", "--device-type", "k1"},
+         "--lava needs --job-template FILE (docs/LAVA.md)"},
+        {{"add", "lab", "--lava", "http://l", "--device-type", "k1", "--job-template", job,
+          "--boards", "65"},
+         "--boards '65': a number of boards from 1 to 64"},
+        {{"add", "lab", "--lava", "http://l", "--device-type", "k1", "--job-template", broken},
+         broken + ": unknown placeholder {{KTUNE_TOKN}}"},
+        {{"add", "lab", "--lava", "http://l", "--device-type", "k1", "--job-template",
+          tmp / "none.yaml"},
+         tmp / "none.yaml"},
+        {{"add", "lab", "--lava", "http://l", "--ssh", "h"}, "needs one of --addr"}};
+    for (const auto& [args, said] : refused) {
+      CAPTURE(said);
+      auto r = ParseAgentArgs(args);
+      REQUIRE_FALSE(r.ok());
+      CHECK(r.status().message().find(said) != std::string::npos);
+    }
+  }
   CHECK(ParseAgentArgs({"list"}).ok());
   CHECK(ParseAgentArgs({"remove", "k1"})->entry.name == "k1");
   auto deploy = ParseAgentArgs({"deploy", "k1", "--systemd", "--store", "/s", "--bin-dir", "/b"});
@@ -55,7 +97,8 @@ TEST_CASE("khost agent: add, list, status, remove, deploy and tune-system argume
                                            {"status", "--systemd"},
                                            {"status", "--reset"},
                                            {"tune-system", "k1", "--agent", "h:1"},
-                                           {"deploy", "k1", "--ssh", "h"}}) {
+                                           {"deploy", "k1", "--ssh", "h"},
+                                           {"status", "--boards", "2"}}) {
     CAPTURE(bad.front());
     CHECK_FALSE(ParseAgentArgs(bad).ok());
   }

@@ -84,14 +84,61 @@ TEST_CASE("the registry: added, read back, replaced only when asked, removed; ot
   CHECK(WithoutAgent(*removed, "k1").status().code() == ErrorCode::kNotFound);
 }
 
+TEST_CASE("a LAVA lab's entry: added, read back as it was") {
+  RegisteredAgent lab;
+  lab.name = "lab";
+  lab.token_file = "/home/me/lab.token";
+  lab.lava = LavaSource{.url = "https://lava.example.org",
+                        .device_type = "k1",
+                        .boards = 4,
+                        .job_template = "/home/me/k1.yaml",
+                        .job_minutes = 90};
+  auto doc = WithAgent(nlohmann::json::object(), lab, false);
+  REQUIRE(doc.ok());
+  auto agents = ReadRegistry(*doc, "c.json");
+  REQUIRE(agents.ok());
+  REQUIRE(agents->size() == 1);
+  const RegisteredAgent& a = agents->front();
+  REQUIRE(a.lava);
+  CHECK_FALSE(a.addr);
+  CHECK_FALSE(a.ssh);
+  CHECK(a.token_file == "/home/me/lab.token");
+  CHECK(a.lava->url == "https://lava.example.org");
+  CHECK(a.lava->device_type == "k1");
+  CHECK(a.lava->boards == 4);
+  CHECK(a.lava->job_template == "/home/me/k1.yaml");
+  CHECK(a.lava->job_minutes == 90);
+  CHECK(a.Describe() == "LAVA https://lava.example.org, 4 × k1, job /home/me/k1.yaml");
+  // Boards and minutes default to 1 and 60.
+  agents = ReadRegistry(ParseConfigText(R"({"agents": {"lab": {"lava": "http://l",)"
+                                        R"( "device_type": "q", "job_template": "/j"}}})",
+                                        "c.json")
+                            .value(),
+                        "c.json");
+  REQUIRE(agents.ok());
+  CHECK(agents->front().lava->boards == 1);
+  CHECK(agents->front().lava->job_minutes == 60);
+}
+
 TEST_CASE("a malformed registry entry is an error naming the file and the agent") {
   auto message = [](const std::string& text) {
     return ReadRegistry(ParseConfigText(text, "c.json").value(), "c.json").status().message();
   };
   CHECK(message(R"({"agents": []})") == "c.json: \"agents\" must be an object");
   CHECK(message(R"({"agents": {"k1": {}}})").find("agent k1: needs") != std::string::npos);
-  CHECK(message(R"({"agents": {"k1": {"addr": "h:1", "ssh": "h"}}})").find("not both") !=
-        std::string::npos);
+  CHECK(message(R"({"agents": {"k1": {"addr": "h:1", "ssh": "h"}}})") ==
+        "c.json: agent k1: needs one of \"addr\", \"ssh\" or \"lava\"");
+  CHECK(message(R"({"agents": {"lab": {"lava": "http://l", "job_template": "/j"}}})") ==
+        "c.json: agent lab: \"device_type\" must be a non-empty string");
+  CHECK(message(R"({"agents": {"lab": {"lava": "http://l", "device_type": "a&b",)"
+                R"( "job_template": "/j"}}})")
+            .find("c.json: agent lab: LAVA device type 'a&b'") == 0);
+  CHECK(message(R"({"agents": {"lab": {"lava": "http://l", "device_type": "q",)"
+                R"( "job_template": "/j", "boards": 0}}})") ==
+        "c.json: agent lab: \"boards\" must be a whole number from 1 to 64");
+  CHECK(message(R"({"agents": {"lab": {"lava": "http://l", "device_type": "q",)"
+                R"( "job_template": "/j", "job_minutes": 1.5}}})") ==
+        "c.json: agent lab: \"job_minutes\" must be a whole number from 1 to 10080");
   CHECK(message(R"({"agents": {"k1": {"ssh": "h", "agent_port": 70000}}})").find("agent_port") !=
         std::string::npos);
   CHECK(message(R"({"agents": {"k1": {"ssh": "h", "ssh_options": ["x"]}}})").find("KEY=VALUE") !=
