@@ -40,6 +40,40 @@ std::optional<uint32_t> Hex(std::string_view s, size_t n) {
   return v;
 }
 
+// YAML's escape `\e` decoded into `out`: 0 when it is whole, else how many hex digits follow
+// (x: 2, u: 4, U: 8); -1 when it is not an escape.
+int Unescape(char e, std::string& out) {
+  using namespace std::string_view_literals;
+  static constexpr std::string_view kFrom = "0abtnvfre \"/\\\t"sv;
+  static constexpr std::string_view kTo = "\0\a\b\t\n\v\f\r\x1b \"/\\\t"sv;  // a NUL first
+  static_assert(kFrom.size() == kTo.size());
+  if (const size_t at = kFrom.find(e); at != std::string_view::npos) {
+    out += kTo[at];
+    return 0;
+  }
+  switch (e) {
+    case 'N':  // next line, no-break space, line and paragraph separators
+      AppendUtf8(out, 0x85);
+      return 0;
+    case '_':
+      AppendUtf8(out, 0xA0);
+      return 0;
+    case 'L':
+      AppendUtf8(out, 0x2028);
+      return 0;
+    case 'P':
+      AppendUtf8(out, 0x2029);
+      return 0;
+    case 'x':
+      return 2;
+    case 'u':
+      return 4;
+    case 'U':
+      return 8;
+  }
+  return -1;
+}
+
 // A YAML double-quoted scalar at the front of `s` (which starts with '"'): its value, and `s`
 // moved past it; nullopt when it is not one.
 std::optional<std::string> Quoted(std::string_view& s) {
@@ -51,72 +85,13 @@ std::optional<std::string> Quoted(std::string_view& s) {
       continue;
     }
     if (++i >= s.size()) return std::nullopt;
-    const char e = s[i++];
-    size_t digits = 0;
-    switch (e) {
-      case '0':
-        out += '\0';
-        break;
-      case 'a':
-        out += '\a';
-        break;
-      case 'b':
-        out += '\b';
-        break;
-      case 't':
-      case '\t':
-        out += '\t';
-        break;
-      case 'n':
-        out += '\n';
-        break;
-      case 'v':
-        out += '\v';
-        break;
-      case 'f':
-        out += '\f';
-        break;
-      case 'r':
-        out += '\r';
-        break;
-      case 'e':
-        out += '\x1b';
-        break;
-      case ' ':
-      case '"':
-      case '/':
-      case '\\':
-        out += e;
-        break;
-      case 'N':
-        AppendUtf8(out, 0x85);
-        break;
-      case '_':
-        AppendUtf8(out, 0xA0);
-        break;
-      case 'L':
-        AppendUtf8(out, 0x2028);
-        break;
-      case 'P':
-        AppendUtf8(out, 0x2029);
-        break;
-      case 'x':
-        digits = 2;
-        break;
-      case 'u':
-        digits = 4;
-        break;
-      case 'U':
-        digits = 8;
-        break;
-      default:
-        return std::nullopt;
-    }
+    const int digits = Unescape(s[i++], out);
+    if (digits < 0) return std::nullopt;
     if (digits == 0) continue;
-    const std::optional<uint32_t> cp = Hex(s.substr(i), digits);
+    const std::optional<uint32_t> cp = Hex(s.substr(i), static_cast<size_t>(digits));
     if (!cp || *cp > 0x10FFFF) return std::nullopt;
     AppendUtf8(out, *cp);
-    i += digits;
+    i += static_cast<size_t>(digits);
   }
   if (i >= s.size()) return std::nullopt;
   s.remove_prefix(i + 1);
