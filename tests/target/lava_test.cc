@@ -1,0 +1,169 @@
+// LAVA labs as an agent source (issue 36), against a real LAVA 2023.01 on this machine: lava-server
+// and lava-dispatcher brought up on loopback by scripts/lava.sh with two qemu devices, each job
+// booting the virtual board (scripts/vboard.sh build's kernel and initramfs) from the shipped
+// template scripts/lava/vboard-job.yaml. khost reserves its boards through the REST API, measures
+// with the board's SBI PMU, and gives the boards back.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "common/fs.h"
+#include "common/results.h"
+#include "common/strings.h"
+#include "host/lava/lava_api.h"
+#include "host/results/results_dir.h"
+#include "host/util/subprocess.h"
+#include "tests/contains.h"
+#include "tests/integration/harness.h"
+#include "tests/target/target.h"
+
+namespace ktune::host {
+namespace {
+
+namespace fs = std::filesystem;
+using test::Contains;
+
+const std::string kLavaScript = KTUNE_SOURCE_DIR "/scripts/lava.sh";
+const std::string kVboardScript = KTUNE_SOURCE_DIR "/scripts/vboard.sh";
+
+// Why the lab cannot run here, or "".
+std::string WhyNoLab() {
+  if (FindInPath("lava-server").empty()) return "no lava-server (scripts/setup.sh installs it)";
+  if (FindInPath("qemu-system-riscv64").empty()) return "no qemu-system-riscv64";
+  if (!fs::exists(test::RiscvAgentd())) return "no riscv64 agentd at " + test::RiscvAgentd();
+  return "";
+}
+
+// The value after `key` on a line of `text` ("kernel:    /x/Image" -> "/x/Image").
+std::string After(const std::string& text, const std::string& key) {
+  for (std::string_view line : Split(text, '\n')) {
+    if (line.starts_with(key)) return std::string(Trim(line.substr(key.size())));
+  }
+  return "";
+}
+
+// The lab, up for the test and down after it; its boards registered as agent "lab" in `home`.
+class Lab {
+ public:
+  Lab(const std::string& dir, const std::string& home) : dir_(dir), home_(home) {
+    up_ = test::RunProgram(kLavaScript, {"up", dir_, "--devices", "2"}, scratch_.path());
+    if (up_.exit_code != 0) return;
+    auto read = [](const std::string& path) {
+      auto t = ReadFile(path);
+      return t.ok() ? std::string(Trim(*t)) : std::string();
+    };
+    url_ = read(dir_ + "/url");
+    token_ = read(dir_ + "/token");
+    // The shipped template with the lab's own part filled in: where the board's images are.
+    const test::CommandResult built = test::RunProgram(kVboardScript, {"build"}, scratch_.path());
+    const std::string text = ReadFile(KTUNE_SOURCE_DIR "/scripts/lava/vboard-job.yaml").value();
+    job_ = dir_ + "/job.yaml";
+    std::string filled = text;
+    for (const auto& [marker, key] :
+         {std::pair{"@KERNEL_URL@", "kernel:"}, std::pair{"@INITRD_URL@", "initramfs:"}}) {
+      const std::string path = After(built.out + built.err, key);
+      const size_t at = filled.find(marker);
+      if (path.empty() || at == std::string::npos) return;
+      filled.replace(at, std::string(marker).size(), "file://" + path);
+    }
+    ok_ = WriteFileAtomic(job_, filled).ok();
+  }
+  ~Lab() {
+    if (up_.exit_code == 0) test::RunProgram(kLavaScript, {"down", dir_}, scratch_.path());
+  }
+  bool ok() const { return ok_; }
+  std::string said() const { return up_.out + up_.err; }
+  // khost agent add NAME --lava ... with `extra` options.
+  test::CommandResult Add(const std::string& name, const std::vector<std::string>& extra) const {
+    std::vector<std::string> args = {
+        "agent", "add",           name, "--lava",   url_, "--job-template",
+        job_,    "--job-minutes", "10", "--replace"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return test::RunKhost(args, home_);
+  }
+  LavaApi Api() const { return LavaApi(url_, token_); }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_, home_, url_, token_, job_;
+  test::TempDir scratch_;
+  test::CommandResult up_;
+  bool ok_ = false;
+};
+
+// The job ids khost said it submitted ("lab: submitted job 12 to ...").
+std::vector<int64_t> SubmittedJobs(const std::string& err) {
+  std::vector<int64_t> ids;
+  for (std::string_view line : Split(err, '\n')) {
+    const size_t at = line.find(": submitted job ");
+    if (at == std::string_view::npos) continue;
+    std::string_view rest = line.substr(at + 16);
+    if (auto id = ParseInt64(rest.substr(0, rest.find(' '))); id.ok()) ids.push_back(*id);
+  }
+  return ids;
+}
+
+// Whether every one of `ids` has ended (the board given back).
+bool AllEnded(const LavaApi& api, const std::vector<int64_t>& ids) {
+  for (int64_t id : ids) {
+    auto job = api.Job(id);
+    if (!job.ok() || !job->finished()) return false;
+  }
+  return true;
+}
+
+TEST_CASE("LAVA: khost run on two boards of a real lab, counted by their PMU; faults in words") {
+  if (const std::string why = WhyNoLab(); !why.empty()) {
+    MESSAGE("skipped: " << why);
+    return;
+  }
+  test::TempDir tmp;
+  const std::string home = tmp.path(), root = tmp.path() + "/work";
+  Lab lab(tmp.path() + "/lab", home);
+  REQUIRE_MESSAGE(lab.ok(), lab.said());
+  auto added = lab.Add(
+      "lab", {"--device-type", "qemu", "--boards", "2", "--token-file", lab.dir() + "/token"});
+  REQUIRE_MESSAGE(added.exit_code == 0, added.err);
+  auto tuned = test::TuneSmallMatmul(root, home, 4);
+  REQUIRE_MESSAGE(tuned.exit_code == 0, tuned.err);
+
+  auto run = test::RunKhost({"run", "matmul", "--root", root, "--agent", "lab", "--reps", "2",
+                             "--warmup", "0", "--events", "instructions:u,cycles:u"},
+                            home);
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  const std::vector<int64_t> jobs = SubmittedJobs(run.err);
+  CHECK(jobs.size() == 2);
+  CHECK(Contains(run.err, ": agentd answers at 127.0.0.1:"));
+  const std::string results = test::OnlyResults(root + "/matmul/run");
+  const std::vector<RepetitionRow> rows = test::RowsOf(results);
+  CHECK(rows.size() == 8);  // 4 variants, 2 repetitions, over the two boards
+  for (const RepetitionRow& row : rows) {
+    CHECK_MESSAGE(row.valid, row.outcome.ToString());
+    const MeasuredValue* instructions = row.Find("instructions:u");
+    REQUIRE(instructions != nullptr);
+    CHECK(instructions->status == ValueStatus::kOk);
+  }
+  // Both boards given back when the run ended.
+  const LavaApi api = lab.Api();
+  CHECK(test::WaitFor([&] { return AllEnded(api, jobs); }, 120));
+
+  // Faults: one line each, before anything is measured.
+  auto nosuch =
+      lab.Add("nosuch", {"--device-type", "nosuch", "--token-file", lab.dir() + "/token"});
+  REQUIRE(nosuch.exit_code == 0);
+  auto refused = test::RunKhost({"run", "matmul", "--root", root, "--agent", "nosuch"}, home);
+  CHECK(refused.exit_code != 0);
+  CHECK_MESSAGE(Contains(refused.err, "refused the job: Specified device or device type not found"),
+                refused.err);
+  REQUIRE(WriteFileAtomic(tmp.path() + "/bad.token", "0123\n").ok());
+  auto badtoken =
+      lab.Add("badtoken", {"--device-type", "qemu", "--token-file", tmp.path() + "/bad.token"});
+  REQUIRE(badtoken.exit_code == 0);
+  auto unauth = test::RunKhost({"run", "matmul", "--root", root, "--agent", "badtoken"}, home);
+  CHECK(unauth.exit_code != 0);
+  CHECK_MESSAGE(Contains(unauth.err, "refused the API token (HTTP 40"), unauth.err);
+}
+
+}  // namespace
+}  // namespace ktune::host
