@@ -62,10 +62,21 @@ packages=(
   # Agents reached by ssh (khost agent add --ssh, deploy); its tests start their own sshd on a
   # loopback port, and the side-by-side benchmark copies with scp and counts with perf.
   openssh-client openssh-server
+
+  # scripts/lava.sh talks to the LAVA lab's REST API with curl (lava-server itself: below).
+  curl
 )
 # qemu 7.2 (bookworm) aborts on RVV float->int conversions; qemu 10 from bookworm-backports does
 # not. qemu-system-riscv brings OpenSBI 1.5 (the SBI PMU extension the virtual board counts with).
-backports_packages=(qemu-user qemu-system-riscv)
+# qemu-system-x86 is for LAVA's dispatcher (below; through python3-guestfs): bookworm's 7.2 would
+# conflict with backports' qemu-system-common 10.
+backports_packages=(qemu-user qemu-system-riscv qemu-system-x86)
+# A loopback LAVA lab (scripts/lava.sh) that the LAVA tests submit the virtual board's jobs to.
+# lava-server's postinst creates its database and applies the migrations, so the system's
+# PostgreSQL cluster (lava_pg, from postgresql-15 above) must run while it is installed; without
+# systemd nothing starts it, and nothing starts LAVA's services (scripts/lava.sh does).
+lava_packages=(lava-server lava-dispatcher)
+lava_pg=(15 main)
 backports_list=/etc/apt/sources.list.d/ktune-backports.list
 # deb-src for apt-get source (scripts/target_deps.sh), in Debian 12's deb822 format.
 src_list=/etc/apt/sources.list.d/ktune-src.sources
@@ -92,7 +103,10 @@ install_missing() {
   done
   local need_src=0
   apt-cache showsrc libzstd 2>/dev/null | grep -q '^Version:' || need_src=1
-  [ ${#missing[@]} -eq 0 ] && [ ${#missing_bp[@]} -eq 0 ] && [ $need_src = 0 ] && return 0
+  local missing_lava=()
+  for p in "${lava_packages[@]}"; do installed "$p" || missing_lava+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && [ ${#missing_bp[@]} -eq 0 ] && [ ${#missing_lava[@]} -eq 0 ] &&
+    [ $need_src = 0 ] && return 0
   # The entries are added on the Debian archive the machine already uses (scripts/apt_sources.sh),
   # and only if no source file has them yet.
   local add_src=0 add_bp=0 found
@@ -140,6 +154,33 @@ install_missing() {
     echo "setup: installing ${missing_bp[*]} from bookworm-backports"
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       -t bookworm-backports "${missing_bp[@]}"
+  fi
+  if [ ${#missing_lava[@]} -gt 0 ]; then install_lava "${missing_lava[@]}"; fi
+}
+
+# install_lava PACKAGES...: after qemu-system-x86 from backports (lava-dispatcher depends on it),
+# with the PostgreSQL cluster up for lava-server's postinst. A cluster this function started is
+# stopped again (scripts/lava.sh up starts it when a lab comes up).
+install_lava() {
+  local started_pg=0
+  if ! as_root pg_ctlcluster "${lava_pg[@]}" status >/dev/null 2>&1; then
+    if ! pg_lsclusters -h 2>/dev/null | awk -v v="${lava_pg[0]}" -v c="${lava_pg[1]}" \
+      '$1 == v && $2 == c { found = 1 } END { exit !found }'; then
+      echo "setup: creating PostgreSQL cluster ${lava_pg[*]} for lava-server"
+      as_root pg_createcluster "${lava_pg[@]}" >/dev/null
+    fi
+    echo "setup: starting PostgreSQL cluster ${lava_pg[*]} for lava-server's postinst"
+    as_root pg_ctlcluster "${lava_pg[@]}" start
+    started_pg=1
+  fi
+  # A lava-server whose postinst failed before (the cluster was down) is left unpacked, and
+  # apt-get refuses to go on until it is configured.
+  as_root env DEBIAN_FRONTEND=noninteractive dpkg --configure --pending
+  echo "setup: installing $*"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
+  if [ $started_pg = 1 ]; then
+    echo "setup: stopping PostgreSQL cluster ${lava_pg[*]} again (scripts/lava.sh up starts it)"
+    as_root pg_ctlcluster "${lava_pg[@]}" stop
   fi
 }
 

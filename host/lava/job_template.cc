@@ -12,7 +12,8 @@ Result<std::string> FillJobTemplate(const std::string& text, const JobValues& v,
       {"KTUNE_TOKEN", v.token},
       {"KTUNE_PORT", std::to_string(v.port)},
       {"KTUNE_JOB_NAME", v.job_name},
-      {"KTUNE_JOB_MINUTES", std::to_string(v.job_minutes)}};
+      {"KTUNE_JOB_MINUTES", std::to_string(v.job_minutes)},
+      {"KTUNE_DEVICE_TYPE", v.device_type}};
   std::string out;
   size_t at = 0;
   while (true) {
@@ -26,12 +27,26 @@ Result<std::string> FillJobTemplate(const std::string& text, const JobValues& v,
       return InvalidArgument(path + ": unknown placeholder {{" + name.substr(0, 40) +
                              (close == std::string::npos ? " (no closing }})" : "}}") +
                              " (khost fills {{KTUNE_TOKEN}}, {{KTUNE_PORT}}, "
-                             "{{KTUNE_JOB_NAME}} and {{KTUNE_JOB_MINUTES}})");
+                             "{{KTUNE_JOB_NAME}}, {{KTUNE_JOB_MINUTES}} and "
+                             "{{KTUNE_DEVICE_TYPE}})");
     }
     out += text.substr(at, open - at) + it->second;
     at = close + 2;
   }
-  return out + text.substr(at);
+  out += text.substr(at);
+  for (std::string_view line : Split(out, '\n')) {
+    if (!line.starts_with("device_type:")) continue;
+    std::string_view type = Trim(line.substr(12));
+    if (type.size() >= 2 && (type.front() == '"' || type.front() == '\'')) {
+      type = type.substr(1, type.size() - 2);
+    }
+    if (type != v.device_type) {
+      return InvalidArgument(path + ": the job is for device type '" + std::string(type) +
+                             "', not the agent's '" + v.device_type +
+                             "' (write device_type: {{KTUNE_DEVICE_TYPE}})");
+    }
+  }
+  return out;
 }
 
 Result<std::optional<HostPort>> JobAgentAddress(const std::string& job, const std::string& path) {

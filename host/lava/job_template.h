@@ -5,6 +5,10 @@
 //   {{KTUNE_PORT}}          a free TCP port of this host (a qemu device's hostfwd, a tunnel)
 //   {{KTUNE_JOB_NAME}}      "ktune <agent> board <i> of <n>"
 //   {{KTUNE_JOB_MINUTES}}   the job's timeout: how long the board stays reserved at most
+//   {{KTUNE_DEVICE_TYPE}}   the device type the agent was registered with
+//
+// The filled job's "device_type:" must be that device type (a template written for another
+// type is refused, not submitted to boards khost does not follow).
 //
 // khost learns where agentd listens from the board's console ("agentd ... listening on
 // HOST:PORT"), unless the template has a line "# ktune-address: HOST:PORT" (filled like the
@@ -25,10 +29,12 @@ struct JobValues {
   uint16_t port = 0;
   std::string job_name = "";
   int64_t job_minutes = 0;
+  std::string device_type = "";
 };
 
 // The template with every placeholder filled; an unknown {{KTUNE_...}} is an error naming
-// `path` and it. Other text, LAVA's own braces included, is kept as it is.
+// `path` and it, and so is a top-level "device_type:" other than values.device_type. Other text,
+// LAVA's own braces included, is kept as it is.
 Result<std::string> FillJobTemplate(const std::string& text, const JobValues& values,
                                     const std::string& path);
 

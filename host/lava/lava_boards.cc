@@ -228,7 +228,8 @@ Result<Board> Submit(const RegisteredAgent& agent, const LavaApi& api, const std
                        .port = port,
                        .job_name = "ktune " + agent.name + " board " + std::to_string(index + 1) +
                                    " of " + std::to_string(lava.boards),
-                       .job_minutes = lava.job_minutes},
+                       .job_minutes = lava.job_minutes,
+                       .device_type = lava.device_type},
                       lava.job_template));
   KT_ASSIGN_OR_RETURN(b.address, JobAgentAddress(job, lava.job_template));
   KT_ASSIGN_OR_RETURN(b.id, api.Submit(job));

@@ -63,9 +63,10 @@ class Lab {
     for (const auto& [marker, key] :
          {std::pair{"@KERNEL_URL@", "kernel:"}, std::pair{"@INITRD_URL@", "initramfs:"}}) {
       const std::string path = After(built.out + built.err, key);
-      const size_t at = filled.find(marker);
-      if (path.empty() || at == std::string::npos) return;
-      filled.replace(at, std::string(marker).size(), "file://" + path);
+      if (path.empty() || filled.find(marker) == std::string::npos) return;
+      for (size_t at; (at = filled.find(marker)) != std::string::npos;) {
+        filled.replace(at, std::string(marker).size(), "file://" + path);
+      }
     }
     ok_ = WriteFileAtomic(job_, filled).ok();
   }
@@ -154,8 +155,10 @@ TEST_CASE("LAVA: khost run on two boards of a real lab, counted by their PMU; fa
   REQUIRE(nosuch.exit_code == 0);
   auto refused = test::RunKhost({"run", "matmul", "--root", root, "--agent", "nosuch"}, home);
   CHECK(refused.exit_code != 0);
-  CHECK_MESSAGE(Contains(refused.err, "refused the job: Specified device or device type not found"),
-                refused.err);
+  CHECK_MESSAGE(
+      Contains(refused.err,
+               "refused the job: Devices unavailable: Device type 'nosuch' is unavailable."),
+      refused.err);
   REQUIRE(WriteFileAtomic(tmp.path() + "/bad.token", "0123\n").ok());
   auto badtoken =
       lab.Add("badtoken", {"--device-type", "qemu", "--token-file", tmp.path() + "/bad.token"});

@@ -20,6 +20,14 @@ TEST_CASE("a job template's placeholders are filled; LAVA's own braces are kept"
         "job_name: \"ktune lab board 1 of 2\"\ntimeouts: {job: {minutes: 30}}\n"
         "image_arg: -kernel {kernel} -append \"ktune_token=ab12\"\n"
         "hostfwd=tcp:127.0.0.1:4321-10.0.2.15:7178 {{ other }}\n");
+  // The device type: filled, and a job for another type refused.
+  const JobValues k1{.device_type = "k1"};
+  CHECK(FillJobTemplate("device_type: {{KTUNE_DEVICE_TYPE}}\n", k1, "t.yaml").value() ==
+        "device_type: k1\n");
+  CHECK(FillJobTemplate("device_type: \"k1\"\n", k1, "t.yaml").ok());
+  CHECK(FillJobTemplate("device_type: qemu\n", k1, "t.yaml").status().message() ==
+        "t.yaml: the job is for device type 'qemu', not the agent's 'k1' (write device_type: "
+        "{{KTUNE_DEVICE_TYPE}})");
   for (const char* bad : {"x {{KTUNE_TOKENS}}", "{{KTUNE_PORT", "{{KTUNE_}}"}) {
     CAPTURE(bad);
     auto r = FillJobTemplate(bad, v, "t.yaml");
