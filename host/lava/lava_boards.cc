@@ -86,6 +86,11 @@ class LiveJobs {
   std::map<int64_t, LavaApi> jobs_;
 };
 
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
 // A board's job: cancelled when the session that holds it ends.
 class LavaLease : public Lease {
  public:
@@ -94,16 +99,21 @@ class LavaLease : public Lease {
     (void)api_.Cancel(id_);  // a job already finished is cancelled as well (LAVA says so)
     LiveJobs::Get().Remove(id_);
   }
+  std::string Now() const override {
+    auto job = api_.Job(id_);
+    const std::string what = "its LAVA job " + std::to_string(id_);
+    if (!job.ok()) return what + ": " + job.status().message();
+    if (job->state == "Canceling") return what + " is being cancelled";
+    if (!job->finished()) return what + " is still " + Lower(job->state);
+    if (job->health == "Canceled") return what + " was cancelled";
+    return what + " ended (" + job->health + ")" +
+           (job->failure_comment.empty() ? "" : ": " + job->failure_comment);
+  }
 
  private:
   LavaApi api_;
   int64_t id_;
 };
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // A free TCP port of this host's loopback, for {{KTUNE_PORT}}.
 Result<uint16_t> FreePort() {

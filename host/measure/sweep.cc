@@ -231,7 +231,10 @@ class Worker {
     if (!s.ok() && state_.failure.ok()) state_.failure = s;
   }
 
-  void DropLocked(const std::string& why) {
+  void DropLocked(std::string why) {
+    if (agent_.session.lease) {  // a lab's board: what the lab says of it
+      if (const std::string now = agent_.session.lease->Now(); !now.empty()) why += "; " + now;
+    }
     state_.dropped.push_back(agent_.name + ": " + why);
     sink_.Note("khost run: agent " + agent_.name + " dropped out: " + why);
     state_.changed.notify_all();

@@ -69,6 +69,9 @@ SshSpec SshSpecFor(const RegisteredAgent& agent);
 class Lease {
  public:
   virtual ~Lease() = default;
+  // What the lab says of the board now, for a session that was lost ("its LAVA job 12 was
+  // cancelled"); "" when it has nothing to say.
+  virtual std::string Now() const { return ""; }
 };
 
 // A connection to the chosen agent, owning the local agent when one was started, or the ssh

@@ -5,7 +5,9 @@
 // with the board's SBI PMU, and gives the boards back.
 #include <doctest/doctest.h>
 
+#include <csignal>
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "common/fs.h"
@@ -105,6 +107,44 @@ std::vector<int64_t> SubmittedJobs(const std::string& err) {
   return ids;
 }
 
+// The newest results file of `kernel` under `root` ("" when there is none).
+std::string NewestResults(const std::string& root, const std::string& kernel) {
+  std::string newest;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root + "/" + kernel + "/run/results", ec)) {
+    if (e.path().extension() == ".csv" && e.path().string() > newest) newest = e.path().string();
+  }
+  return newest;
+}
+
+// Each of `variants` whole in one shard of the run: its `reps` repetitions in each of the run's
+// passes, once (a repetition's lines merged, duplicates dropped: ParseResultsCsv). A variant cut
+// short on a board that dropped out keeps those repetitions under that board's shard, and the
+// sweep measures it again whole on another: such rows are counted in `superseded`.
+void CheckWhole(const std::string& path, size_t variants, size_t reps, size_t* superseded) {
+  // variant -> shard -> its rows
+  std::map<uint32_t, std::map<std::string, size_t>> rows;
+  uint32_t passes = 0;
+  for (const RepetitionRow& row : test::RowsOf(path)) {
+    CHECK(row.valid);
+    ++rows[row.variant_index][row.run_id];
+    passes = std::max(passes, row.pass + 1);
+  }
+  CHECK(rows.size() == variants);
+  *superseded = 0;
+  for (const auto& [variant, shards] : rows) {
+    size_t whole = 0;
+    for (const auto& [shard, n] : shards) {
+      if (n == reps * passes) {
+        ++whole;
+      } else {
+        *superseded += n;
+      }
+    }
+    CHECK_MESSAGE(whole == 1, "variant " << variant << " whole in " << whole << " shards");
+  }
+}
+
 // Whether every one of `ids` has ended (the board given back).
 bool AllEnded(const LavaApi& api, const std::vector<int64_t>& ids) {
   for (int64_t id : ids) {
@@ -148,6 +188,59 @@ TEST_CASE("LAVA: khost run on two boards of a real lab, counted by their PMU; fa
   // Both boards given back when the run ended.
   const LavaApi api = lab.Api();
   CHECK(test::WaitFor([&] { return AllEnded(api, jobs); }, 120));
+
+  // A board's job cancelled mid-run: that board drops out, saying why, and the other measures
+  // its variants; every repetition once.
+  const std::vector<std::string> long_run = {"run", "matmul", "--root", root,       "--agent",
+                                             "lab", "--reps", "40",     "--warmup", "0"};
+  {
+    const std::string before = NewestResults(root, "matmul");
+    auto khost = test::StartKhost(long_run, home, tmp.path() + "/cancelled");
+    REQUIRE(test::WaitFor(
+        [&] {
+          const std::string now = NewestResults(root, "matmul");
+          return now != before && test::RowsIn(now) >= 8;
+        },
+        300));
+    const int64_t second = jobs.back() + 2;  // this run's two jobs follow the first run's
+    const Status cancelled = api.Cancel(second);
+    REQUIRE_MESSAGE(cancelled.ok(), cancelled.message());
+    const test::CommandResult r = khost->Wait();
+    CHECK_MESSAGE(r.exit_code == 0, r.err);
+    CHECK_MESSAGE(
+        Contains(r.err, "khost run: agent lab/" + std::to_string(second) + " dropped out: "),
+        r.err);
+    CHECK_MESSAGE(Contains(r.err, "its LAVA job " + std::to_string(second)), r.err);
+    size_t superseded = 0;
+    CheckWhole(NewestResults(root, "matmul"), 4, 40, &superseded);
+    MESSAGE("cancelled mid-run: " << superseded << " rows of the dropped board's variant");
+  }
+  // khost interrupted: it cancels its jobs and dies of the signal; --resume reserves two new
+  // boards and measures what is missing, every repetition once.
+  {
+    auto khost = test::StartKhost(long_run, home, tmp.path() + "/interrupted");
+    const std::string before = NewestResults(root, "matmul");
+    REQUIRE(test::WaitFor(
+        [&] {
+          const std::string now = NewestResults(root, "matmul");
+          return now != before && test::RowsIn(now) >= 8;
+        },
+        300));
+    khost->Kill(SIGINT);
+    const test::CommandResult r = khost->Wait();
+    CHECK(r.exit_code == -1);  // the signal ended it
+    const int64_t first = jobs.back() + 3;
+    CHECK_MESSAGE(
+        Contains(r.err, "khost: interrupted: cancelled LAVA job " + std::to_string(first)), r.err);
+    CHECK(test::WaitFor([&] { return AllEnded(api, {first, first + 1}); }, 120));
+    CHECK(test::RowsIn(NewestResults(root, "matmul")) < 4 * 40);
+    auto resumed = test::RunKhost({"run", "matmul", "--root", root, "--resume"}, home);
+    REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.err);
+    CHECK(SubmittedJobs(resumed.err).size() == 2);
+    size_t superseded = 0;
+    CheckWhole(NewestResults(root, "matmul"), 4, 40, &superseded);
+    MESSAGE("interrupted and resumed: " << superseded << " rows of variants cut short");
+  }
 
   // Faults: one line each, before anything is measured.
   auto nosuch =
