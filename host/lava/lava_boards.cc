@@ -139,6 +139,7 @@ struct Board {
   std::string state, device, last_console, last_error;
   size_t queued_before = SIZE_MAX;
   size_t log_next = 0;
+  bool listening = false;  // the console said agentd listens
   Clock::time_point deadline;
   bool done = false;
   std::string failed;  // why, when it is given up
@@ -146,7 +147,7 @@ struct Board {
 };
 
 // Reads the job's new log lines: the last console and error lines, and agentd's address.
-Status ReadConsole(const LavaApi& api, Board& b, bool& listening) {
+Status ReadConsole(const LavaApi& api, Board& b) {
   size_t next = b.log_next;
   KT_ASSIGN_OR_RETURN(const std::vector<LavaLogLine> lines, api.Log(b.id, b.log_next, &next));
   b.log_next = next;
@@ -157,7 +158,7 @@ Status ReadConsole(const LavaApi& api, Board& b, bool& listening) {
     b.last_console = EscapedText(std::string(msg.substr(0, 200)));
     if (const std::optional<HostPort> at = AgentdListening(msg)) {
       if (!b.address) b.address = at;
-      listening = true;
+      b.listening = true;
     }
   }
   return Status::Ok();
@@ -196,17 +197,15 @@ void Follow(const RegisteredAgent& agent, const LavaApi& api, Board& b, std::ost
           << " before it for " << agent.lava->device_type << "\n";
     }
   }
-  bool listening = false;
   if (job->state == "Running" || job->finished()) {
-    if (const Status s = ReadConsole(api, b, listening); !s.ok())
-      say << who << ": " << s.message() << "\n";
+    if (const Status s = ReadConsole(api, b); !s.ok()) say << who << ": " << s.message() << "\n";
   }
   if (job->finished() && !b.session) {
     b.done = true;
     b.failed = EndedWhy(*job, b);
     return;
   }
-  if (!b.address || !(listening || b.log_next > 0)) return;
+  if (!b.address || !b.listening) return;  // agentd said it listens: connect
   auto token = Token::FromText(b.token);
   if (!token.ok()) {
     b.done = true;
