@@ -28,7 +28,8 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-export XDG_CONFIG_HOME=$tmp/home XDG_CACHE_HOME=$tmp/home/cache XDG_DATA_HOME=$tmp/home/data
+# khost's config and database in the run's directory; the board's images stay in the user's cache.
+export XDG_CONFIG_HOME=$tmp/home XDG_DATA_HOME=$tmp/home/data
 
 "$repo/scripts/lava.sh" up "$tmp/lab" --devices 2 >/dev/null
 url=$(cat "$tmp/lab/url")
