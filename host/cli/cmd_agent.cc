@@ -150,9 +150,6 @@ Status ParseLavaEntry(const cxxopts::ParseResult& r, AgentRequest* req) {
       const std::string filled,
       FillJobTemplate(text, {.token = "0", .port = 1, .job_minutes = 1}, lava.job_template));
   KT_RETURN_IF_ERROR(JobAgentAddress(filled, lava.job_template).status());
-  if (r.count("agent-port") || r.count("ssh-option")) {
-    return InvalidArgument("--agent-port and --ssh-option go with --ssh");
-  }
   req->entry.lava = std::move(lava);
   req->entry.token_file = req->token_file;
   return Status::Ok();
@@ -168,6 +165,9 @@ Status ParseNewEntry(const cxxopts::ParseResult& r, AgentRequest* req) {
     return InvalidArgument("'khost agent add " + name +
                            "' needs one of --addr HOST:PORT, --ssh [USER@]HOST[:PORT] or --lava "
                            "URL");
+  }
+  if (ssh.empty() && (r.count("agent-port") || r.count("ssh-option"))) {
+    return InvalidArgument("--agent-port and --ssh-option go with --ssh");
   }
   if (!lava.empty()) return ParseLavaEntry(r, req);
   if (!addr.empty()) {
@@ -188,9 +188,6 @@ Status ParseNewEntry(const cxxopts::ParseResult& r, AgentRequest* req) {
     if (opt.find('=') == std::string::npos || opt.front() == '=') {
       return InvalidArgument("--ssh-option '" + opt + "': KEY=VALUE");
     }
-  }
-  if (req->entry.addr && (r.count("agent-port") || r.count("ssh-option"))) {
-    return InvalidArgument("--agent-port and --ssh-option go with --ssh");
   }
   return Status::Ok();
 }

@@ -86,6 +86,12 @@ class LiveJobs {
   std::map<int64_t, LavaApi> jobs_;
 };
 
+// Cancels job `id` (one already finished is cancelled as well: LAVA says so) and forgets it.
+void GiveBack(const LavaApi& api, int64_t id) {
+  (void)api.Cancel(id);
+  LiveJobs::Get().Remove(id);
+}
+
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -95,10 +101,7 @@ std::string Lower(std::string s) {
 class LavaLease : public Lease {
  public:
   LavaLease(LavaApi api, int64_t id) : api_(std::move(api)), id_(id) {}
-  ~LavaLease() override {
-    (void)api_.Cancel(id_);  // a job already finished is cancelled as well (LAVA says so)
-    LiveJobs::Get().Remove(id_);
-  }
+  ~LavaLease() override { GiveBack(api_, id_); }
   std::string Now() const override {
     auto job = api_.Job(id_);
     const std::string what = "its LAVA job " + std::to_string(id_);
@@ -265,8 +268,7 @@ Result<std::vector<AgentSession>> ReserveLavaBoards(const RegisteredAgent& agent
     auto b = Submit(agent, api, text, i);
     if (!b.ok()) {
       for (const Board& done : boards) {
-        (void)api.Cancel(done.id);
-        LiveJobs::Get().Remove(done.id);
+        GiveBack(api, done.id);
       }
       return b.status().WithContext("agent " + agent.name);
     }
@@ -296,8 +298,7 @@ Result<std::vector<AgentSession>> ReserveLavaBoards(const RegisteredAgent& agent
       sessions.push_back(std::move(*b.session));
       continue;
     }
-    (void)api.Cancel(b.id);
-    LiveJobs::Get().Remove(b.id);
+    GiveBack(api, b.id);
     say << agent.name << ": left out: " << b.failed << "\n";
     failed.push_back(b.failed);
   }
