@@ -1,9 +1,10 @@
 // What reuse reads from the tuning database: a measurement with a variant's reuse key, and its
-// rows as they were recorded.
+// rows as they were recorded (those the run counts).
 #include <map>
 #include <tuple>
 
 #include "host/db/tuning_db.h"
+#include "host/results/results_dir.h"
 
 namespace ktune::host {
 
@@ -20,6 +21,23 @@ Result<std::optional<Reusable>> TuningDb::FindReusable(const std::string& key, i
       Reusable{SqlString(rows[0][0]), static_cast<uint32_t>(SqlInt(rows[0][1])), SqlInt(rows[0][2]),
                static_cast<size_t>(SqlInt(rows[0][3]))});
 }
+
+namespace {
+
+// A variant of a sweep measured again after a board dropped out: the measurement the run counts
+// (DropSuperseded, by the shards of the run's metadata), not the rows cut short.
+Status DropSupersededOf(SqlConnection& sql, const std::string& where, const std::string& run_id,
+                        std::vector<RepetitionRow>& rows) {
+  KT_ASSIGN_OR_RETURN(auto meta,
+                      sql.Query("SELECT meta_json FROM runs WHERE run_id = $1", {run_id}));
+  if (meta.empty()) return Status::Ok();
+  KT_ASSIGN_OR_RETURN(const RunMeta m,
+                      ParseRunMeta(SqlString(meta[0][0]), where + ": run " + run_id));
+  DropSuperseded(m, rows);
+  return Status::Ok();
+}
+
+}  // namespace
 
 Result<std::vector<RepetitionRow>> TuningDb::RowsOf(const std::string& run_id,
                                                     uint32_t variant_index) {
@@ -72,6 +90,7 @@ Result<std::vector<RepetitionRow>> TuningDb::RowsOf(const std::string& run_id,
     KT_ASSIGN_OR_RETURN(v.status, ParseValueStatus(SqlString(l[13])));
     rows.back().values.push_back(std::move(v));
   }
+  KT_RETURN_IF_ERROR(DropSupersededOf(*sql_, location(), run_id, rows));
   return rows;
 }
 

@@ -213,6 +213,7 @@ Status ReplaceVariants(SqlConnection& sql, const RunMeta& meta,
   for (const RepetitionRow& r : rows) {
     if (RunOfShard(r.run_id) == meta.run_id) own.push_back(r);
   }
+  DropSuperseded(meta, own);  // a moved variant's result is of the measurement the run counts
   for (const char* table : {"variants", "results"}) {
     KT_RETURN_IF_ERROR(
         sql.Query(std::string("DELETE FROM ") + table + " WHERE run_id = $1", {meta.run_id})

@@ -145,6 +145,10 @@ class Worker {
     StreamTally tally;
     auto done = StreamRun(*agent_.session.conn, AskFor(shard, how),
                           sink_.StreamOf(shard.id, shard.variants, &tally));
+    // A lab's board that failed: what the lab says of it, asked (over HTTP) before the lock.
+    if (agent_.session.lease && !(done.ok() && done->complete())) {
+      lab_says_ = agent_.session.lease->Now();
+    }
     std::lock_guard<std::mutex> lock(state_.mu);
     if (how != kFetch) --state_.measuring;
     const Status local = sink_.LocalFailure();
@@ -232,15 +236,14 @@ class Worker {
   }
 
   void DropLocked(std::string why) {
-    if (agent_.session.lease) {  // a lab's board: what the lab says of it
-      if (const std::string now = agent_.session.lease->Now(); !now.empty()) why += "; " + now;
-    }
+    if (!lab_says_.empty()) why += "; " + lab_says_;
     state_.dropped.push_back(agent_.name + ": " + why);
     sink_.Note("khost run: agent " + agent_.name + " dropped out: " + why);
     state_.changed.notify_all();
   }
 
   SweepAgent& agent_;
+  std::string lab_says_;  // of a lab's board that failed (Lease::Now), "" for others
   const SweepSetup& setup_;
   SweepState& state_;
   RunSink& sink_;

@@ -259,13 +259,15 @@ Result<ReceivedRun> RunSink::Finish(Status status, bool agents_complete) {
                    "cannot complete: the run stays incomplete (khost run --resume will not "
                    "change that; khost run measures the kernel again)");
   }
+  std::vector<RepetitionRow> rows = writer_.rows();
+  const size_t superseded = DropSuperseded(setup_.meta, rows);
   if (status.ok()) {
     // Complete: the agents measured their whole plans and every row they journaled is in the file
     // whole. Adaptive repetitions end each variant when its race does: the agent's word is the
     // plan.
     setup_.meta.complete =
         agents_complete && rows_conflicting_ == 0 &&
-        ((setup_.request && setup_.request->has_adaptive()) || writer_.rows().size() >= Total());
+        ((setup_.request && setup_.request->has_adaptive()) || rows.size() >= Total());
     status = WriteRunMeta(meta_path_, setup_.meta);
   }
   if (!status.ok()) {
@@ -276,7 +278,8 @@ Result<ReceivedRun> RunSink::Finish(Status status, bool agents_complete) {
   }
   ReceivedRun out;
   out.run.path = writer_.path();
-  out.run.rows = writer_.rows();
+  out.run.rows = std::move(rows);
+  out.run.superseded_rows = superseded;
   out.run.duplicate_lines = writer_.duplicate_lines();
   out.run.first_duplicate_line = writer_.first_duplicate_line();
   KT_ASSIGN_OR_RETURN(out.run.metrics, MetricDefsOf(setup_.meta, meta_path_));

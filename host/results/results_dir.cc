@@ -229,6 +229,10 @@ Status WriteRunMeta(const std::string& path, const RunMeta& meta) {
 
 Result<RunMeta> ReadRunMeta(const std::string& path) {
   KT_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseRunMeta(text, path);
+}
+
+Result<RunMeta> ParseRunMeta(const std::string& text, const std::string& where) {
   try {
     const auto j = nlohmann::json::parse(text);
     RunMeta meta;
@@ -277,8 +281,36 @@ Result<RunMeta> ReadRunMeta(const std::string& path) {
     }
     return meta;
   } catch (const nlohmann::json::exception& e) {
-    return InvalidArgument(path + ": " + e.what());
+    return InvalidArgument(where + ": " + e.what());
   }
+}
+
+size_t DropSuperseded(const RunMeta& meta, std::vector<RepetitionRow>& rows) {
+  // variant -> the ids of the shards that list it, in the sweep's order
+  std::map<uint32_t, std::vector<std::string>> listed;
+  for (const RunMeta::Shard& s : meta.shards) {
+    for (uint32_t v : s.variants) listed[v].push_back(s.id);
+  }
+  // variant -> the shard whose rows count: the last listing it that holds a row of it
+  std::map<uint32_t, std::pair<size_t, std::string>> owner;
+  for (const RepetitionRow& r : rows) {
+    auto it = listed.find(r.variant_index);
+    if (it == listed.end() || it->second.size() < 2) continue;
+    const auto& ids = it->second;
+    const size_t at =
+        static_cast<size_t>(std::find(ids.begin(), ids.end(), r.run_id) - ids.begin());
+    if (at == ids.size()) continue;  // another run's rows
+    auto [o, fresh] = owner.try_emplace(r.variant_index, at, r.run_id);
+    if (!fresh && at > o->second.first) o->second = {at, r.run_id};
+  }
+  const size_t before = rows.size();
+  std::erase_if(rows, [&](const RepetitionRow& r) {
+    auto o = owner.find(r.variant_index);
+    if (o == owner.end() || r.run_id == o->second.second) return false;
+    const auto& ids = listed.at(r.variant_index);
+    return std::find(ids.begin(), ids.end(), r.run_id) != ids.end();
+  });
+  return before - rows.size();
 }
 
 std::vector<std::string> IdFilesIn(const std::string& dir) {
@@ -328,6 +360,7 @@ Result<LoadedRun> LoadRun(const std::string& kernel_run_dir, const std::string& 
   if (auto meta = ReadRunMeta(RunMetaPath(out.path)); meta.ok()) {
     KT_ASSIGN_OR_RETURN(out.metrics, MetricDefsOf(*meta, RunMetaPath(out.path)));
     out.meta = std::move(meta).value();
+    out.superseded_rows = DropSuperseded(*out.meta, out.rows);
   }
   return out;
 }
@@ -388,6 +421,12 @@ std::vector<std::string> RunWarnings(const LoadedRun& run) {
                   std::to_string(run.first_duplicate_line) +
                   " (a repetition's value given again, or another measurement of a repetition; " +
                   "the first is kept)");
+  }
+  if (run.superseded_rows) {
+    out.push_back(run.path + ": did not count " + std::to_string(run.superseded_rows) +
+                  " repetition" + (run.superseded_rows == 1 ? "" : "s") +
+                  " of variants cut short on an agent that dropped out and measured again whole "
+                  "on another (they stay in the file)");
   }
   return out;
 }

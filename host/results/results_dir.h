@@ -164,10 +164,21 @@ struct RunMeta {
 
 // <results file without .csv>.json
 std::string RunMetaPath(const std::string& results_path);
-// The metadata as its file's JSON text (the tuning database keeps it too).
+// The metadata as its file's JSON text (the tuning database keeps it too), and back (`where`
+// names the text in errors).
 std::string RunMetaJson(const RunMeta& meta);
+Result<RunMeta> ParseRunMeta(const std::string& text, const std::string& where);
 Status WriteRunMeta(const std::string& path, const RunMeta& meta);
 Result<RunMeta> ReadRunMeta(const std::string& path);
+
+// Pure: a sweep's rows without those a later measurement of the same variant supersedes. A variant
+// that several of `meta`'s shards list was moved: cut short on an agent that dropped out, it was
+// measured again whole in a new shard (and its first shard's journal may have been merged later).
+// Of such a variant only the rows of the last of its shards that holds any row of it count; the
+// rows of its other shards stay in the file (nothing measured is lost) but are not read as the
+// run's. Rows under another run's id (reused from the tuning database) are never superseded.
+// Returns how many rows were dropped from `rows`.
+size_t DropSuperseded(const RunMeta& meta, std::vector<RepetitionRow>& rows);
 
 // A stored run as reports read it: its rows, and its metadata and metric formulas when the
 // metadata file is there.
@@ -176,6 +187,7 @@ struct LoadedRun {
   std::vector<RepetitionRow> rows;  // merged (MergeRepetitions)
   size_t torn_lines = 0;
   size_t duplicate_lines = 0, first_duplicate_line = 0;
+  size_t superseded_rows = 0;  // of variants moved and measured again (DropSuperseded)
   std::optional<RunMeta> meta;
   std::vector<MetricDef> metrics;
 };
@@ -187,7 +199,8 @@ Result<std::vector<MetricDef>> MetricDefsOf(const RunMeta& meta, const std::stri
 Result<LoadedRun> LoadRun(const std::string& kernel_run_dir, const std::string& run);
 
 // What a reader of the run should know, one sentence each: that it is not complete (and how to
-// complete it), that its file ends in a torn line, that it holds duplicate lines. Every command
+// complete it), that its file ends in a torn line, that it holds duplicate lines or superseded
+// repetitions. Every command
 // that reads a stored run says them.
 std::vector<std::string> RunWarnings(const LoadedRun& run);
 

@@ -117,32 +117,28 @@ std::string NewestResults(const std::string& root, const std::string& kernel) {
   return newest;
 }
 
-// Each of `variants` whole in one shard of the run: its `reps` repetitions in each of the run's
-// passes, once (a repetition's lines merged, duplicates dropped: ParseResultsCsv). A variant cut
-// short on a board that dropped out keeps those repetitions under that board's shard, and the
-// sweep measures it again whole on another: such rows are counted in `superseded`.
+// Each of `variants` whole in one shard of the run as readers count it (LoadRun): its `reps`
+// repetitions in each of the run's passes, once. A variant cut short on a board that dropped out
+// keeps those repetitions in the file under that board's shard, and the sweep measures it again
+// whole on another: such rows are not counted (`superseded`).
 void CheckWhole(const std::string& path, size_t variants, size_t reps, size_t* superseded) {
+  const Result<LoadedRun> run = LoadRun("", path);
+  REQUIRE_MESSAGE(run.ok(), run.status().message());
   // variant -> shard -> its rows
   std::map<uint32_t, std::map<std::string, size_t>> rows;
   uint32_t passes = 0;
-  for (const RepetitionRow& row : test::RowsOf(path)) {
+  for (const RepetitionRow& row : run->rows) {
     CHECK(row.valid);
     ++rows[row.variant_index][row.run_id];
     passes = std::max(passes, row.pass + 1);
   }
   CHECK(rows.size() == variants);
-  *superseded = 0;
   for (const auto& [variant, shards] : rows) {
-    size_t whole = 0;
-    for (const auto& [shard, n] : shards) {
-      if (n == reps * passes) {
-        ++whole;
-      } else {
-        *superseded += n;
-      }
-    }
-    CHECK_MESSAGE(whole == 1, "variant " << variant << " whole in " << whole << " shards");
+    CAPTURE(variant);
+    REQUIRE(shards.size() == 1);
+    CHECK(shards.begin()->second == reps * passes);
   }
+  *superseded = run->superseded_rows;
 }
 
 // Whether every one of `ids` has ended (the board given back).

@@ -137,6 +137,33 @@ TEST_CASE("a run is recorded once however often it is recorded, and answers best
   CHECK((*db)->Best({.kernel = "nope"}).status().code() == ErrorCode::kNotFound);
 }
 
+TEST_CASE("a sweep's variant moved off a board that dropped out: its cut rows are kept, not used") {
+  test::UnitTempDir tmp;
+  auto db = TuningDb::Open({"sqlite:" + (tmp / "t.db"), "test"});
+  REQUIRE(db.ok());
+  const std::string run = "20261127T000000.000Z-cccccc";
+  RunMeta meta = Meta(run);
+  meta.shards = {{run + "_0", {0, 1}, "a", "moved"}, {run + "_1", {1}, "b", "done"}};
+  std::vector<RepetitionRow> rows;
+  for (uint32_t i = 0; i < 3; ++i) rows.push_back(Row(run + "_0", 0, i, 1e-3));
+  rows.push_back(Row(run + "_0", 1, 0, 9e-3));  // cut short, slow: the board was failing
+  for (uint32_t i = 0; i < 3; ++i) rows.push_back(Row(run + "_1", 1, i, 2e-3));
+  REQUIRE((*db)->AddRows(rows).ok());  // every row as it arrived
+  REQUIRE((*db)->RecordRun(meta, rows, "host").ok());
+  CHECK((*db)->Contents()->measurements == 14);  // nothing measured is lost
+  const auto moved = (*db)->RowsOf(run, 1);
+  REQUIRE(moved.ok());
+  REQUIRE(moved->size() == 3);
+  for (const RepetitionRow& r : *moved) CHECK(r.run_id == run + "_1");
+  CHECK((*db)->RowsOf(run, 0)->size() == 3);
+  auto best = (*db)->Best({.kernel = "k", .top = 2});
+  REQUIRE(best.ok());
+  REQUIRE(best->entries.size() == 2);
+  CHECK(best->entries[1].config == "BLOCK=2");
+  CHECK(best->entries[1].n == 3);
+  CHECK(best->entries[1].median_ns == doctest::Approx(2e6));
+}
+
 TEST_CASE("of equally near shapes, the one with the most configurations measured answers") {
   test::UnitTempDir tmp;
   auto db = TuningDb::Open({(tmp / "t.db"), "--db"});

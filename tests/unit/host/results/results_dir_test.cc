@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -296,6 +297,88 @@ TEST_CASE("run metadata with text that is not UTF-8 is written, the bytes replac
   CHECK(back->plan == "probed \xef\xbf\xbd");  // U+FFFD
   CHECK(back->passes == std::vector<std::vector<std::string>>{{"cycles\xef\xbf\xbd"}});
   std::filesystem::remove(path);
+}
+
+RepetitionRow ShardRow(const std::string& shard, uint32_t variant, uint32_t repetition) {
+  RepetitionRow r;
+  r.run_id = shard;
+  r.variant_index = variant;
+  r.repetition = repetition;
+  return r;
+}
+
+size_t RowsIn(const std::vector<RepetitionRow>& rows, const std::string& shard, uint32_t variant) {
+  return static_cast<size_t>(std::count_if(rows.begin(), rows.end(), [&](const RepetitionRow& r) {
+    return r.run_id == shard && r.variant_index == variant;
+  }));
+}
+
+TEST_CASE("a moved variant counts the rows of its last shard holding any; the others stay out") {
+  RunMeta meta;
+  meta.run_id = "r";
+  // Shard r_0 (variants 0, 1) dropped out after all of 0 and 2 repetitions of 1: 1 moved to r_2,
+  // which measured it whole; r_1 (variants 2, 3) moved 3 to r_3, which has no row yet.
+  meta.shards = {{"r_0", {0, 1}, "a", "moved"},
+                 {"r_1", {2, 3}, "b", "moved"},
+                 {"r_2", {1}, "b", "done"},
+                 {"r_3", {3}, "", "pending"}};
+  std::vector<RepetitionRow> rows;
+  for (uint32_t i = 0; i < 3; ++i) rows.push_back(ShardRow("r_0", 0, i));
+  for (uint32_t i = 0; i < 2; ++i) rows.push_back(ShardRow("r_0", 1, i));
+  for (uint32_t i = 0; i < 3; ++i) rows.push_back(ShardRow("r_1", 2, i));
+  rows.push_back(ShardRow("r_1", 3, 0));
+  for (uint32_t i = 0; i < 3; ++i) rows.push_back(ShardRow("r_2", 1, i));
+  rows.push_back(ShardRow("old", 1, 0));  // reused from another run: never superseded
+
+  std::vector<RepetitionRow> kept = rows;
+  CHECK(DropSuperseded(meta, kept) == 2);
+  CHECK(RowsIn(kept, "r_0", 1) == 0);  // superseded by r_2's whole measurement
+  CHECK(RowsIn(kept, "r_2", 1) == 3);
+  CHECK(RowsIn(kept, "r_0", 0) == 3);  // not moved
+  CHECK(RowsIn(kept, "r_1", 3) == 1);  // r_3 holds none of it yet: the part is all there is
+  CHECK(RowsIn(kept, "old", 1) == 1);
+  CHECK(kept.front().run_id == "r_0");  // the order kept
+
+  // The first shard's journal merged later, whole: the last shard's measurement still counts.
+  for (uint32_t i = 2; i < 3; ++i) rows.push_back(ShardRow("r_0", 1, i));
+  meta.shards[0].state = "merged";
+  kept = rows;
+  CHECK(DropSuperseded(meta, kept) == 3);
+  CHECK(RowsIn(kept, "r_2", 1) == 3);
+
+  // Not a sweep, or no variant moved: nothing dropped.
+  RunMeta plain;
+  kept = rows;
+  CHECK(DropSuperseded(plain, kept) == 0);
+  std::vector<RepetitionRow> none;
+  CHECK(DropSuperseded(meta, none) == 0);
+}
+
+TEST_CASE("a sweep's run loaded: a moved variant's cut rows are not counted, and a warning says") {
+  const test::UnitTempDir tmp("ktune-superseded");
+  const std::string path = tmp / "r.csv";
+  RunMeta meta;
+  meta.run_id = "r";
+  meta.complete = true;
+  meta.shards = {{"r_0", {0}, "a", "moved"}, {"r_1", {0}, "b", "done"}};
+  std::string text = std::string(kResultsHeader) + "\n";
+  for (const auto& [shard, n] : {std::pair<std::string, uint32_t>{"r_0", 1}, {"r_1", 3}}) {
+    for (uint32_t i = 0; i < n; ++i) {
+      RepetitionRow r = Row3(0, i);
+      r.run_id = shard;
+      text += ToCsvLines(r);
+    }
+  }
+  REQUIRE(WriteFileAtomic(path, text).ok());
+  REQUIRE(WriteRunMeta(RunMetaPath(path), meta).ok());
+  const LoadedRun run = LoadRun(tmp.path().string(), path).value();
+  CHECK(run.rows.size() == 3);
+  CHECK(run.superseded_rows == 1);
+  for (const RepetitionRow& r : run.rows) CHECK(r.run_id == "r_1");
+  const std::vector<std::string> w = RunWarnings(run);
+  REQUIRE(w.size() == 1);
+  CHECK(w[0] == path + ": did not count 1 repetition of variants cut short on an agent that " +
+                    "dropped out and measured again whole on another (they stay in the file)");
 }
 
 }  // namespace
