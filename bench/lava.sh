@@ -79,14 +79,26 @@ sweep() {  # agent
   "$khost" run matmul --root "$root" --agent "$1" --reps "$REPS" --warmup 0 >/dev/null 2>&1
   echo "$(now) - $start" | bc
 }
+# How many variants each board of the last sweep measured, "5/3": a board that came up later
+# takes fewer, and the sweep ends with the other's last shard.
+split() {
+  /usr/bin/python3 - "$root"/matmul/run/results/*.json <<'PY'
+import json, sys
+n = {}
+for s in json.load(open(sys.argv[1])).get("shards", []):
+    if s["state"] in ("done", "merged"):
+        n[s["agent"]] = n.get(s["agent"], 0) + len(s["variants"])
+print("/".join(str(v) for v in sorted(n.values(), reverse=True)) or "-")
+PY
+}
 
-echo "| round | direct: first row s | LAVA: first row s | ratio | sweep, 1 board s | 2 boards s | speed-up |"
-echo "|---|---|---|---|---|---|---|"
+echo "| round | direct: first row s | LAVA: first row s | ratio | sweep, 1 board s | 2 boards s | variants per board | speed-up |"
+echo "|---|---|---|---|---|---|---|---|"
 for r in $(seq "$ROUNDS"); do
   d=$(direct_first_row)
   l=$(first_row --agent lab1)
   s1=$(sweep lab1)
   s2=$(sweep lab2)
-  printf '| %d | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f |\n' "$r" "$d" "$l" \
-    "$(echo "$l / $d" | bc -l)" "$s1" "$s2" "$(echo "$s1 / $s2" | bc -l)"
+  printf '| %d | %.1f | %.1f | %.2f | %.1f | %.1f | %s | %.2f |\n' "$r" "$d" "$l" \
+    "$(echo "$l / $d" | bc -l)" "$s1" "$s2" "$(split)" "$(echo "$s1 / $s2" | bc -l)"
 done
