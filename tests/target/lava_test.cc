@@ -77,16 +77,25 @@ class Lab {
   }
   bool ok() const { return ok_; }
   std::string said() const { return up_.out + up_.err; }
-  // khost agent add NAME --lava ... with `extra` options.
-  test::CommandResult Add(const std::string& name, const std::vector<std::string>& extra) const {
-    std::vector<std::string> args = {
-        "agent", "add",           name, "--lava",   url_, "--job-template",
-        job_,    "--job-minutes", "10", "--replace"};
+  // khost agent add NAME --lava ... with `extra` options, and the lab's template unless `job`.
+  test::CommandResult Add(const std::string& name, const std::vector<std::string>& extra,
+                          const std::string& job = "") const {
+    std::vector<std::string> args = {"agent",
+                                     "add",
+                                     name,
+                                     "--lava",
+                                     url_,
+                                     "--job-template",
+                                     job.empty() ? job_ : job,
+                                     "--job-minutes",
+                                     "10",
+                                     "--replace"};
     args.insert(args.end(), extra.begin(), extra.end());
     return test::RunKhost(args, home_);
   }
   LavaApi Api() const { return LavaApi(url_, token_); }
   const std::string& dir() const { return dir_; }
+  const std::string& job() const { return job_; }
 
  private:
   std::string dir_, home_, url_, token_, job_;
@@ -250,6 +259,23 @@ TEST_CASE("LAVA: khost run on two boards of a real lab, counted by their PMU; fa
       Contains(refused.err,
                "refused the job: Devices unavailable: Device type 'nosuch' is unavailable."),
       refused.err);
+  // A board that cannot boot (its kernel's file is gone): its job ends, and khost says so in
+  // the lab's words, leaving no board reserved.
+  std::string broken = ReadFile(lab.job()).value();
+  const size_t image = broken.find("/Image");
+  REQUIRE(image != std::string::npos);
+  broken.replace(image, 6, "/Image.gone");
+  REQUIRE(WriteFileAtomic(tmp.path() + "/broken.yaml", broken).ok());
+  REQUIRE(lab.Add("broken", {"--device-type", "qemu", "--token-file", lab.dir() + "/token"},
+                  tmp.path() + "/broken.yaml")
+              .exit_code == 0);
+  auto noboot = test::RunKhost({"run", "matmul", "--root", root, "--agent", "broken"}, home);
+  CHECK(noboot.exit_code != 0);
+  CHECK_MESSAGE(Contains(noboot.err, "agent broken: no board came up (job "), noboot.err);
+  CHECK_MESSAGE(Contains(noboot.err, "before agentd answered"), noboot.err);
+  const std::vector<int64_t> broken_jobs = SubmittedJobs(noboot.err);
+  CHECK(broken_jobs.size() == 1);
+  CHECK(test::WaitFor([&] { return AllEnded(api, broken_jobs); }, 60));
   REQUIRE(WriteFileAtomic(tmp.path() + "/bad.token", "0123\n").ok());
   auto badtoken =
       lab.Add("badtoken", {"--device-type", "qemu", "--token-file", tmp.path() + "/bad.token"});
