@@ -23,6 +23,43 @@ std::optional<MemoryCeiling> LevelFor(const Ceilings& c, double working_set_byte
   return c.memory.back();
 }
 
+std::vector<MemoryCeiling> LevelsFromCurve(std::vector<BandwidthPoint> curve, double drop) {
+  std::erase_if(curve, [](const BandwidthPoint& p) { return !(p.gbytes_s > 0); });
+  std::stable_sort(
+      curve.begin(), curve.end(),
+      [](const BandwidthPoint& a, const BandwidthPoint& b) { return a.bytes < b.bytes; });
+  std::vector<std::vector<BandwidthPoint>> runs;
+  for (size_t i = 0; i < curve.size(); ++i) {
+    if (i == 0 || curve[i].gbytes_s < curve[i - 1].gbytes_s * (1 - drop)) runs.emplace_back();
+    runs.back().push_back(curve[i]);
+  }
+  // A lone point between two levels is a transition.
+  std::vector<std::vector<BandwidthPoint>> levels;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    if (runs[r].size() == 1 && r > 0 && r + 1 < runs.size()) continue;
+    levels.push_back(runs[r]);
+  }
+  std::vector<MemoryCeiling> out;
+  for (size_t l = 0; l < levels.size(); ++l) {
+    MemoryCeiling m;
+    for (const BandwidthPoint& p : levels[l]) {
+      m.gbytes_s = std::max(m.gbytes_s, p.gbytes_s);
+      m.size_bytes = std::max(m.size_bytes, static_cast<uint64_t>(p.bytes));
+    }
+    if (levels.size() == 1) {
+      m.level = "memory";
+      m.size_bytes = 0;
+    } else if (l + 1 == levels.size()) {
+      m.level = "DRAM";
+      m.size_bytes = 0;
+    } else {
+      m.level = "L" + std::to_string(l + 1);
+    }
+    out.push_back(m);
+  }
+  return out;
+}
+
 double Attainable(double peak_gflops, double gbytes_s, double intensity) {
   return std::min(peak_gflops, intensity * gbytes_s);
 }

@@ -40,6 +40,22 @@ struct Ceilings {
   std::vector<MemoryCeiling> memory;  // smallest level first, DRAM last
 };
 
+// One point of a bandwidth curve: a stream's rate over a working set of `bytes`.
+struct BandwidthPoint {
+  double bytes = 0;
+  double gbytes_s = 0;
+};
+
+// The memory levels a bandwidth curve shows (pure), as the Empirical Roofline Toolkit reads its
+// sweeps: the points in order of size, cut wherever the bandwidth falls by more than `drop` (a
+// fraction: 0.2) from one point to the next; each run of points is a level, its bandwidth the
+// highest of its points and its capacity its largest working set. A level of one point between
+// two others is a transition (the working set half in one level, half in the next) and is left
+// out. Levels are named L1, L2, ... and the last DRAM (capacity 0) when there are two or more; a
+// curve with no fall (an emulator's, or a sweep too short) is one level, named "memory". Points
+// of zero or negative bandwidth are ignored; no points, no levels.
+std::vector<MemoryCeiling> LevelsFromCurve(std::vector<BandwidthPoint> curve, double drop = 0.2);
+
 // The highest compute ceiling of `precision`; none when the board has none measured.
 std::optional<ComputeCeiling> PeakOf(const Ceilings& c, const std::string& precision);
 

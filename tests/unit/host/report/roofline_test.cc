@@ -37,6 +37,40 @@ TEST_CASE("a working set's level: the smallest it fits in, DRAM beyond the cache
   CHECK_FALSE(LevelFor(Ceilings{}, 1));
 }
 
+TEST_CASE("levels from a bandwidth curve: cut where it falls, transitions left out") {
+  // L1 to 32 KiB at ~100 GB/s, L2 to 1 MiB at ~40, DRAM at ~10; 64 KiB and 2 MiB are
+  // transitions (their working sets straddle two levels). Given out of order.
+  const std::vector<BandwidthPoint> curve = {
+      {8 << 10, 98},   {4 << 10, 95},   {16 << 10, 100}, {32 << 10, 97}, {64 << 10, 70},
+      {128 << 10, 41}, {256 << 10, 40}, {512 << 10, 39}, {1 << 20, 38},  {2 << 20, 22},
+      {8 << 20, 10},   {32 << 20, 9.5}, {128 << 20, 9.8}};
+  const std::vector<MemoryCeiling> levels = LevelsFromCurve(curve);
+  REQUIRE(levels.size() == 3);
+  CHECK(levels[0].level == "L1");
+  CHECK(levels[0].size_bytes == 32 << 10);
+  CHECK(levels[0].gbytes_s == 100);
+  CHECK(levels[1].level == "L2");
+  CHECK(levels[1].size_bytes == 1 << 20);
+  CHECK(levels[1].gbytes_s == 41);
+  CHECK(levels[2].level == "DRAM");
+  CHECK(levels[2].size_bytes == 0);
+  CHECK(levels[2].gbytes_s == 10);
+  // A flat curve (an emulator's) is one level; a short one too; none without points.
+  const std::vector<MemoryCeiling> flat =
+      LevelsFromCurve({{4096, 2.0}, {1 << 20, 1.9}, {1 << 26, 2.1}});
+  REQUIRE(flat.size() == 1);
+  CHECK(flat[0].level == "memory");
+  CHECK(flat[0].gbytes_s == 2.1);
+  CHECK(LevelsFromCurve({}).empty());
+  CHECK(LevelsFromCurve({{4096, 0}, {8192, -1}}).empty());
+  // Two levels: the second is DRAM.
+  const std::vector<MemoryCeiling> two = LevelsFromCurve({{4096, 50}, {8192, 50}, {1 << 24, 5}});
+  REQUIRE(two.size() == 2);
+  CHECK(two[0].level == "L1");
+  CHECK(two[0].size_bytes == 8192);
+  CHECK(two[1].level == "DRAM");
+}
+
 TEST_CASE("the attainable rate: the bandwidth's slope up to the ridge point, then the peak") {
   CHECK(Attainable(16, 8, 0.5) == 4);   // memory-bound: 0.5 FLOP/byte x 8 GB/s
   CHECK(Attainable(16, 8, 2) == 16);    // at the ridge point
