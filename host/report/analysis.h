@@ -33,6 +33,7 @@ struct AnalyzeOptions {
   // The board's roofline ceilings (host/report/roofline.h), when measured, and the precision of
   // the kernel's arithmetic, whose peak bounds it.
   std::optional<Ceilings> ceilings;
+  std::string ceilings_note;  // why there are none, said when the variants declare their work
   std::string precision = "fp32";
 };
 
