@@ -166,7 +166,11 @@ Status ExecuteRoofline(const RooflineArgs& a) {
   req.kernels_dir = a.kernels_dir;
   req.toolchains_dir = a.toolchains_dir;
   req.db = db.get();
-  KT_ASSIGN_OR_RETURN(const RooflineResult res, MeasureRoofline(req));
+  // What building and measuring print goes to stderr: stdout holds the ceilings alone.
+  std::streambuf* const stdout_buffer = std::cout.rdbuf(std::cerr.rdbuf());
+  Result<RooflineResult> measured = MeasureRoofline(req);
+  std::cout.rdbuf(stdout_buffer);
+  KT_ASSIGN_OR_RETURN(const RooflineResult res, std::move(measured));
   std::cout << (a.json ? CeilingsJson(res) : Render(CeilingsTable(res), TableFormat::kConsole));
   std::cerr << "khost roofline: kept in " << db->location() << " for " << res.board
             << "; khost analyze places each run's variants under them\n";
