@@ -13,7 +13,6 @@
 #include "common/manifest.h"
 #include "common/strings.h"
 #include "host/cli/cli.h"
-#include "host/roofline/roofline_service.h"
 #include "host/cli/cmd_analyze.h"
 #include "host/report/analysis.h"
 #include "host/report/analysis_tables.h"
@@ -25,6 +24,7 @@
 #include "host/report/shapes_report.h"
 #include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"
+#include "host/roofline/roofline_service.h"
 #include "host/search/search_files.h"
 
 namespace ktune::host {

@@ -21,9 +21,9 @@ cxxopts::Options RooflineCliOptions() {
                      "Measure the board's roofline ceilings: peak GFLOP/s per precision and "
                      "vector width, GB/s per memory level.");
   AddMeasureOptions(o, /*order_seed=*/true);
-  o.add_options()(
-      "toolchain", "toolchain profile the microkernels are built with (as khost tune takes it)",
-      cxxopts::value<std::string>()->default_value("rvv-clang19"))(
+  o.add_options()("toolchain",
+                  "toolchain profile the microkernels are built with (as khost tune takes it)",
+                  cxxopts::value<std::string>()->default_value("rvv-clang19"))(
       "max-size",
       "the bandwidth sweep's largest working set, past the last cache (4 KiB up, doubling)",
       cxxopts::value<std::string>()->default_value("64MiB"))(
@@ -82,8 +82,8 @@ Result<RooflineArgs> ParseRooflineArgs(const Args& args) {
   KT_ASSIGN_OR_RETURN(a.max_bytes, ParseByteSize(r["max-size"].as<std::string>(), "max-size"));
   KT_ASSIGN_OR_RETURN(a.bytes_per_call,
                       ParseByteSize(r["bytes-per-call"].as<std::string>(), "bytes-per-call"));
-  KT_ASSIGN_OR_RETURN(const int64_t iterations,
-                      IntegerOption(r, "iterations", 1, int64_t{1} << 40, "a number of iterations"));
+  KT_ASSIGN_OR_RETURN(const int64_t iterations, IntegerOption(r, "iterations", 1, int64_t{1} << 40,
+                                                              "a number of iterations"));
   a.flops_iterations = static_cast<uint64_t>(iterations);
   const std::string format = r["format"].as<std::string>();
   if (format != "table" && format != "json") {

@@ -4,9 +4,9 @@
 namespace ktune::host {
 
 namespace {
-const std::vector<std::string> kCeilingColumns = {"board",      "threads", "kind",
-                                                  "name",       "precision", "size_bytes",
-                                                  "value",      "run_id",  "measured_ns"};
+const std::vector<std::string> kCeilingColumns = {"board", "threads",   "kind",
+                                                  "name",  "precision", "size_bytes",
+                                                  "value", "run_id",    "measured_ns"};
 }  // namespace
 
 Status TuningDb::RecordCeilings(const std::string& board, int64_t threads,

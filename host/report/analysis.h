@@ -112,6 +112,7 @@ struct Analysis {
   // no ranked variant declares its work (its spec has no flops: or bytes:).
   std::vector<Placement> roofline;
   bool has_ceilings = false;
+  std::optional<Ceilings> ceilings;  // the board's, when it has them (the plot draws them)
   std::string precision;
   std::string roofline_note;  // why there is no roofline, when there is none
   std::vector<std::string> notes;

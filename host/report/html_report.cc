@@ -117,7 +117,9 @@ std::string RenderHtmlReport(const Analysis& a, const RunReport& report, const H
     for (size_t e = 0; e < a.effects.size(); ++e) out += RenderHtmlTable(tables[next++]);
     out += figures("heatmap_");
   }
-  if (!a.roofline.empty()) out += "<h2>Roofline</h2>\n" + RenderHtmlTable(tables[next++]);
+  if (!a.roofline.empty()) {
+    out += "<h2>Roofline</h2>\n" + RenderHtmlTable(tables[next++]) + figures("roofline");
+  }
   if (!in.plots_note.empty()) out += "<p class=\"about\">" + HtmlEscape(in.plots_note) + "</p>\n";
   out += "<h2>Every value</h2>\n" + RenderHtmlTable(ReportTable(report));
   out += "</body>\n</html>\n";

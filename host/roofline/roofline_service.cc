@@ -76,8 +76,8 @@ Result<RooflineResult> MeasureRoofline(const RooflineRequest& r) {
     const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                             std::chrono::system_clock::now().time_since_epoch())
                             .count();
-    KT_RETURN_IF_ERROR(r.db->RecordCeilings(out.board, 1,
-                                            CeilingRowsOf(out.measured, flops.report.run_id, now)));
+    KT_RETURN_IF_ERROR(
+        r.db->RecordCeilings(out.board, 1, CeilingRowsOf(out.measured, flops.report.run_id, now)));
   }
   return out;
 }

@@ -22,14 +22,14 @@ struct RooflineRequest {
   uint64_t min_bytes = 4096, max_bytes = uint64_t{64} << 20;  // the bandwidth sweep's sets
   uint64_t bytes_per_call = uint64_t{256} << 20;              // what each call moves
   uint64_t flops_iterations = 20'000'000;                     // each chain's, per call
-  MeasureOptions measure;  // repetitions, CPU, order...
+  MeasureOptions measure;                                     // repetitions, CPU, order...
   std::string kernels_dir, toolchains_dir;
   TuningDb* db = nullptr;  // where the ceilings are kept (null: not kept)
 };
 
 struct RooflineResult {
   MeasuredCeilings measured;
-  std::string board;  // the fingerprint the rows carry
+  std::string board;                     // the fingerprint the rows carry
   std::string flops_run, bandwidth_run;  // their results files
   VectorWidths widths;
 };

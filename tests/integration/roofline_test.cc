@@ -20,11 +20,11 @@ TEST_CASE("khost roofline measures the board's ceilings and analyze places a run
   test::AgentProcess agent(tmp.path() + "/store");
   const std::string root = tmp.path() + "/work", db = "sqlite:" + tmp.path() + "/t.db";
   const std::string at = agent.address().ToString();
-  auto roof = test::RunKhost({"roofline", "--agent", at, "--toolchain", "native", "--root",
-                              tmp.path() + "/roofline", "--max-size", "256KiB", "--bytes-per-call",
-                              "4MiB", "--iterations", "200000", "--reps", "3", "--db", db,
-                              "--format", "json"},
-                             tmp.path());
+  auto roof =
+      test::RunKhost({"roofline", "--agent", at, "--toolchain", "native", "--root",
+                      tmp.path() + "/roofline", "--max-size", "256KiB", "--bytes-per-call", "4MiB",
+                      "--iterations", "200000", "--reps", "3", "--db", db, "--format", "json"},
+                     tmp.path());
   REQUIRE_MESSAGE(roof.exit_code == 0, roof.err);
   const auto j = nlohmann::json::parse(roof.out);
   CHECK(j.at("schema") == "ktune-roofline");
@@ -50,10 +50,10 @@ TEST_CASE("khost roofline measures the board's ceilings and analyze places a run
   CHECK(Contains(roof.err, "khost roofline: kept in "));
 
   // A matmul run on the same board: analyze finds the ceilings and places every variant.
-  auto tune = test::RunKhost({"tune", "matmul", "--root", root, "--toolchain", "native",
-                              "--sample", "3", "--seed", "1", "--shape", "M=64", "--shape", "N=64",
-                              "--shape", "K=64"},
-                             tmp.path());
+  auto tune =
+      test::RunKhost({"tune", "matmul", "--root", root, "--toolchain", "native", "--sample", "3",
+                      "--seed", "1", "--shape", "M=64", "--shape", "N=64", "--shape", "K=64"},
+                     tmp.path());
   REQUIRE_MESSAGE(tune.exit_code == 0, tune.err);
   auto run = test::RunKhost(
       {"run", "matmul", "--root", root, "--reps", "3", "--agent", at, "--db", db}, tmp.path());
@@ -62,8 +62,9 @@ TEST_CASE("khost roofline measures the board's ceilings and analyze places a run
                                   "--out", tmp.path() + "/analysis"},
                                  tmp.path());
   REQUIRE_MESSAGE(analyzed.exit_code == 0, analyzed.err);
-  CHECK(Contains(analyzed.out, "roofline: each variant's work over its median kernel-time, under "
-                               "the board's ceilings (fp32)"));
+  CHECK(Contains(analyzed.out,
+                 "roofline: each variant's work over its median kernel-time, under "
+                 "the board's ceilings (fp32)"));
   const auto a = nlohmann::json::parse(ReadFile(tmp.path() + "/analysis/analysis.json").value());
   const auto& placed = a.at("roofline");
   CHECK(placed.at("ceilings") == true);
@@ -75,14 +76,15 @@ TEST_CASE("khost roofline measures the board's ceilings and analyze places a run
     CHECK(v.at("level").is_string());
   }
   if (a.at("verdict").at("decision") != "unstable") {  // an unstable verdict names no winner
-    CHECK(Contains(a.at("verdict").at("text").get<std::string>(), "of the board's attainable peak"));
+    CHECK(
+        Contains(a.at("verdict").at("text").get<std::string>(), "of the board's attainable peak"));
   }
 
   // Without ceilings for the board (another database): the rates, and how to measure them.
-  auto bare = test::RunKhost({"analyze", "matmul", "--root", root, "--db",
-                              "sqlite:" + tmp.path() + "/empty.db", "--no-plots", "--out",
-                              tmp.path() + "/bare"},
-                             tmp.path());
+  auto bare = test::RunKhost(
+      {"analyze", "matmul", "--root", root, "--db", "sqlite:" + tmp.path() + "/empty.db",
+       "--no-plots", "--out", tmp.path() + "/bare"},
+      tmp.path());
   REQUIRE_MESSAGE(bare.exit_code == 0, bare.err);
   CHECK(Contains(bare.out, "khost roofline --agent <its agent> measures them"));
 }

@@ -34,15 +34,14 @@ TEST_CASE("vector widths: RVV from -march's V and zvl, x86-64 AVX2, else none") 
 TEST_CASE("the bandwidth sweep: powers of two, each moving about the same bytes") {
   auto shapes = BandwidthShapes(4096, 32768, 1 << 20);
   REQUIRE(shapes.ok());
-  CHECK(*shapes == std::vector<std::string>{"N=512 SWEEPS=256 RUN_COUNT=1",
-                                            "N=1024 SWEEPS=128 RUN_COUNT=1",
-                                            "N=2048 SWEEPS=64 RUN_COUNT=1",
-                                            "N=4096 SWEEPS=32 RUN_COUNT=1"});
+  CHECK(*shapes ==
+        std::vector<std::string>{"N=512 SWEEPS=256 RUN_COUNT=1", "N=1024 SWEEPS=128 RUN_COUNT=1",
+                                 "N=2048 SWEEPS=64 RUN_COUNT=1", "N=4096 SWEEPS=32 RUN_COUNT=1"});
   // Rounded down to powers of two, 4 KiB at least; one sweep at least.
   auto odd = BandwidthShapes(1000, 12000, 100);
   REQUIRE(odd.ok());
-  CHECK(*odd == std::vector<std::string>{"N=512 SWEEPS=1 RUN_COUNT=1",
-                                         "N=1024 SWEEPS=1 RUN_COUNT=1"});
+  CHECK(*odd ==
+        std::vector<std::string>{"N=512 SWEEPS=1 RUN_COUNT=1", "N=1024 SWEEPS=1 RUN_COUNT=1"});
   CHECK(BandwidthShapes(1 << 20, 4096, 1).status().message() ==
         "the largest working set (4096 bytes) is below the smallest (1048576)");
 }
@@ -73,14 +72,14 @@ TEST_CASE("the ceilings of two runs: GFLOP/s per precision and width, levels per
   RunReport bw;
   bw.best_by = kKernelTime;
   // read: 8 KiB and 16 KiB at 80 GB/s, 1 MiB and 2 MiB at 10; triad only at 8 KiB x 3.
-  for (const auto& [n, gbs] : std::vector<std::pair<int, double>>{
-           {1024, 80}, {2048, 80}, {131072, 10}, {262144, 10}}) {
+  for (const auto& [n, gbs] :
+       std::vector<std::pair<int, double>>{{1024, 80}, {2048, 80}, {131072, 10}, {262144, 10}}) {
     const double bytes = 8.0 * n * 100;
     bw.variants.push_back(Variant("r", {{"OP", "0"}}, {{"N", std::to_string(n)}},
                                   bytes / (gbs * 1e9), {std::nullopt, bytes}));
   }
-  bw.variants.push_back(
-      Variant("t", {{"OP", "3"}}, {{"N", "1024"}}, 24.0 * 1024 * 100 / 60e9, {1.0, 24.0 * 1024 * 100}));
+  bw.variants.push_back(Variant("t", {{"OP", "3"}}, {{"N", "1024"}}, 24.0 * 1024 * 100 / 60e9,
+                                {1.0, 24.0 * 1024 * 100}));
   auto m = CeilingsOf(flops, bw);
   REQUIRE_MESSAGE(m.ok(), m.status().message());
   REQUIRE(m->ceilings.compute.size() == 3);
