@@ -4,10 +4,12 @@
 // arithmetic, not this machine's numbers (bench/roofline.sh measures those against likwid-bench).
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "common/fs.h"
 #include "tests/contains.h"
+#include "tests/integration/browser.h"
 #include "tests/integration/harness.h"
 
 namespace ktune::host {
@@ -58,9 +60,9 @@ TEST_CASE("khost roofline measures the board's ceilings and analyze places a run
   auto run = test::RunKhost(
       {"run", "matmul", "--root", root, "--reps", "3", "--agent", at, "--db", db}, tmp.path());
   REQUIRE_MESSAGE(run.exit_code == 0, run.err);
-  auto analyzed = test::RunKhost({"analyze", "matmul", "--root", root, "--db", db, "--no-plots",
-                                  "--out", tmp.path() + "/analysis"},
-                                 tmp.path());
+  auto analyzed = test::RunKhost(
+      {"analyze", "matmul", "--root", root, "--db", db, "--out", tmp.path() + "/analysis"},
+      tmp.path());
   REQUIRE_MESSAGE(analyzed.exit_code == 0, analyzed.err);
   CHECK(Contains(analyzed.out,
                  "roofline: each variant's work over its median kernel-time, under "
@@ -78,6 +80,21 @@ TEST_CASE("khost roofline measures the board's ceilings and analyze places a run
   if (a.at("verdict").at("decision") != "unstable") {  // an unstable verdict names no winner
     CHECK(
         Contains(a.at("verdict").at("text").get<std::string>(), "of the board's attainable peak"));
+  }
+
+  // The roofline plot, drawn and inlined in the report, which Chromium renders.
+  for (const char* ext : {".png", ".svg"}) {
+    CHECK(std::filesystem::exists(tmp.path() + "/analysis/roofline" + ext));
+  }
+  const std::string html = ReadFile(tmp.path() + "/analysis/report.html").value();
+  CHECK(Contains(html, "<h2>Roofline</h2>"));
+  if (const auto view = test::ViewInChromium(tmp.path() + "/analysis/report.html", tmp.path())) {
+    CHECK(Contains(view->dom, "<h2>Roofline</h2>"));
+    CHECK(Contains(view->dom, "arithmetic intensity (FLOP/byte)"));  // the plot's axis, in its SVG
+    CHECK(Contains(view->dom, "winner"));
+    CHECK_FALSE(Contains(view->console, "Uncaught"));
+  } else {
+    MESSAGE("skipped the browser check: no chromium (Debian package chromium)");
   }
 
   // Without ceilings for the board (another database): the rates, and how to measure them.
