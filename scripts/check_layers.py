@@ -28,7 +28,9 @@ ALLOWED = {
     "host/strategy": set(),
     "host/search": {"host/tune", "host/measure", "host/lava", "host/remote", "host/db", "host/strategy", "host/results",
                     "host/events", "host/util"},
-    "host/cli": {"host/search", "host/strategy", "host/tune", "host/measure", "host/lava", "host/remote", "host/db",
+    "host/roofline": {"host/tune", "host/measure", "host/report", "host/lava", "host/remote", "host/db",
+                      "host/results", "host/events", "host/util"},
+    "host/cli": {"host/roofline", "host/search", "host/strategy", "host/tune", "host/measure", "host/lava", "host/remote", "host/db",
                  "host/report", "host/corpus", "host/results", "host/events", "host/util"},
     # agentd: main.cc and options.{h,cc} -> server -> measure | store. Only measure/ calls
     # perf_event_open; store/ knows the store's files and nothing of measuring or serving.

@@ -24,6 +24,7 @@
 #include "host/report/shapes_report.h"
 #include "host/results/kernel_dir.h"
 #include "host/results/results_dir.h"
+#include "host/roofline/roofline_service.h"
 #include "host/search/search_files.h"
 
 namespace ktune::host {
@@ -51,6 +52,7 @@ cxxopts::Options AnalyzeCliOptions() {
       cxxopts::value<std::string>());
   AddRootOption(o);
   AddWideOption(o);
+  AddDbOption(o);
   o.positional_help("<kernel>");
   return o;
 }
@@ -80,6 +82,7 @@ Result<AnalyzeRequest> ParseAnalyzeArgs(const Args& args) {
                       IntegerOption(r, "counters", 0, 1000, "a whole number of plots"));
   req.plots = r.count("no-plots") == 0;
   req.out_dir = r["out"].as<std::string>();
+  req.db = r["db"].as<std::string>();
   if (r.count("search")) {
     for (const char* o : {"run", "threshold", "heatmap", "counters"}) {
       if (r.count(o))
@@ -183,10 +186,31 @@ Status ExecuteSearchAnalysis(const AnalyzeRequest& req) {
   return Status::Ok();
 }
 
+// The ceilings khost roofline kept for the run's board; none, and why, when the database is
+// off or has none (analyze then gives the variants' rates alone).
+void CeilingsFor(const AnalyzeRequest& req, const LoadedRun& run, AnalyzeOptions& options) {
+  const std::string board = run.rows.empty() ? "" : run.rows.front().board;
+  const std::string measure = "khost roofline --agent <its agent> measures them";
+  Result<std::optional<DbChoice>> where = DbFor(req.db);
+  if (!where.ok() || !*where) {
+    options.ceilings_note = "no ceilings: no tuning database (" + measure + ")";
+    return;
+  }
+  Result<std::unique_ptr<TuningDb>> db = TuningDb::Open(**where, /*create=*/false);
+  Result<std::optional<Ceilings>> stored =
+      db.ok() ? StoredCeilings(**db, board) : Result<std::optional<Ceilings>>(db.status());
+  if (stored.ok() && *stored) {
+    options.ceilings = **stored;
+  } else {
+    options.ceilings_note = "no ceilings for board " + board + " yet (" + measure + ")";
+  }
+}
+
 AnalyzeOptions OptionsFor(const AnalyzeRequest& req, const LoadedRun& run) {
   AnalyzeOptions options;
   options.threshold = req.threshold;
   options.interleaved = run.meta && run.meta->order == "interleaved";
+  CeilingsFor(req, run, options);
   return options;
 }
 

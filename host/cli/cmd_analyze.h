@@ -25,6 +25,7 @@ struct AnalyzeRequest {
   std::string out_dir;  // empty: <root>/<kernel>/run/analysis/<run_id>
   // --search: the searches (khost tune --strategy) to show instead of a run: ids, or {"all"}.
   std::vector<std::string> searches;
+  std::string db;  // --db: where khost roofline kept the board's ceilings (host/cli/cli.h DbFor)
 };
 Result<AnalyzeRequest> ParseAnalyzeArgs(const Args& args);
 cxxopts::Options AnalyzeCliOptions();

@@ -9,6 +9,7 @@
 #include "host/cli/cmd_agent.h"
 #include "host/cli/cmd_analyze.h"
 #include "host/cli/cmd_best.h"
+#include "host/cli/cmd_roofline.h"
 #include "host/cli/cmd_completion.h"
 #include "host/cli/cmd_corpus.h"
 #include "host/cli/cmd_db.h"
@@ -32,6 +33,8 @@ const std::vector<CommandInfo>& Commands() {
        AnalyzeMain, AnalyzeCliOptions},
       {"best", "the best configuration the tuning database knows, with its evidence; no run",
        BestMain, BestCliOptions},
+      {"roofline", "measure the board's ceilings: peak GFLOP/s and GB/s per memory level",
+       RooflineMain, RooflineCliOptions},
       {"db", "the tuning database: show what it holds, import runs", DbMain, DbCliOptions,
        DbActions()},
       {"history", "a kernel's times run after run, regressions and improvements flagged",

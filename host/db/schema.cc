@@ -87,11 +87,30 @@ CREATE INDEX results_by_kernel ON results (kernel, board, shape);
 CREATE INDEX results_by_key ON results (reuse_key, measured_ns)
 )sql";
 
+// Version 2: each board's roofline ceilings (khost roofline): a row per compute ceiling (GFLOP/s
+// of a precision and width), memory level (GB/s and capacity) and stream level (every stream's
+// levels, kept beside the read stream's), per thread count; measuring again replaces them.
+constexpr const char* kVersion2 = R"sql(
+CREATE TABLE ceilings (
+  board TEXT NOT NULL,
+  threads BIGINT NOT NULL,
+  kind TEXT NOT NULL,
+  name TEXT NOT NULL,
+  precision TEXT NOT NULL,
+  size_bytes BIGINT NOT NULL,
+  value DOUBLE PRECISION NOT NULL,
+  run_id TEXT NOT NULL,
+  measured_ns BIGINT NOT NULL,
+  PRIMARY KEY (board, threads, kind, name)
+)
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& Migrations() {
   static const std::vector<Migration> kMigrations = {
       {1, "runs, variants, measurements, results", kVersion1},
+      {2, "ceilings (khost roofline)", kVersion2},
   };
   return kMigrations;
 }

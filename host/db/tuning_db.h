@@ -138,6 +138,18 @@ struct Reusable {
   size_t n = 0;
 };
 
+// One of a board's roofline ceilings as the database keeps it (host/roofline turns them into the
+// model of host/report/roofline.h).
+struct CeilingRow {
+  std::string kind;       // "compute", "memory" or "stream"
+  std::string name;       // "fp32 vector 32 B", "L2", "copy L1"
+  std::string precision;  // compute: "fp32" or "fp64"; else ""
+  int64_t size_bytes = 0;  // memory and stream: the level's capacity, 0 for DRAM
+  double value = 0;        // GFLOP/s for compute, GB/s for the others
+  std::string run_id;      // the run that measured it
+  int64_t measured_ns = 0;  // when (Unix epoch)
+};
+
 class TuningDb {
  public:
   // Opens (and, with create, makes) the database and brings its schema up to date.
@@ -167,6 +179,13 @@ class TuningDb {
   // newest), of one configuration (its NAME=VALUE pairs must pick one) or of the newest best
   // (history.cc).
   Result<History> HistoryOf(const HistoryQuery& q);
+
+  // A board's roofline ceilings at a thread count (khost roofline): recorded ones replace what
+  // the board had at that count; read back by kind, the levels smallest first and DRAM last
+  // (none: empty).
+  Status RecordCeilings(const std::string& board, int64_t threads,
+                        const std::vector<CeilingRow>& rows);
+  Result<std::vector<CeilingRow>> CeilingsOf(const std::string& board, int64_t threads);
 
   // Every row of a run's variant as it was recorded (its values in their order).
   Result<std::vector<RepetitionRow>> RowsOf(const std::string& run_id, uint32_t variant_index);

@@ -111,7 +111,7 @@ std::vector<RunMeta::Inputs> VariantInputs(const KernelDir& dir, const Manifest&
       }
       it->second = HashBytes(files);
     }
-    out.push_back({v.args, it->second});
+    out.push_back({v.args, it->second, v.work});
   }
   return out;
 }

@@ -86,7 +86,8 @@ RunMeta NewRunMeta(const std::string& run_id, const std::string& kernel,
 std::string MethodKey(const MeasureOptions& measured);
 
 // Each variant's argv and the hash of its test data as `manifest` has them (pure): the files
-// under the variant's test data directory (the kernel's run/test_data/ when it names none).
+// under the variant's test data directory (the kernel's run/test_data/ when it names none); and
+// its work, as configs.json gives it.
 std::vector<RunMeta::Inputs> VariantInputs(const KernelDir& dir, const Manifest& manifest);
 
 // Checks the options against the agent that answered (its CPUs, perf_event_paranoid (said on

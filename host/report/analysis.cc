@@ -405,6 +405,38 @@ std::string VariantLabel(const VariantSummary& v) {
   return label;
 }
 
+namespace {
+
+// The ranked variants on the roofline, and what the verdict says of the winner's place; a note
+// when no variant declares its work.
+void PlaceOnRoofline(const RunReport& report, const AnalyzeOptions& options, Analysis* a) {
+  std::vector<VariantWorkTime> work;
+  bool any = false;
+  for (const RankedVariant& rv : a->ranking) {
+    const VariantSummary& v = report.variants[rv.variant];
+    any = any || !v.work.empty();
+    const double per_second = a->time_unit == "ns" ? 1e-9 : 1;
+    work.push_back({rv.variant, v.work.flops, v.work.bytes, rv.median * per_second});
+  }
+  if (!any) {
+    a->roofline_note =
+        "no roofline: the variants declare no work (a spec's flops: and bytes: lines, "
+        "docs/KSPEC.md)";
+    return;
+  }
+  a->precision = options.precision;
+  a->has_ceilings = options.ceilings.has_value();
+  a->ceilings = options.ceilings;
+  if (!a->has_ceilings) a->roofline_note = options.ceilings_note;
+  a->roofline = PlaceVariants(work, options.ceilings, options.precision);
+  const std::string said = PlacementSentence(a->roofline.front());
+  if (a->verdict && !a->verdict->unstable && !said.empty()) {
+    a->verdict->text += "; the winner reaches " + said;
+  }
+}
+
+}  // namespace
+
 Result<Analysis> Analyze(const RunReport& report, const AnalyzeOptions& options) {
   Analysis a;
   a.run_id = report.run_id;
@@ -437,6 +469,7 @@ Result<Analysis> Analyze(const RunReport& report, const AnalyzeOptions& options)
   a.correlations = CorrelateWithTime(a, report);
   a.effects = ParamEffects(a, report);
   if (a.ranking.size() >= 2) a.why = ExplainWin(a, report, options.threshold);
+  PlaceOnRoofline(report, options, &a);
   return a;
 }
 

@@ -18,6 +18,7 @@
 #include "common/status.h"
 #include "host/report/drift.h"
 #include "host/report/report.h"
+#include "host/report/roofline.h"
 #include "host/report/stats.h"
 #include "host/report/table.h"
 
@@ -29,6 +30,11 @@ struct AnalyzeOptions {
   // The run was measured in interleaved rounds (its meta's order): a repetition index is a round,
   // whose variants ran side by side, so a drift can be paired away (WeighDrift).
   bool interleaved = false;
+  // The board's roofline ceilings (host/report/roofline.h), when measured, and the precision of
+  // the kernel's arithmetic, whose peak bounds it.
+  std::optional<Ceilings> ceilings;
+  std::string ceilings_note;  // why there are none, said when the variants declare their work
+  std::string precision = "fp32";
 };
 
 struct RankedVariant {
@@ -101,6 +107,14 @@ struct Analysis {
   std::vector<CounterCorrelation> correlations;
   std::vector<ParamEffect> effects;
   std::optional<WhyItWins> why;
+  // The ranked variants placed on the roofline (host/report/roofline.h), in ranking order: their
+  // achieved rates and intensity, and under the board's ceilings when it has them. Empty when
+  // no ranked variant declares its work (its spec has no flops: or bytes:).
+  std::vector<Placement> roofline;
+  bool has_ceilings = false;
+  std::optional<Ceilings> ceilings;  // the board's, when it has them (the plot draws them)
+  std::string precision;
+  std::string roofline_note;  // why there is no roofline, when there is none
   std::vector<std::string> notes;
   double threshold = 0.7;
   double alpha = 0.05;  // the verdict's significance level

@@ -38,6 +38,7 @@ Table RankingTable(const Analysis& a, const RunReport& report) {
   }
   if (a.verdict) rank.notes.push_back("verdict: " + a.verdict->text);
   for (const std::string& n : a.notes) rank.notes.push_back("note: " + n);
+  if (!a.roofline_note.empty()) rank.notes.push_back("note: " + a.roofline_note);
   return rank;
 }
 
@@ -98,6 +99,34 @@ Table EffectTable(const Analysis& a, const ParamEffect& e) {
   return t;
 }
 
+// The ranked variants' work rates, and their place under the board's ceilings when it has them.
+Table RooflineTable(const Analysis& a, const RunReport& report) {
+  Table t;
+  t.title = "roofline: each variant's work over its median " + a.time_name +
+            (a.has_ceilings ? ", under the board's ceilings (" + a.precision + ")" : "");
+  t.columns = {"rank", "variant", "GFLOP/s", "GB/s", "FLOP/byte"};
+  if (a.has_ceilings) {
+    t.columns.insert(t.columns.end(), {"level", "attainable GFLOP/s", "of attainable", "bound"});
+  }
+  t.text_columns = 2;
+  const auto number = [](const std::optional<double>& v) {
+    return v ? FormatNumber(*v) : std::string("-");
+  };
+  for (size_t i = 0; i < a.roofline.size(); ++i) {
+    const Placement& p = a.roofline[i];
+    std::vector<std::string> row = {std::to_string(i + 1), report.variants[p.variant].name,
+                                    number(p.gflops), number(p.gbytes_s), number(p.intensity)};
+    if (a.has_ceilings) {
+      row.insert(row.end(), {p.level.empty() ? "-" : p.level, number(p.attainable_gflops),
+                             p.fraction ? FormatPercent(*p.fraction * 100) : "-",
+                             p.bound.empty() ? "-" : p.bound});
+    }
+    t.AddRow(std::move(row), i == 0 ? RowStyle::kGood : RowStyle::kPlain);
+  }
+  t.notes.push_back("work: one call's flops and bytes as the kernel's spec declares them");
+  return t;
+}
+
 }  // namespace
 
 std::vector<Table> AnalysisTables(const Analysis& a, const RunReport& report) {
@@ -106,6 +135,7 @@ std::vector<Table> AnalysisTables(const Analysis& a, const RunReport& report) {
   if (a.why) tables.push_back(WhyTable(a, *a.why, report));
   tables.push_back(CorrelationTable(a));
   for (const ParamEffect& e : a.effects) tables.push_back(EffectTable(a, e));
+  if (!a.roofline.empty()) tables.push_back(RooflineTable(a, report));
   return tables;
 }
 

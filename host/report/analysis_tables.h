@@ -11,7 +11,8 @@
 
 namespace ktune::host {
 
-// The tables: ranking, the verdict and why-it-wins, correlations, parameter effects.
+// The tables: ranking, the verdict and why-it-wins, correlations, parameter effects, and the
+// roofline (each variant's work rates) when the variants declare their work.
 std::vector<Table> AnalysisTables(const Analysis& a, const RunReport& report);
 
 // The seed's high_correlations.csv: "Metric,Correlation,P-Value", Pearson, |r| > threshold.

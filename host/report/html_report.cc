@@ -106,15 +106,19 @@ std::string RenderHtmlReport(const Analysis& a, const RunReport& report, const H
     }
     return f;
   };
-  // tables: [0] ranking, then why-it-wins when there is one, correlations, parameter effects.
+  // tables: [0] ranking, then why-it-wins when there is one, correlations, parameter effects,
+  // the roofline when there is one.
   size_t next = 1;
   if (a.why) out += "<h2>Why it wins</h2>\n" + RenderHtmlTable(tables[next++]);
   out += "<h2>Variants</h2>\n" + RenderHtmlTable(tables[0]) + figures("time_by_variant");
   out += "<h2>Correlations</h2>\n" + RenderHtmlTable(tables[next++]) + figures("time_vs_");
-  if (next < tables.size()) {
+  if (!a.effects.empty()) {
     out += "<h2>Parameters</h2>\n";
-    for (; next < tables.size(); ++next) out += RenderHtmlTable(tables[next]);
+    for (size_t e = 0; e < a.effects.size(); ++e) out += RenderHtmlTable(tables[next++]);
     out += figures("heatmap_");
+  }
+  if (!a.roofline.empty()) {
+    out += "<h2>Roofline</h2>\n" + RenderHtmlTable(tables[next++]) + figures("roofline");
   }
   if (!in.plots_note.empty()) out += "<p class=\"about\">" + HtmlEscape(in.plots_note) + "</p>\n";
   out += "<h2>Every value</h2>\n" + RenderHtmlTable(ReportTable(report));

@@ -167,6 +167,24 @@ Json RankedJson(const Analysis& a, const RunReport& report, size_t i) {
   return j;
 }
 
+// The ranked variants' places on the roofline (host/report/roofline.h): rates in GFLOP/s and
+// GB/s, intensity in FLOP/byte; null where a value is not known.
+Json RooflineJson(const Analysis& a) {
+  Json variants = Json::array();
+  for (const Placement& p : a.roofline) {
+    variants.push_back({{"variant", p.variant},
+                        {"seconds", p.seconds},
+                        {"gflops", Number(p.gflops)},
+                        {"gbytes_per_s", Number(p.gbytes_s)},
+                        {"flops_per_byte", Number(p.intensity)},
+                        {"level", p.level.empty() ? Json(nullptr) : Json(p.level)},
+                        {"attainable_gflops", Number(p.attainable_gflops)},
+                        {"fraction_of_attainable", Number(p.fraction)},
+                        {"bound", p.bound.empty() ? Json(nullptr) : Json(p.bound)}});
+  }
+  return {{"precision", a.precision}, {"ceilings", a.has_ceilings}, {"variants", variants}};
+}
+
 }  // namespace
 
 std::string RenderAnalysisJson(const Analysis& a, const RunReport& report) {
@@ -206,6 +224,8 @@ std::string RenderAnalysisJson(const Analysis& a, const RunReport& report) {
     doc["effects"].push_back({{"param", e.param}, {"spread", e.spread}, {"levels", levels}});
   }
   doc["why"] = a.why ? WhyJson(a, report, *a.why) : Json(nullptr);
+  doc["roofline"] = a.roofline.empty() ? Json(nullptr) : RooflineJson(a);
+  doc["roofline_note"] = a.roofline_note.empty() ? Json(nullptr) : Json(a.roofline_note);
   doc["notes"] = a.notes;
   doc["variants"] = Json::array();
   for (const VariantSummary& v : report.variants) doc["variants"].push_back(VariantJson(v));

@@ -102,6 +102,51 @@ Plot TimeVsCounter(const Analysis& a, const RunReport& report, const CounterCorr
   return p;
 }
 
+// The roofline ("roofline"): log-log, FLOP/byte across and GFLOP/s up; each memory level's
+// bandwidth slope up to the precision's compute peak, labelled; each variant a point, the winner
+// (the first of the ranking) marked. Empty data without ceilings or a placed variant.
+Plot RooflinePlot(const Analysis& a, const RunReport& report) {
+  Plot p;
+  p.name = "roofline";
+  p.title = "roofline: each variant under the board's ceilings (" + a.precision + ")";
+  if (!a.ceilings) return p;
+  const std::optional<ComputeCeiling> peak = PeakOf(*a.ceilings, a.precision);
+  double low = 1e300, high = 0;
+  for (const Placement& pl : a.roofline) {
+    if (!pl.intensity || !pl.gflops) continue;
+    p.data += Num(*pl.intensity) + "\t" + Num(*pl.gflops) + "\t" +
+              VariantLabel(report.variants[pl.variant]) + "\n";
+    low = std::min(low, *pl.intensity);
+    high = std::max(high, *pl.intensity);
+  }
+  if (p.data.empty() || !peak) {
+    p.data.clear();
+    return p;
+  }
+  std::string functions, curves;
+  for (size_t i = 0; i < a.ceilings->memory.size(); ++i) {
+    const MemoryCeiling& m = a.ceilings->memory[i];
+    const std::string f = "f" + std::to_string(i);
+    const double ridge = peak->gflops / m.gbytes_s;
+    low = std::min(low, ridge);
+    high = std::max(high, ridge);
+    functions += f + "(x) = (x * " + Num(m.gbytes_s) + " < P) ? x * " + Num(m.gbytes_s) + " : P\n";
+    curves += f + "(x) with lines lw 2 title " +
+              Quoted(m.level + " " + FormatNumber(m.gbytes_s) + " GB/s") + ", ";
+  }
+  p.script = std::string(kCommon) + "set title " + Quoted(p.title) + " noenhanced\n" +
+             "set logscale xy\nset xlabel 'arithmetic intensity (FLOP/byte)'\n" +
+             "set ylabel 'GFLOP/s'\nset key left top noenhanced\n" + "set xrange [" + Num(low / 4) +
+             ":" + Num(high * 4) + "]\n" + "P = " + Num(peak->gflops) + "\n" + functions + "plot " +
+             curves + "P with lines dt 2 lc rgb '#888888' title " +
+             Quoted(peak->name + " " + FormatNumber(peak->gflops) + " GFLOP/s") + ", \\\n" +
+             "     'roofline.dat' using 1:2 with points pt 7 ps 1.2 lc rgb '#4a7ab5' title "
+             "'variants', \\\n" +
+             "     '' every ::0::0 using 1:2 with points pt 6 ps 2.5 lw 2 lc rgb '#c0392b' "
+             "title 'winner'\n";
+  return p;
+}
+
 // Levels of a parameter in numeric order when they are numbers.
 std::vector<std::string> Levels(const Analysis& a, const std::string& param) {
   for (const ParamEffect& e : a.effects) {
@@ -296,6 +341,7 @@ Result<std::vector<Plot>> PlanPlots(const Analysis& a, const RunReport& report,
   if (!px.empty() && px != py && Levels(a, px).size() >= 2 && Levels(a, py).size() >= 2) {
     plots.push_back(HeatMap(a, report, px, py));
   }
+  if (Plot roof = RooflinePlot(a, report); !roof.data.empty()) plots.push_back(std::move(roof));
   return plots;
 }
 

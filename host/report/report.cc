@@ -407,6 +407,11 @@ std::string RenderTable(const RunReport& report, bool colour, size_t width) {
 RunReport BuildRunReport(const LoadedRun& run) {
   RunReport report = BuildReport(run.rows, run.metrics);
   if (run.meta && !run.meta->run_id.empty()) report.run_id = run.meta->run_id;
+  if (run.meta) {
+    for (VariantSummary& v : report.variants) {
+      if (v.index < run.meta->inputs.size()) v.work = run.meta->inputs[v.index].work;
+    }
+  }
   return report;
 }
 

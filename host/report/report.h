@@ -70,6 +70,7 @@ struct VariantSummary {
   int64_t first_timestamp_ns = 0;
   std::vector<ValueSummary> values;    // one per RunReport::value_names entry
   std::vector<MetricSummary> metrics;  // one per metric asked for
+  VariantWork work{};  // one call's work, as the run's metadata has it (host/tune/kspec.h)
 
   const ValueSummary* Find(const std::string& name) const;
   // The value of parameter `name`; `missing` when this variant has none of that name.
@@ -106,7 +107,8 @@ struct RunReport {
 RunReport BuildReport(const std::vector<RepetitionRow>& rows,
                       const std::vector<MetricDef>& metrics = {});
 // The report of a stored run: BuildReport of its rows and metrics, named by the run's own id (its
-// first row may be of an earlier run, reused from the tuning database).
+// first row may be of an earlier run, reused from the tuning database), each variant with the
+// work its metadata gives.
 RunReport BuildRunReport(const LoadedRun& run);
 
 // pyperf's warning, for the variants whose `time` varies with a coefficient of variation above

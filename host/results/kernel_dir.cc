@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -100,6 +101,25 @@ Status ParseVariantShape(const ordered_json& value, const std::string& where, Ke
   return Status::Ok();
 }
 
+// A variant's "work": {"flops": F, "bytes": B}, each a finite number 0 or more, either absent.
+Result<VariantWork> ParseWork(const ordered_json& value, const std::string& where) {
+  if (!value.is_object()) return InvalidArgument(where + ": \"work\" must be an object");
+  VariantWork work;
+  for (const auto& [key, v] : value.items()) {
+    std::optional<double>* out = key == "flops"   ? &work.flops
+                                 : key == "bytes" ? &work.bytes
+                                                  : nullptr;
+    if (!out) {
+      return InvalidArgument(where + ": \"work\" has " + key + "; it takes flops and bytes");
+    }
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {
+      return InvalidArgument(where + ": \"work\": " + key + " must be a number, 0 or more");
+    }
+    *out = v.get<double>();
+  }
+  return work;
+}
+
 // One entry of "variants": its paths, args, shape, test data and parameters.
 Result<KernelVariant> ParseVariant(const ordered_json& v, const std::string& where,
                                    const std::string& kernel) {
@@ -126,6 +146,8 @@ Result<KernelVariant> ParseVariant(const ordered_json& v, const std::string& whe
         return InvalidArgument(where + ": \"test_data\" must be a directory under " + under);
       }
       var.test_data = value.get<std::string>();
+    } else if (key == "work") {
+      KT_ASSIGN_OR_RETURN(var.work, ParseWork(value, where));
     } else {
       if (!value.is_primitive() || value.is_null()) {
         return InvalidArgument(where + ": parameter " + key + " must be a number or a string");

@@ -9,13 +9,16 @@
 // relative to <root>. Every key of a variant that is not a path is a parameter. ktune also reads
 // an optional "args": [..] per variant (argv for the ELF), "shape": {"M": 64, ...} (the problem
 // shape it runs at, host/tune/shapes.h) and "test_data": "<kernel>/run/test_data/<shape>" (its
-// test data directory when a tune has several shapes, given to the ELF as KTUNE_TEST_DATA).
+// test data directory when a tune has several shapes, given to the ELF as KTUNE_TEST_DATA) and
+// "work": {"flops": F, "bytes": B} (one call's floating-point operations and bytes to and from
+// memory, from the spec's work formulas: docs/KSPEC.md; either may be absent).
 //
 // The bundle sent to an agent holds configs.json, every variant's ELF and everything under
 // test_data/, at their paths relative to <root>, so the ELF finds its data as the seed's did.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +28,13 @@
 
 namespace ktune::host {
 
+// The work of one call of a variant's kernel, as its spec declares it (host/tune/kspec.h).
+struct VariantWork {
+  std::optional<double> flops;  // floating-point operations
+  std::optional<double> bytes;  // bytes moved to and from memory
+  bool empty() const { return !flops && !bytes; }
+};
+
 struct KernelVariant {
   std::string name;      // the ELF's file name
   std::string elf_path;  // relative to root
@@ -33,6 +43,7 @@ struct KernelVariant {
   std::string asm_path;     // its disassembly, relative to root; "" when configs.json names none
   Params shape{};           // the problem shape it runs at; empty when configs.json gives none
   std::string test_data{};  // relative to root, under <kernel>/run/test_data; "" for that one
+  VariantWork work{};
 };
 
 struct KernelDir {

@@ -207,7 +207,10 @@ std::string RunMetaJson(const RunMeta& meta) {
   if (!meta.inputs.empty()) {
     j["inputs"] = nlohmann::ordered_json::array();
     for (const auto& in : meta.inputs) {
-      j["inputs"].push_back({{"args", in.args}, {"test_data_hash", in.test_data_hash}});
+      nlohmann::ordered_json one = {{"args", in.args}, {"test_data_hash", in.test_data_hash}};
+      if (in.work.flops) one["flops"] = *in.work.flops;
+      if (in.work.bytes) one["bytes"] = *in.work.bytes;
+      j["inputs"].push_back(std::move(one));
     }
   }
   if (!meta.build.empty()) j["build"] = meta.build;
@@ -271,8 +274,11 @@ Result<RunMeta> ParseRunMeta(const std::string& text, const std::string& where) 
     }
     meta.method = j.value("method", std::string());
     for (const auto& in : j.value("inputs", nlohmann::json::array())) {
-      meta.inputs.push_back({in.at("args").get<std::vector<std::string>>(),
-                             in.at("test_data_hash").get<std::string>()});
+      RunMeta::Inputs one{in.at("args").get<std::vector<std::string>>(),
+                          in.at("test_data_hash").get<std::string>()};
+      if (in.contains("flops")) one.work.flops = in.at("flops").get<double>();
+      if (in.contains("bytes")) one.work.bytes = in.at("bytes").get<double>();
+      meta.inputs.push_back(std::move(one));
     }
     meta.build = j.value("build", std::map<std::string, std::string>());
     for (const auto& r : j.value("reused", nlohmann::json::array())) {

@@ -13,6 +13,7 @@
 #include "common/status.h"
 #include "common/system_check.h"
 #include "host/events/event_groups.h"
+#include "host/results/kernel_dir.h"
 
 namespace ktune::host {
 
@@ -148,6 +149,7 @@ struct RunMeta {
   struct Inputs {
     std::vector<std::string> args;
     std::string test_data_hash;
+    VariantWork work = {};  // one call's work, as configs.json gave it (KernelVariant::work)
   };
   std::vector<Inputs> inputs = {};
   std::map<std::string, std::string> build = {};

@@ -1,7 +1,9 @@
 #include "host/tune/config_space.h"
 
 #include <algorithm>
+#include <cmath>
 #include <random>
+#include <tuple>
 
 #include "common/random.h"
 #include "common/strings.h"
@@ -25,7 +27,7 @@ std::optional<double> LookupName(const KernelSpec& spec, const Config& config,
 
 Result<bool> Satisfies(const KernelSpec& spec, const Config& config,
                        const std::vector<std::pair<std::string, int64_t>>& shape) {
-  for (const SpecConstraint& c : spec.constraints) {
+  for (const SpecFormula& c : spec.constraints) {
     Result<double> v = c.expr.Evaluate(
         [&](const std::string& name) { return LookupName(spec, config, shape, name); });
     if (!v.ok()) {
@@ -35,6 +37,37 @@ Result<bool> Satisfies(const KernelSpec& spec, const Config& config,
     if (*v == 0) return false;
   }
   return true;
+}
+
+Result<VariantWork> WorkOf(const KernelSpec& spec, const Config& config,
+                           const std::vector<std::pair<std::string, int64_t>>& shape) {
+  VariantWork work;
+  for (const auto& [key, formula, out] :
+       {std::tuple{"flops", &spec.flops, &work.flops}, {"bytes", &spec.bytes, &work.bytes}}) {
+    if (!*formula) continue;
+    const SpecFormula& f = **formula;
+    Result<double> v = f.expr.Evaluate(
+        [&](const std::string& name) { return LookupName(spec, config, shape, name); });
+    std::string why;
+    if (!v.ok()) {
+      why = v.status().message();
+    } else if (!std::isfinite(*v)) {
+      why = "not a finite number";
+    } else if (*v < 0) {
+      why = "negative (" + FormatDouble(*v) + "); work is a count, 0 or more";
+    }
+    if (!why.empty()) {
+      std::vector<std::string> at;
+      for (size_t i = 0; i < spec.params.size() && i < config.size(); ++i) {
+        at.push_back(spec.params[i].name + "=" + std::to_string(config[i]));
+      }
+      for (const auto& [n, value] : shape) at.push_back(n + "=" + std::to_string(value));
+      return InvalidArgument(spec.path + ":" + std::to_string(f.line) + ": " + key + ": " + f.text +
+                             (at.empty() ? "" : " at " + Join(at, " ")) + ": " + why);
+    }
+    *out = *v;
+  }
+  return work;
 }
 
 namespace {
@@ -91,7 +124,7 @@ Result<Space> EnumerateSpace(const KernelSpec& spec, const SpaceRequest& request
   space.feasible = space.configs.size();
   if (space.configs.empty()) {
     std::vector<std::string> lines;
-    for (const SpecConstraint& c : spec.constraints) lines.push_back(std::to_string(c.line));
+    for (const SpecFormula& c : spec.constraints) lines.push_back(std::to_string(c.line));
     return InvalidArgument(spec.path + ": no configuration of " + std::to_string(space.grid_size) +
                            " satisfies the constraints (lines " + Join(lines, ", ") + ")");
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "host/results/kernel_dir.h"
 #include "host/tune/kspec.h"
 
 namespace ktune::host {
@@ -49,5 +50,11 @@ std::optional<double> LookupName(const KernelSpec& spec, const Config& config,
 // be evaluated.
 Result<bool> Satisfies(const KernelSpec& spec, const Config& config,
                        const std::vector<std::pair<std::string, int64_t>>& shape);
+
+// The work of one call of `config` at `shape` (the spec's flops and bytes formulas; none when it
+// has neither). An error names the spec's line, the formula and the shape when one cannot be
+// evaluated (division by zero) or its value is negative or not finite.
+Result<VariantWork> WorkOf(const KernelSpec& spec, const Config& config,
+                           const std::vector<std::pair<std::string, int64_t>>& shape);
 
 }  // namespace ktune::host

@@ -55,6 +55,8 @@ class SpecParser {
     if (key == "param") return Param(value);
     if (key == "constant") return Constant(value);
     if (key == "constraint") return Constraint(value);
+    if (key == "flops") return Work(value, &spec_->flops, key);
+    if (key == "bytes") return Work(value, &spec_->bytes, key);
     if (key == "shape") return Shape(value);
     if (key == "args") {
       args_line_ = line_;
@@ -74,11 +76,21 @@ class SpecParser {
     if (spec_->name.empty()) return Error("no 'kernel:' line");
     if (spec_->main_sources.empty()) return Error("no 'main:' line");
     if (spec_->params.empty()) return Error("no 'param:' line");
-    for (const SpecConstraint& c : spec_->constraints) {
+    for (const SpecFormula& c : spec_->constraints) {
       line_ = c.line;
       for (const std::string& name : c.expr.names()) {
         if (!Defined(name) && !InShape(name)) {
           return Error("constraint names unknown parameter " + name);
+        }
+      }
+    }
+    for (const auto& [key, work] : {std::pair{"flops", &spec_->flops}, {"bytes", &spec_->bytes}}) {
+      if (!*work) continue;
+      line_ = (*work)->line;
+      for (const std::string& name : (*work)->expr.names()) {
+        if (!Defined(name) && !InShape(name)) {
+          return Error(std::string(key) + ": " + name +
+                       " is not a parameter, constant or shape name of the spec");
         }
       }
     }
@@ -204,6 +216,14 @@ class SpecParser {
     Result<Expr> expr = Expr::Parse(value);
     if (!expr.ok()) return Error(expr.status().message());
     spec_->constraints.push_back({std::string(value), std::move(*expr), line_});
+    return Status::Ok();
+  }
+
+  Status Work(std::string_view value, std::optional<SpecFormula>* work, const std::string& key) {
+    if (*work) return Error("second '" + key + ":' line");
+    Result<Expr> expr = Expr::Parse(value);
+    if (!expr.ok()) return Error(key + ": " + expr.status().message());
+    *work = SpecFormula{std::string(value), std::move(*expr), line_};
     return Status::Ok();
   }
 

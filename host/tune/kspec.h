@@ -10,6 +10,8 @@
 //   param: NAME = V1 V2 ...             a tunable parameter and its candidate integer values
 //   constant: NAME = V                  a fixed integer (GROUP_SIZE_M)
 //   constraint: EXPR                    host/util/expr.h over params, constants and shape names
+//   flops: EXPR                         the work of one kernel call, over the same names: floating-
+//   bytes: EXPR                         point operations and bytes moved to and from memory
 //   shape: NAME=V ...                   the problem shape (M=192 N=192 K=192 RUN_COUNT=3)
 //   args: TEMPLATE...                   argv, {NAME} replaced by shape values ({M}x{N}x{K}x...)
 //   input: NAME DTYPE [D1, D2...] DIST [seed=N]
@@ -23,6 +25,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,7 +64,8 @@ struct SpecParam {
   size_t line = 0;
 };
 
-struct SpecConstraint {
+// A constraint or a work formula as written, parsed, with its line.
+struct SpecFormula {
   std::string text;
   Expr expr;
   size_t line = 0;
@@ -79,7 +83,10 @@ struct KernelSpec {
   std::vector<std::string> main_sources, kernel_sources, include_dirs, cflags;
   std::vector<SpecParam> params;
   std::vector<std::pair<std::string, int64_t>> constants;
-  std::vector<SpecConstraint> constraints;
+  std::vector<SpecFormula> constraints;
+  // The work of one call of the kernel at a shape (khost analyze places each variant on the
+  // board's roofline with them): floating-point operations, and bytes to and from memory.
+  std::optional<SpecFormula> flops, bytes;
   std::vector<std::pair<std::string, int64_t>> shape;
   std::vector<std::string> args;
   std::vector<TensorSpec> inputs, outputs;

@@ -281,6 +281,12 @@ Result<TunePlan> PrepareTune(const TuneOptions& o) {
         if (!runs) run.excluded.insert(c);
       }
     }
+    if (p.spec.flops || p.spec.bytes) {
+      for (const Config& c : p.configs) {
+        if (run.excluded.count(c)) continue;
+        KT_ASSIGN_OR_RETURN(run.work[c], WorkOf(p.spec, c, shape));
+      }
+    }
     auto data = MakeTestData(p.spec, shape, format);
     if (!data.ok()) return at.empty() ? data.status() : data.status().WithContext(at);
     p.data.push_back(std::move(data).value());

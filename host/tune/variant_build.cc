@@ -369,6 +369,12 @@ std::string ConfigsJson(const KernelSpec& spec, const std::vector<VariantJob>& j
       for (const auto& [name, value] : shape.shape) dims[name] = value;
       v["shape"] = std::move(dims);
       if (shapes.size() > 1) v["test_data"] = run + shape.test_data;
+      if (auto w = shape.work.find(jobs[i].config); w != shape.work.end() && !w->second.empty()) {
+        nlohmann::ordered_json work = nlohmann::ordered_json::object();
+        if (w->second.flops) work["flops"] = *w->second.flops;
+        if (w->second.bytes) work["bytes"] = *w->second.bytes;
+        v["work"] = std::move(work);
+      }
       variants.push_back(std::move(v));
     }
   }

@@ -75,7 +75,7 @@ void CheckParsed(const KernelSpec& spec) {
 
   Config first;
   for (const SpecParam& p : spec.params) first.push_back(p.values.front());
-  for (const SpecConstraint& c : spec.constraints) {
+  for (const SpecFormula& c : spec.constraints) {
     (void)c.expr.Evaluate(
         [&](const std::string& name) { return LookupName(spec, first, spec.shape, name); });
   }

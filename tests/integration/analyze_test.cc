@@ -14,6 +14,7 @@
 #include "host/report/stats.h"
 #include "host/util/subprocess.h"
 #include "tests/contains.h"
+#include "tests/integration/browser.h"
 #include "tests/integration/harness.h"
 
 namespace ktune::host {
@@ -124,46 +125,17 @@ TEST_CASE(
   }
 
   // Headless Chromium loads the report: it parses, and renders a page image.
-  const std::string chromium = FindInPath("chromium");
-  if (chromium.empty()) {
+  const std::optional<test::BrowserView> view =
+      test::ViewInChromium(out + "/report.html", tmp.path());
+  if (!view) {
     MESSAGE("skipped the browser check: no chromium (Debian package chromium)");
     return;
   }
-  const std::vector<std::string> flags = {"--headless",
-                                          "--no-sandbox",
-                                          "--disable-gpu",
-                                          "--disable-quic",
-                                          "--no-first-run",
-                                          "--disable-background-networking",
-                                          "--disable-sync",
-                                          "--disable-component-update",
-                                          "--user-data-dir=" + tmp.path() + "/chromium"};
-  std::vector<std::string> dump = flags;
-  dump.insert(dump.end(), {"--dump-dom", "file://" + out + "/report.html"});
-  ToolOptions options;
-  options.timeout_seconds = 120;
-  options.stdout_path = tmp.path() + "/dom.html";
-  std::vector<std::string> argv = {chromium};
-  argv.insert(argv.end(), dump.begin(), dump.end());
-  auto dumped = RunTool(argv, options);
-  REQUIRE(dumped.ok());
-  CHECK(dumped->exit_code == 0);
-  auto dom_text = ReadFile(tmp.path() + "/dom.html");
-  REQUIRE(dom_text.ok());
-  CHECK(Contains(*dom_text, "<h2>Verdict</h2>"));
-  CHECK(Contains(*dom_text, "<svg"));
-  std::vector<std::string> shot = {chromium};
-  shot.insert(shot.end(), flags.begin(), flags.end());
-  shot.insert(shot.end(), {"--window-size=1200,3000", "--screenshot=" + tmp.path() + "/page.png",
-                           "file://" + out + "/report.html"});
-  ToolOptions shot_options;
-  shot_options.timeout_seconds = 120;
-  auto shot_run = RunTool(shot, shot_options);
-  REQUIRE(shot_run.ok());
-  CHECK(shot_run->exit_code == 0);
-  CHECK_FALSE(Contains(shot_run->output, "Uncaught"));
-  REQUIRE(fs::exists(tmp.path() + "/page.png"));
-  CHECK(fs::file_size(tmp.path() + "/page.png") > 10000);
+  CHECK(Contains(view->dom, "<h2>Verdict</h2>"));
+  CHECK(Contains(view->dom, "<svg"));
+  CHECK_FALSE(Contains(view->console, "Uncaught"));
+  REQUIRE(fs::exists(view->screenshot));
+  CHECK(fs::file_size(view->screenshot) > 10000);
 }
 
 TEST_CASE("khost report --compare: two runs side by side, variant by variant") {

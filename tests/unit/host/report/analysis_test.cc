@@ -177,6 +177,45 @@ TEST_CASE("analysis: an unstable verdict says how the machine's frequency and he
         std::string::npos);
 }
 
+TEST_CASE("analysis places each ranked variant on the roofline from the work it declares") {
+  RunReport report = BuildReport(Fixture());
+  auto bare = Analyze(report);
+  REQUIRE(bare.ok());
+  CHECK(bare->roofline.empty());
+  CHECK(bare->roofline_note.starts_with("no roofline: the variants declare no work"));
+  // Every variant does 2 MFLOP over 1 MB (intensity 2) per call: 8_32 in 1 ms makes 2 GFLOP/s
+  // and 1 GB/s, 4_16 in 4 ms a quarter of that.
+  for (VariantSummary& v : report.variants) v.work = {2e6, 1e6};
+  auto a = Analyze(report);
+  REQUIRE(a.ok());
+  CHECK(a->roofline_note.empty());
+  REQUIRE(a->roofline.size() == 4);  // the ranked ones, in ranking order
+  CHECK(a->roofline[0].variant == a->ranking[0].variant);
+  CHECK(*a->roofline[0].gflops == doctest::Approx(2));
+  CHECK(*a->roofline[0].gbytes_s == doctest::Approx(1));
+  CHECK(*a->roofline[0].intensity == doctest::Approx(2));
+  CHECK(*a->roofline[3].gflops == doctest::Approx(0.5));
+  CHECK_FALSE(a->has_ceilings);
+  CHECK(a->verdict->text.ends_with("; the winner reaches 2 GFLOP/s, 1 GB/s, 2 FLOP/byte"));
+  // Under a board of 8 GFLOP/s fp32 and 2 GB/s from DRAM (1 MB is beyond its 512 KiB L2): the
+  // attainable rate at intensity 2 is min(8, 2 x 2) = 4 GFLOP/s, of which 8_32 reaches half.
+  AnalyzeOptions options;
+  options.ceilings =
+      Ceilings{{{"fp32 vector", "fp32", 8}}, {{"L2", 512 << 10, 16}, {"DRAM", 0, 2}}};
+  auto placed = Analyze(report, options);
+  REQUIRE(placed.ok());
+  CHECK(placed->has_ceilings);
+  CHECK(placed->roofline[0].level == "DRAM");
+  CHECK(*placed->roofline[0].attainable_gflops == doctest::Approx(4));
+  CHECK(*placed->roofline[0].fraction == doctest::Approx(0.5));
+  CHECK(placed->verdict->text.ends_with(
+      "; the winner reaches 50.0% of the board's attainable peak at its intensity (2 GFLOP/s, 1 "
+      "GB/s, 2 FLOP/byte), memory-bound at DRAM"));
+  const std::vector<Table> tables = AnalysisTables(*placed, report);
+  CHECK(tables.back().title.starts_with("roofline: "));
+  CHECK(tables.back().columns.back() == "bound");
+}
+
 TEST_CASE("analysis of bad runs: one variant, none valid, and never a NaN printed") {
   std::vector<RepetitionRow> one;
   for (const RepetitionRow& r : Fixture()) {

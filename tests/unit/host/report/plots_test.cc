@@ -46,5 +46,35 @@ TEST_CASE("plots: the ranking, the most correlated counters, and a heat map of t
   for (const Plot& p : *plots) CheckGolden("plot_" + p.name + ".gp", p.script);
 }
 
+TEST_CASE(
+    "plots: the roofline with the board's ceilings, each variant a point, the winner marked") {
+  RunReport report = BuildReport(Fixture());
+  for (VariantSummary& v : report.variants) v.work = {2e6, 1e6};
+  auto bare = Analyze(report);
+  REQUIRE(bare.ok());
+  auto plain = PlanPlots(*bare, report);
+  REQUIRE(plain.ok());
+  for (const Plot& p : *plain) CHECK(p.name != "roofline");  // no ceilings, no roofline
+  AnalyzeOptions options;
+  options.ceilings =
+      Ceilings{{{"fp32 vector 32 B", "fp32", 8}}, {{"L1", 32768, 64}, {"DRAM", 0, 2}}};
+  auto a = Analyze(report, options);
+  REQUIRE(a.ok());
+  auto plots = PlanPlots(*a, report);
+  REQUIRE(plots.ok());
+  const auto roof = std::find_if(plots->begin(), plots->end(),
+                                 [](const Plot& p) { return p.name == "roofline"; });
+  REQUIRE(roof != plots->end());
+  // One line per ranked variant, the winner (8_32: 2 GFLOP/s at 2 FLOP/byte) first.
+  CHECK(std::count(roof->data.begin(), roof->data.end(), '\n') == 4);
+  CHECK(roof->data.starts_with("2\t2\t8_32\n"));
+  CHECK(roof->script.find("set logscale xy") != std::string::npos);
+  CHECK(roof->script.find("P = 8\n") != std::string::npos);
+  CHECK(roof->script.find("f0(x) = (x * 64 < P) ? x * 64 : P") != std::string::npos);
+  CHECK(roof->script.find("'DRAM 2 GB/s'") != std::string::npos);
+  CHECK(roof->script.find("'fp32 vector 32 B 8 GFLOP/s'") != std::string::npos);
+  CHECK(roof->script.find("title 'winner'") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace ktune::host

@@ -83,6 +83,33 @@ TEST_CASE("a variant's shape and test data directory; bad ones are errors") {
   }
 }
 
+TEST_CASE("a variant's work: flops and bytes, either absent; bad ones are errors") {
+  auto dir = ParseConfigsJson(
+      R"({"variants":[{"elf_path":"k/run/bin/a.elf","work":{"flops":2e6,"bytes":12288}},)"
+      R"({"elf_path":"k/run/bin/b.elf","work":{"bytes":0}},{"elf_path":"k/run/bin/c.elf"}]})",
+      "k");
+  REQUIRE_MESSAGE(dir.ok(), dir.status().message());
+  CHECK(dir->variants[0].work.flops == 2e6);
+  CHECK(dir->variants[0].work.bytes == 12288.0);
+  CHECK(dir->variants[0].params.empty());  // "work" is not a parameter
+  CHECK_FALSE(dir->variants[1].work.flops);
+  CHECK(dir->variants[1].work.bytes == 0.0);
+  CHECK(dir->variants[2].work.empty());
+  auto error = [](const std::string& work) {
+    auto d = ParseConfigsJson(
+        R"({"variants":[{"elf_path":"k/run/bin/a.elf","work":)" + work + "}]}", "k");
+    REQUIRE_FALSE(d.ok());
+    return d.status().message();
+  };
+  CHECK(error("[1]") == "configs.json of k, variant 0: \"work\" must be an object");
+  CHECK(error(R"({"flops":-1})") ==
+        "configs.json of k, variant 0: \"work\": flops must be a number, 0 or more");
+  CHECK(error(R"({"bytes":"8"})") ==
+        "configs.json of k, variant 0: \"work\": bytes must be a number, 0 or more");
+  CHECK(error(R"({"ops":1})") ==
+        "configs.json of k, variant 0: \"work\" has ops; it takes flops and bytes");
+}
+
 // Found by tests/fuzz/configs_json: such parameters went into results rows that read back as
 // other parameters ("A=B": 1 became A = "B=1") or not at all (';').
 TEST_CASE("parameter names and values must survive the results file") {

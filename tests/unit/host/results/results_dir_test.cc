@@ -76,6 +76,18 @@ TEST_CASE("run metadata round-trips") {
   CHECK(sweep->shards[1].agent == "k2");
   CHECK(sweep->shards[1].state == "moved");
   CHECK(sweep->shards[2].agent.empty());
+  // Each variant's inputs, with its work when configs.json gave it.
+  meta.inputs = {{{"64"}, "h0", {2e6, 12288.0}}, {{"64"}, "h1", {std::nullopt, 8.0}}, {{}, "h2"}};
+  REQUIRE(WriteRunMeta(path, meta).ok());
+  auto inputs = ReadRunMeta(path);
+  REQUIRE(inputs.ok());
+  REQUIRE(inputs->inputs.size() == 3);
+  CHECK(inputs->inputs[0].args == std::vector<std::string>{"64"});
+  CHECK(inputs->inputs[0].work.flops == 2e6);
+  CHECK(inputs->inputs[0].work.bytes == 12288.0);
+  CHECK_FALSE(inputs->inputs[1].work.flops);
+  CHECK(inputs->inputs[1].work.bytes == 8.0);
+  CHECK(inputs->inputs[2].work.empty());
   REQUIRE(WriteFileAtomic(path, "{\"run_id\": 3}").ok());
   CHECK_FALSE(ReadRunMeta(path).ok());
   std::filesystem::remove(path);

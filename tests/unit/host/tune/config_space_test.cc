@@ -69,6 +69,31 @@ TEST_CASE("with shapes, the constraints read each shape; a configuration one sha
   CHECK_FALSE(Satisfies(s, {8, 8}, m4).value());
 }
 
+TEST_CASE("a variant's work: the spec's formulas at its configuration and shape") {
+  const std::string head = "kernel: k\nmain: m.c\nparam: P = 1 2\nconstant: C = 3\nshape: N=4\n";
+  const KernelSpec s = Parse(head + "flops: 2*N*N*P\nbytes: 4*(N + C)\n");
+  auto w = WorkOf(s, {2}, {{"N", 8}});
+  REQUIRE(w.ok());
+  CHECK(w->flops == 256.0);
+  CHECK(w->bytes == 44.0);
+  // A spec without formulas: no work, and not an error.
+  auto none = WorkOf(Parse(head), {1}, {{"N", 4}});
+  REQUIRE(none.ok());
+  CHECK(none->empty());
+  // Only one of the two.
+  auto flops_only = WorkOf(Parse(head + "flops: N\n"), {1}, {{"N", 4}});
+  REQUIRE(flops_only.ok());
+  CHECK(flops_only->flops == 4.0);
+  CHECK_FALSE(flops_only->bytes);
+
+  // Values that are not work: one line naming the file, line, formula, configuration and shape.
+  CHECK(WorkOf(Parse(head + "flops: N/(P-1)\n"), {1}, {{"N", 4}}).status().message() ==
+        "/k/matmul/matmul.kspec:6: flops: N/(P-1) at P=1 N=4: division by zero");
+  CHECK(
+      WorkOf(Parse(head + "bytes: N-5\n"), {1}, {{"N", 4}}).status().message() ==
+      "/k/matmul/matmul.kspec:6: bytes: N-5 at P=1 N=4: negative (-1); work is a count, 0 or more");
+}
+
 TEST_CASE("--sample: reproducible, in grid order, unique; all when N covers the space") {
   std::string text = "kernel: k\nmain: m.c\nparam: A = 1 2 3 4 5 6 7 8\nparam: B = 1 2 3 4 5 6\n";
   const KernelSpec s = Parse(text);

@@ -55,6 +55,26 @@ TEST_CASE("a spec: every directive, duplicates among candidates dropped in order
   CHECK(s.data == DataFormat::kTxt);
 }
 
+TEST_CASE("work formulas: flops and bytes over parameters, constants and shape names") {
+  const std::string head = "kernel: k\nmain: m.c\nparam: P = 1 2\nconstant: C = 3\nshape: N=4\n";
+  auto s = ParseKernelSpec(head + "flops: 2*N*N*P\nbytes: 4*(N + C)\n", "s.kspec");
+  REQUIRE_MESSAGE(s.ok(), s.status().message());
+  REQUIRE(s->flops);
+  CHECK(s->flops->text == "2*N*N*P");
+  CHECK(s->flops->line == 6);
+  REQUIRE(s->bytes);
+  CHECK(s->bytes->line == 7);
+  auto none = ParseKernelSpec(head, "s.kspec");
+  REQUIRE(none.ok());
+  CHECK_FALSE(none->flops);
+  CHECK_FALSE(none->bytes);
+
+  CHECK(ParseError(head + "flops: 2*N*Q\n") ==
+        "s.kspec:6: flops: Q is not a parameter, constant or shape name of the spec");
+  CHECK(ParseError(head + "bytes: N*\n").rfind("s.kspec:6: bytes: ", 0) == 0);
+  CHECK(ParseError(head + "flops: N\nflops: 2*N\n") == "s.kspec:7: second 'flops:' line");
+}
+
 TEST_CASE("spec errors name the file and the line") {
   const std::string head = "kernel: k\nmain: m.c\nparam: P = 1 2\nshape: N=4\n";
   CHECK(ParseError(head + "oops\n") == "s.kspec:5: expected 'directive: value'");

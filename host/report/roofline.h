@@ -1,0 +1,97 @@
+// The roofline model (Williams, Waterman and Patterson, CACM 2009) as khost analyze uses it: a
+// board's ceilings (its peak floating-point rate per precision and width, and its bandwidth per
+// memory level, measured by khost roofline) and each variant of a run placed under them from the
+// work its spec declares (host/tune/kspec.h flops and bytes). Pure: computed once, rendered as a
+// table, in analysis.json and as the HTML report's plot.
+//
+// A variant's achieved rate is its work over its median time: GFLOP/s = flops / t / 1e9 and
+// GB/s = bytes / t / 1e9; its arithmetic intensity is flops / bytes (FLOP per byte). The level
+// whose bandwidth bounds it is the smallest memory level its working set (its bytes: the
+// compulsory traffic) fits in, DRAM beyond the last cache. The attainable rate at intensity I
+// under peak P and bandwidth B is min(P, I * B); the variant is memory-bound when I * B < P (left
+// of the ridge point P / B), else compute-bound. Edge cases: no time or a zero time gives no
+// rates; zero bytes gives no intensity (the variant is placed against the compute peak); zero
+// flops gives no GFLOP/s (only bandwidth, against the level's ceiling).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ktune::host {
+
+// The peak floating-point rate of one kind of instruction stream.
+struct ComputeCeiling {
+  std::string name;       // "fp32 vector m8", "fp64 scalar"
+  std::string precision;  // "fp32" or "fp64"
+  double gflops = 0;
+};
+
+// The bandwidth of one memory level, measured over working sets that fit it.
+struct MemoryCeiling {
+  std::string level;        // "L1", "L2", "L3", "DRAM"
+  uint64_t size_bytes = 0;  // its capacity (working sets up to it fit); 0 for DRAM
+  double gbytes_s = 0;
+};
+
+struct Ceilings {
+  std::vector<ComputeCeiling> compute;
+  std::vector<MemoryCeiling> memory;  // smallest level first, DRAM last
+};
+
+// One point of a bandwidth curve: a stream's rate over a working set of `bytes`.
+struct BandwidthPoint {
+  double bytes = 0;
+  double gbytes_s = 0;
+};
+
+// The memory levels a bandwidth curve shows (pure), as the Empirical Roofline Toolkit reads its
+// sweeps: the points in order of size, cut wherever the bandwidth falls by more than `drop` (a
+// fraction: 0.2) from one point to the next; each run of points is a level, its bandwidth the
+// highest of its points and its capacity its largest working set. A level of one point between
+// two others is a transition (the working set half in one level, half in the next) and is left
+// out. Levels are named L1, L2, ... and the last DRAM (capacity 0) when there are two or more; a
+// curve with no fall (an emulator's, or a sweep too short) is one level, named "memory". Points
+// of zero or negative bandwidth are ignored; no points, no levels.
+std::vector<MemoryCeiling> LevelsFromCurve(std::vector<BandwidthPoint> curve, double drop = 0.2);
+
+// The highest compute ceiling of `precision`; none when the board has none measured.
+std::optional<ComputeCeiling> PeakOf(const Ceilings& c, const std::string& precision);
+
+// The smallest level `working_set_bytes` fits in (DRAM, or the largest level measured, beyond
+// them); none when no memory ceiling is measured.
+std::optional<MemoryCeiling> LevelFor(const Ceilings& c, double working_set_bytes);
+
+// min(peak, intensity * bandwidth), in GFLOP/s (intensity in FLOP/byte, bandwidth in GB/s).
+double Attainable(double peak_gflops, double gbytes_s, double intensity);
+
+// A variant's work over its time, and where that sits under the ceilings.
+struct Placement {
+  size_t variant = 0;  // index into the report's variants
+  double seconds = 0;  // its median time
+  std::optional<double> gflops, gbytes_s, intensity;
+  // With ceilings: the level its working set fits, what it could attain there, how much of that
+  // it reached, and what bounds it ("memory" or "compute").
+  std::string level;
+  std::optional<double> attainable_gflops, fraction;
+  std::string bound;
+};
+
+struct VariantWorkTime {
+  size_t variant = 0;
+  std::optional<double> flops, bytes;  // one call's work
+  std::optional<double> seconds;       // its median time per call
+};
+
+// Each variant placed (pure); `ceilings` absent: rates and intensity only. `precision` picks the
+// compute peak ("fp32" for float32 kernels).
+std::vector<Placement> PlaceVariants(const std::vector<VariantWorkTime>& variants,
+                                     const std::optional<Ceilings>& ceilings,
+                                     const std::string& precision);
+
+// What the verdict says of the winner's placement: "42% of the board's attainable peak at its
+// intensity (3.2 FLOP/byte), memory-bound at L2 (18.0 GB/s)", or, without ceilings, its rates.
+std::string PlacementSentence(const Placement& p);
+
+}  // namespace ktune::host

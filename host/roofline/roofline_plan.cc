@@ -1,0 +1,136 @@
+#include "host/roofline/roofline_plan.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "common/strings.h"
+
+namespace ktune::host {
+
+VectorWidths WidthsOf(const Toolchain& t, const std::string& host_arch) {
+  std::string march;
+  for (const std::string& f : t.target_flags) {
+    if (f.starts_with("-march=")) march = f.substr(7);
+  }
+  if (t.processor == "riscv64") {
+    // rv64gcv..._zvl256b: V among the single-letter extensions, VLEN from zvl<N>b.
+    const std::string base = march.substr(0, march.find('_'));
+    const size_t zvl = march.find("_zvl");
+    if (base.starts_with("rv64") && base.find('v', 4) != std::string::npos &&
+        zvl != std::string::npos) {
+      const int vlen = std::atoi(march.c_str() + zvl + 4);
+      if (vlen >= 64) return {vlen / 8, vlen, "RVV, VLEN " + std::to_string(vlen)};
+    }
+    return {0, 0, "no vectors"};
+  }
+  if (t.processor.empty() && host_arch == "x86_64") return {16, 32, "x86-64 AVX2"};
+  return {0, 0, "no vectors"};
+}
+
+Result<std::vector<std::string>> BandwidthShapes(uint64_t min_bytes, uint64_t max_bytes,
+                                                 uint64_t bytes_per_call) {
+  const uint64_t low = std::bit_floor(std::max<uint64_t>(min_bytes, 4096));
+  const uint64_t high = std::bit_floor(std::max<uint64_t>(max_bytes, 1));
+  if (high < low) {
+    return InvalidArgument("the largest working set (" + std::to_string(max_bytes) +
+                           " bytes) is below the smallest (" + std::to_string(low) + ")");
+  }
+  std::vector<std::string> out;
+  for (uint64_t size = low; size <= high; size *= 2) {
+    const uint64_t sweeps = std::max<uint64_t>(1, bytes_per_call / size);
+    out.push_back("N=" + std::to_string(size / 8) + " SWEEPS=" + std::to_string(sweeps) +
+                  " RUN_COUNT=1");
+  }
+  return out;
+}
+
+namespace {
+
+// A variant's integer parameter, or an error naming it.
+Result<int64_t> IntParam(const VariantSummary& v, const Params& of, const std::string& name) {
+  for (const auto& [k, value] : of) {
+    if (k == name) return ParseInt64(value);
+  }
+  return InvalidArgument(v.name + " has no " + name);
+}
+
+// Its median time per call, in seconds; none when it has none.
+std::optional<double> SecondsOf(const VariantSummary& v, const std::string& by) {
+  const ValueSummary* t = v.Find(by);
+  if (!t || !t->median || !(*t->median > 0)) return std::nullopt;
+  return *t->median * (t->unit == "ns" ? 1e-9 : 1);
+}
+
+Status ComputeCeilings(const RunReport& flops, Ceilings& out) {
+  for (const VariantSummary& v : flops.variants) {
+    const std::optional<double> s = SecondsOf(v, flops.best_by);
+    if (!v.all_valid() || !s) continue;
+    if (!v.work.flops) return InvalidArgument(v.name + " declares no flops");
+    KT_ASSIGN_OR_RETURN(const int64_t prec, IntParam(v, v.params, "PREC"));
+    KT_ASSIGN_OR_RETURN(const int64_t width, IntParam(v, v.params, "WIDTH"));
+    const std::string precision = "fp" + std::to_string(prec);
+    out.compute.push_back(
+        {precision + (width == 0 ? " scalar" : " vector " + std::to_string(width) + " B"),
+         precision, *v.work.flops / *s / 1e9});
+  }
+  return Status::Ok();
+}
+
+constexpr const char* kStreams[] = {"read", "write", "copy", "triad"};
+constexpr int kArrays[] = {1, 1, 2, 3};
+
+}  // namespace
+
+Result<MeasuredCeilings> CeilingsOf(const RunReport& flops, const RunReport& bandwidth) {
+  MeasuredCeilings m;
+  KT_RETURN_IF_ERROR(ComputeCeilings(flops, m.ceilings));
+  for (const char* name : kStreams) m.streams.push_back({name, {}});
+  for (const VariantSummary& v : bandwidth.variants) {
+    const std::optional<double> s = SecondsOf(v, bandwidth.best_by);
+    if (!v.all_valid() || !s) continue;
+    if (!v.work.bytes) return InvalidArgument(v.name + " declares no bytes");
+    KT_ASSIGN_OR_RETURN(const int64_t op, IntParam(v, v.params, "OP"));
+    KT_ASSIGN_OR_RETURN(const int64_t n, IntParam(v, v.shape, "N"));
+    if (op < 0 || op > 3) return InvalidArgument(v.name + ": OP " + std::to_string(op));
+    m.streams[static_cast<size_t>(op)].points.push_back(
+        {static_cast<double>(n) * 8 * kArrays[op], *v.work.bytes / *s / 1e9});
+  }
+  for (StreamCurve& c : m.streams) {
+    std::sort(c.points.begin(), c.points.end(),
+              [](const BandwidthPoint& a, const BandwidthPoint& b) { return a.bytes < b.bytes; });
+    m.stream_levels.push_back(LevelsFromCurve(c.points));
+  }
+  m.ceilings.memory = m.stream_levels.front();
+  return m;
+}
+
+std::vector<CeilingRow> CeilingRowsOf(const MeasuredCeilings& m, const std::string& run_id,
+                                      int64_t measured_ns) {
+  std::vector<CeilingRow> out;
+  for (const ComputeCeiling& c : m.ceilings.compute) {
+    out.push_back({"compute", c.name, c.precision, 0, c.gflops, run_id, measured_ns});
+  }
+  const auto level = [&](const std::string& kind, const std::string& prefix,
+                         const MemoryCeiling& l) {
+    out.push_back({kind, prefix + l.level, "", static_cast<int64_t>(l.size_bytes), l.gbytes_s,
+                   run_id, measured_ns});
+  };
+  for (const MemoryCeiling& l : m.ceilings.memory) level("memory", "", l);
+  for (size_t s = 0; s < m.streams.size() && s < m.stream_levels.size(); ++s) {
+    for (const MemoryCeiling& l : m.stream_levels[s]) level("stream", m.streams[s].stream + " ", l);
+  }
+  return out;
+}
+
+Ceilings CeilingsFromRows(const std::vector<CeilingRow>& rows) {
+  Ceilings c;
+  for (const CeilingRow& r : rows) {
+    if (r.kind == "compute") c.compute.push_back({r.name, r.precision, r.value});
+    if (r.kind == "memory") {
+      c.memory.push_back({r.name, static_cast<uint64_t>(r.size_bytes), r.value});
+    }
+  }
+  return c;
+}
+
+}  // namespace ktune::host

@@ -1,0 +1,91 @@
+#include "host/roofline/roofline_service.h"
+
+#include <sys/utsname.h>
+
+#include <chrono>
+
+#include "common/fs.h"
+#include "common/strings.h"
+#include "host/measure/run_service.h"
+#include "host/tune/tune_run.h"
+
+namespace ktune::host {
+
+namespace {
+
+std::string HostArch() {
+  struct utsname u {};
+  return ::uname(&u) == 0 ? std::string(u.machine) : std::string();
+}
+
+// Builds one microkernel spec of kernels/roofline into the request's root.
+Status Build(const RooflineRequest& r, const std::string& spec, std::vector<std::string> shape,
+             const std::string& shapes_file) {
+  TuneOptions t;
+  t.kernel = r.kernels_dir + "/roofline/" + spec + ".kspec";
+  t.root = r.root;
+  t.toolchain = r.toolchain;
+  t.shape = std::move(shape);
+  t.shapes_file = shapes_file;
+  t.kernels_dir = r.kernels_dir;
+  t.toolchains_dir = r.toolchains_dir;
+  return RunTune(t).WithContext("khost roofline: building " + spec);
+}
+
+struct Measured {
+  RunReport report;
+  std::string path, board;
+};
+
+// Measures one built microkernel on the agent.
+Result<Measured> Measure(const RooflineRequest& r, const std::string& kernel) {
+  KT_ASSIGN_OR_RETURN(const MeasuredKernel m,
+                      MeasureKernel({.root = r.root,
+                                     .kernel = kernel,
+                                     .agents = {r.agent},
+                                     .token_file = r.token_file,
+                                     .run = {.command = "khost roofline", .measure = r.measure}}));
+  if (m.got.run.rows.empty()) return NotFound("khost roofline: " + kernel + " measured nothing");
+  return Measured{BuildRunReport(m.got.run), m.got.run.path, m.got.run.rows.front().board};
+}
+
+}  // namespace
+
+Result<RooflineResult> MeasureRoofline(const RooflineRequest& r) {
+  RooflineResult out;
+  KT_ASSIGN_OR_RETURN(const Toolchain toolchain, LoadToolchain(r.toolchain, r.toolchains_dir));
+  out.widths = WidthsOf(toolchain, HostArch());
+  KT_ASSIGN_OR_RETURN(const std::vector<std::string> sets,
+                      BandwidthShapes(r.min_bytes, r.max_bytes, r.bytes_per_call));
+  KT_RETURN_IF_ERROR(MakeDirs(r.root));
+  const std::string shapes = r.root + "/roofline_bandwidth.shapes";
+  KT_RETURN_IF_ERROR(WriteFileAtomic(shapes, Join(sets, "\n") + "\n"));
+  KT_RETURN_IF_ERROR(Build(r, "roofline_flops",
+                           {"ITERS=" + std::to_string(r.flops_iterations),
+                            "MINW=" + std::to_string(out.widths.min_bytes),
+                            "MAXW=" + std::to_string(out.widths.max_bytes)},
+                           ""));
+  KT_RETURN_IF_ERROR(Build(r, "roofline_bandwidth", {}, shapes));
+  KT_ASSIGN_OR_RETURN(const Measured flops, Measure(r, "roofline_flops"));
+  KT_ASSIGN_OR_RETURN(const Measured bandwidth, Measure(r, "roofline_bandwidth"));
+  out.flops_run = flops.path;
+  out.bandwidth_run = bandwidth.path;
+  out.board = flops.board;
+  KT_ASSIGN_OR_RETURN(out.measured, CeilingsOf(flops.report, bandwidth.report));
+  if (r.db) {
+    const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    KT_RETURN_IF_ERROR(
+        r.db->RecordCeilings(out.board, 1, CeilingRowsOf(out.measured, flops.report.run_id, now)));
+  }
+  return out;
+}
+
+Result<std::optional<Ceilings>> StoredCeilings(TuningDb& db, const std::string& board) {
+  KT_ASSIGN_OR_RETURN(const std::vector<CeilingRow> rows, db.CeilingsOf(board, 1));
+  if (rows.empty()) return std::optional<Ceilings>();
+  return std::optional<Ceilings>(CeilingsFromRows(rows));
+}
+
+}  // namespace ktune::host

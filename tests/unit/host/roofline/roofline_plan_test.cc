@@ -1,0 +1,123 @@
+// khost roofline's pure steps on inputs with known answers: the widths a toolchain builds for,
+// the bandwidth sweep's shapes, the ceilings of two runs, and their rows in the database.
+#include "host/roofline/roofline_plan.h"
+
+#include <doctest/doctest.h>
+
+namespace ktune::host {
+namespace {
+
+Toolchain Profile(const std::string& processor, const std::vector<std::string>& flags) {
+  Toolchain t;
+  t.processor = processor;
+  t.target_flags = flags;
+  return t;
+}
+
+TEST_CASE("vector widths: RVV from -march's V and zvl, x86-64 AVX2, else none") {
+  const VectorWidths rvv = WidthsOf(
+      Profile("riscv64", {"--target=riscv64-linux-gnu", "-march=rv64gcv_zvl256b"}), "x86_64");
+  CHECK(rvv.min_bytes == 32);
+  CHECK(rvv.max_bytes == 256);
+  CHECK(rvv.what == "RVV, VLEN 256");
+  CHECK(WidthsOf(Profile("riscv64", {"-march=rv64gcv_zvl128b"}), "x86_64").max_bytes == 128);
+  // rv64gc has no V; zvl without V is not a vector unit.
+  CHECK(WidthsOf(Profile("riscv64", {"-march=rv64gc", "-mabi=lp64d"}), "x86_64").max_bytes == 0);
+  CHECK(WidthsOf(Profile("riscv64", {"-march=rv64gc_zvl256b"}), "x86_64").max_bytes == 0);
+  const VectorWidths native = WidthsOf(Profile("", {}), "x86_64");
+  CHECK(native.min_bytes == 16);
+  CHECK(native.max_bytes == 32);
+  CHECK(WidthsOf(Profile("", {}), "aarch64").what == "no vectors");
+  CHECK(WidthsOf(Profile("aarch64", {"-march=armv8-a"}), "x86_64").max_bytes == 0);
+}
+
+TEST_CASE("the bandwidth sweep: powers of two, each moving about the same bytes") {
+  auto shapes = BandwidthShapes(4096, 32768, 1 << 20);
+  REQUIRE(shapes.ok());
+  CHECK(*shapes ==
+        std::vector<std::string>{"N=512 SWEEPS=256 RUN_COUNT=1", "N=1024 SWEEPS=128 RUN_COUNT=1",
+                                 "N=2048 SWEEPS=64 RUN_COUNT=1", "N=4096 SWEEPS=32 RUN_COUNT=1"});
+  // Rounded down to powers of two, 4 KiB at least; one sweep at least.
+  auto odd = BandwidthShapes(1000, 12000, 100);
+  REQUIRE(odd.ok());
+  CHECK(*odd ==
+        std::vector<std::string>{"N=512 SWEEPS=1 RUN_COUNT=1", "N=1024 SWEEPS=1 RUN_COUNT=1"});
+  CHECK(BandwidthShapes(1 << 20, 4096, 1).status().message() ==
+        "the largest working set (4096 bytes) is below the smallest (1048576)");
+}
+
+// A variant of one of the microkernels, valid, with its median kernel-time and work.
+VariantSummary Variant(const std::string& name, Params params, Params shape, double seconds,
+                       VariantWork work) {
+  VariantSummary v;
+  v.name = name;
+  v.params = std::move(params);
+  v.shape = std::move(shape);
+  v.repetitions = v.valid = 3;
+  ValueSummary t;
+  t.name = kKernelTime;
+  t.unit = "s";
+  t.median = seconds;
+  v.values.push_back(t);
+  v.work = work;
+  return v;
+}
+
+TEST_CASE("the ceilings of two runs: GFLOP/s per precision and width, levels per stream") {
+  RunReport flops;
+  flops.best_by = kKernelTime;
+  flops.variants = {Variant("s", {{"PREC", "32"}, {"WIDTH", "0"}}, {}, 1, {4e9, 0.0}),
+                    Variant("v", {{"PREC", "32"}, {"WIDTH", "32"}}, {}, 1, {32e9, 0.0}),
+                    Variant("d", {{"PREC", "64"}, {"WIDTH", "32"}}, {}, 2, {32e9, 0.0})};
+  RunReport bw;
+  bw.best_by = kKernelTime;
+  // read: 8 KiB and 16 KiB at 80 GB/s, 1 MiB and 2 MiB at 10; triad only at 8 KiB x 3.
+  for (const auto& [n, gbs] :
+       std::vector<std::pair<int, double>>{{1024, 80}, {2048, 80}, {131072, 10}, {262144, 10}}) {
+    const double bytes = 8.0 * n * 100;
+    bw.variants.push_back(Variant("r", {{"OP", "0"}}, {{"N", std::to_string(n)}},
+                                  bytes / (gbs * 1e9), {std::nullopt, bytes}));
+  }
+  bw.variants.push_back(Variant("t", {{"OP", "3"}}, {{"N", "1024"}}, 24.0 * 1024 * 100 / 60e9,
+                                {1.0, 24.0 * 1024 * 100}));
+  auto m = CeilingsOf(flops, bw);
+  REQUIRE_MESSAGE(m.ok(), m.status().message());
+  REQUIRE(m->ceilings.compute.size() == 3);
+  CHECK(m->ceilings.compute[0].name == "fp32 scalar");
+  CHECK(m->ceilings.compute[0].gflops == doctest::Approx(4));
+  CHECK(m->ceilings.compute[1].name == "fp32 vector 32 B");
+  CHECK(m->ceilings.compute[1].gflops == doctest::Approx(32));
+  CHECK(m->ceilings.compute[2].precision == "fp64");
+  CHECK(m->ceilings.compute[2].gflops == doctest::Approx(16));
+  REQUIRE(m->ceilings.memory.size() == 2);  // the read stream's levels
+  CHECK(m->ceilings.memory[0].level == "L1");
+  CHECK(m->ceilings.memory[0].size_bytes == 16384);
+  CHECK(m->ceilings.memory[0].gbytes_s == doctest::Approx(80));
+  CHECK(m->ceilings.memory[1].level == "DRAM");
+  CHECK(m->ceilings.memory[1].gbytes_s == doctest::Approx(10));
+  REQUIRE(m->streams.size() == 4);
+  CHECK(m->streams[3].stream == "triad");
+  REQUIRE(m->streams[3].points.size() == 1);
+  CHECK(m->streams[3].points[0].bytes == 24576);  // three arrays of 1024 doubles
+  CHECK(m->streams[3].points[0].gbytes_s == doctest::Approx(60));
+  CHECK(m->stream_levels[1].empty());  // no write measured
+
+  // The database's rows and back: the model again.
+  const std::vector<CeilingRow> rows = CeilingRowsOf(*m, "r1", 5);
+  CHECK(rows.size() == 3 + 2 + 2 + 1);
+  CHECK(rows.back().name == "triad memory");
+  const Ceilings back = CeilingsFromRows(rows);
+  CHECK(back.compute.size() == 3);
+  REQUIRE(back.memory.size() == 2);
+  CHECK(back.memory[0].size_bytes == 16384);
+
+  // A variant without its work, or without the microkernel's parameters: an error naming it.
+  flops.variants[0].work = {};
+  CHECK(CeilingsOf(flops, bw).status().message() == "s declares no flops");
+  flops.variants[0].work = {1.0, 0.0};
+  flops.variants[0].params = {{"PREC", "32"}};
+  CHECK(CeilingsOf(flops, bw).status().message() == "s has no WIDTH");
+}
+
+}  // namespace
+}  // namespace ktune::host
