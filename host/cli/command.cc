@@ -9,7 +9,6 @@
 #include "host/cli/cmd_agent.h"
 #include "host/cli/cmd_analyze.h"
 #include "host/cli/cmd_best.h"
-#include "host/cli/cmd_roofline.h"
 #include "host/cli/cmd_completion.h"
 #include "host/cli/cmd_corpus.h"
 #include "host/cli/cmd_db.h"
@@ -17,6 +16,7 @@
 #include "host/cli/cmd_history.h"
 #include "host/cli/cmd_push.h"
 #include "host/cli/cmd_report.h"
+#include "host/cli/cmd_roofline.h"
 #include "host/cli/cmd_run.h"
 #include "host/cli/cmd_tune.h"
 

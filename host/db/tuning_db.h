@@ -141,12 +141,12 @@ struct Reusable {
 // One of a board's roofline ceilings as the database keeps it (host/roofline turns them into the
 // model of host/report/roofline.h).
 struct CeilingRow {
-  std::string kind;       // "compute", "memory" or "stream"
-  std::string name;       // "fp32 vector 32 B", "L2", "copy L1"
-  std::string precision;  // compute: "fp32" or "fp64"; else ""
-  int64_t size_bytes = 0;  // memory and stream: the level's capacity, 0 for DRAM
-  double value = 0;        // GFLOP/s for compute, GB/s for the others
-  std::string run_id;      // the run that measured it
+  std::string kind;         // "compute", "memory" or "stream"
+  std::string name;         // "fp32 vector 32 B", "L2", "copy L1"
+  std::string precision;    // compute: "fp32" or "fp64"; else ""
+  int64_t size_bytes = 0;   // memory and stream: the level's capacity, 0 for DRAM
+  double value = 0;         // GFLOP/s for compute, GB/s for the others
+  std::string run_id;       // the run that measured it
   int64_t measured_ns = 0;  // when (Unix epoch)
 };
 

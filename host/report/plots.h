@@ -1,7 +1,8 @@
 // Plots of an analysis, drawn by gnuplot as PNG and SVG: the time of every variant, fastest
 // first, with the 95% confidence interval of its median; the time against each of the most
 // correlated counters (one point per variant); a heat map of the median time over two
-// parameters; and, with the board's ceilings, the roofline (log-log, each variant a point). Planning (data and gnuplot script) is pure; DrawPlots runs gnuplot.
+// parameters; and, with the board's ceilings, the roofline (log-log, each variant a point).
+// Planning (data and gnuplot script) is pure; DrawPlots runs gnuplot.
 #pragma once
 
 #include <string>

@@ -60,10 +60,11 @@ Result<RooflineResult> MeasureRoofline(const RooflineRequest& r) {
   KT_RETURN_IF_ERROR(MakeDirs(r.root));
   const std::string shapes = r.root + "/roofline_bandwidth.shapes";
   KT_RETURN_IF_ERROR(WriteFileAtomic(shapes, Join(sets, "\n") + "\n"));
+  // One shape set (a spec without tensors takes each set as a shape of its own).
   KT_RETURN_IF_ERROR(Build(r, "roofline_flops",
-                           {"ITERS=" + std::to_string(r.flops_iterations),
-                            "MINW=" + std::to_string(out.widths.min_bytes),
-                            "MAXW=" + std::to_string(out.widths.max_bytes)},
+                           {"ITERS=" + std::to_string(r.flops_iterations) +
+                            " MINW=" + std::to_string(out.widths.min_bytes) +
+                            " MAXW=" + std::to_string(out.widths.max_bytes)},
                            ""));
   KT_RETURN_IF_ERROR(Build(r, "roofline_bandwidth", {}, shapes));
   KT_ASSIGN_OR_RETURN(const Measured flops, Measure(r, "roofline_flops"));

@@ -76,24 +76,7 @@ class SpecParser {
     if (spec_->name.empty()) return Error("no 'kernel:' line");
     if (spec_->main_sources.empty()) return Error("no 'main:' line");
     if (spec_->params.empty()) return Error("no 'param:' line");
-    for (const SpecFormula& c : spec_->constraints) {
-      line_ = c.line;
-      for (const std::string& name : c.expr.names()) {
-        if (!Defined(name) && !InShape(name)) {
-          return Error("constraint names unknown parameter " + name);
-        }
-      }
-    }
-    for (const auto& [key, work] : {std::pair{"flops", &spec_->flops}, {"bytes", &spec_->bytes}}) {
-      if (!*work) continue;
-      line_ = (*work)->line;
-      for (const std::string& name : (*work)->expr.names()) {
-        if (!Defined(name) && !InShape(name)) {
-          return Error(std::string(key) + ": " + name +
-                       " is not a parameter, constant or shape name of the spec");
-        }
-      }
-    }
+    KT_RETURN_IF_ERROR(CheckFormulaNames());
     for (const std::vector<TensorSpec>* list : {&spec_->inputs, &spec_->outputs}) {
       for (const TensorSpec& t : *list) {
         line_ = t.line;
@@ -216,6 +199,29 @@ class SpecParser {
     Result<Expr> expr = Expr::Parse(value);
     if (!expr.ok()) return Error(expr.status().message());
     spec_->constraints.push_back({std::string(value), std::move(*expr), line_});
+    return Status::Ok();
+  }
+
+  // Constraints and work formulas read parameters, constants and shape names only.
+  Status CheckFormulaNames() {
+    for (const SpecFormula& c : spec_->constraints) {
+      line_ = c.line;
+      for (const std::string& name : c.expr.names()) {
+        if (!Defined(name) && !InShape(name)) {
+          return Error("constraint names unknown parameter " + name);
+        }
+      }
+    }
+    for (const auto& [key, work] : {std::pair{"flops", &spec_->flops}, {"bytes", &spec_->bytes}}) {
+      if (!*work) continue;
+      line_ = (*work)->line;
+      for (const std::string& name : (*work)->expr.names()) {
+        if (!Defined(name) && !InShape(name)) {
+          return Error(std::string(key) + ": " + name +
+                       " is not a parameter, constant or shape name of the spec");
+        }
+      }
+    }
     return Status::Ok();
   }
 

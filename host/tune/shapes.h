@@ -46,8 +46,8 @@ struct ShapeRun {
   // "test_data/<ShapeDirName>" when the tune has several shapes (a kernel reads it from the
   // KTUNE_TEST_DATA environment variable, kernels/common/ktune_kernel.c).
   std::string test_data;
-  std::set<Config> excluded;           // configurations the constraints leave out at this shape
-  std::map<Config, VariantWork> work;  // of the others, when the spec has work formulas
+  std::set<Config> excluded;  // configurations the constraints leave out at this shape
+  std::map<Config, VariantWork> work = {};  // of the others, when the spec has work formulas
 };
 
 // A shape as a results row has it (common/results.h: FormatParams gives the `shape` column,

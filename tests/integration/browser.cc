@@ -7,7 +7,7 @@
 #include "common/fs.h"
 #include "host/util/subprocess.h"
 
-namespace ktune::host::test {
+namespace ktune::test {
 
 std::optional<BrowserView> ViewInChromium(const std::string& html_path,
                                           const std::string& scratch_dir) {
@@ -26,10 +26,10 @@ std::optional<BrowserView> ViewInChromium(const std::string& html_path,
   std::vector<std::string> dump = {chromium};
   dump.insert(dump.end(), flags.begin(), flags.end());
   dump.insert(dump.end(), {"--dump-dom", "file://" + html_path});
-  ToolOptions options;
+  host::ToolOptions options;
   options.timeout_seconds = 120;
   options.stdout_path = scratch_dir + "/dom.html";
-  auto dumped = RunTool(dump, options);
+  auto dumped = host::RunTool(dump, options);
   REQUIRE(dumped.ok());
   CHECK(dumped->exit_code == 0);
   Result<std::string> dom = ReadFile(scratch_dir + "/dom.html");
@@ -39,13 +39,13 @@ std::optional<BrowserView> ViewInChromium(const std::string& html_path,
   shot.insert(shot.end(), flags.begin(), flags.end());
   shot.insert(shot.end(), {"--window-size=1200,3000", "--screenshot=" + view.screenshot,
                            "file://" + html_path});
-  ToolOptions shot_options;
+  host::ToolOptions shot_options;
   shot_options.timeout_seconds = 120;
-  auto shot_run = RunTool(shot, shot_options);
+  auto shot_run = host::RunTool(shot, shot_options);
   REQUIRE(shot_run.ok());
   CHECK(shot_run->exit_code == 0);
   view.console = shot_run->output;
   return view;
 }
 
-}  // namespace ktune::host::test
+}  // namespace ktune::test

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-namespace ktune::host::test {
+namespace ktune::test {
 
 struct BrowserView {
   std::string dom;         // --dump-dom of the page
@@ -18,4 +18,4 @@ struct BrowserView {
 std::optional<BrowserView> ViewInChromium(const std::string& html_path,
                                           const std::string& scratch_dir);
 
-}  // namespace ktune::host::test
+}  // namespace ktune::test
