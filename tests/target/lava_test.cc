@@ -262,7 +262,7 @@ TEST_CASE("LAVA: khost run on two boards of a real lab, counted by their PMU; fa
   // A board that cannot boot (its kernel's file is gone): its job ends, and khost says so in
   // the lab's words, leaving no board reserved.
   std::string broken = ReadFile(lab.job()).value();
-  const size_t image = broken.find("/Image");
+  const size_t image = broken.rfind("/Image");  // the kernel's url (the comments name it first)
   REQUIRE(image != std::string::npos);
   broken.replace(image, 6, "/Image.gone");
   REQUIRE(WriteFileAtomic(tmp.path() + "/broken.yaml", broken).ok());
