@@ -32,6 +32,7 @@ packages=(
   libdlib-dev  # bench/search_replay's dlib row: its global optimizer against khost's bayes
   linux-perf clang-format
   hyperfine  # bench/variability.sh measures against it
+  likwid  # bench/roofline.sh: likwid-bench, the anchor of khost roofline's ceilings
   # The tuning database (host/db/): SQLite on one machine, PostgreSQL for a team; the server's
   # binaries for the tests, which start a PostgreSQL of their own (initdb, pg_ctl).
   libsqlite3-dev libpq-dev postgresql-15

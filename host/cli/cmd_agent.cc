@@ -1,19 +1,23 @@
 // khost agent: the agents a user works with. `add NAME --addr HOST:PORT | --ssh [USER@]HOST[:PORT]
 // | --lava URL --device-type T` registers one in the config file (host/remote/agent_registry.h),
 // `list` shows them, `remove NAME` forgets one, `status [NAME]` connects and shows what the agent
-// reported about its machine, `deploy NAME` puts agentd on a board reached by ssh and starts it
-// (host/remote/deploy.h), `tune-system [NAME] [--reset]` has agentd (as root) set the performance
-// governor and boost off, or undo it.
+// reported about its machine and the roofline ceilings khost roofline kept for it, `deploy NAME`
+// puts agentd on a board reached by ssh and starts it (host/remote/deploy.h), `tune-system [NAME]
+// [--reset]` has agentd (as root) set the performance governor and boost off, or undo it.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
+#include "common/cpu.h"
 #include "common/fs.h"
 #include "common/strings.h"
 #include "host/cli/cli.h"
 #include "host/cli/cmd_agent.h"
 #include "host/lava/job_template.h"
 #include "host/remote/agent_locator.h"
+#include "host/report/roofline.h"
 #include "host/report/system_report.h"
+#include "host/roofline/roofline_plan.h"
 #include "protocol/convert.h"
 
 namespace ktune::host {
@@ -60,6 +64,7 @@ cxxopts::Options AgentCliOptions() {
       cxxopts::value<std::string>()->default_value(""))(
       "reset", "tune-system: write back what tune-system changed");
   AddAgentOption(o);
+  AddDbOption(o);
   o.positional_help(Join(AgentActions(), "|") + " [NAME]");
   return o;
 }
@@ -76,6 +81,36 @@ Result<std::vector<RegisteredAgent>> LoadRegistry() {
   const std::string path = ConfigFilePath();
   KT_ASSIGN_OR_RETURN(const nlohmann::json doc, LoadConfig(path));
   return ReadRegistry(doc, path);
+}
+
+// The ceilings khost roofline kept for `board` in the tuning database: for each thread count, a
+// line of compute peaks and one of memory levels; else why there are none and how to measure them.
+std::string RooflineLines(const AgentRequest& req, const std::string& board,
+                          const std::string& agent) {
+  const std::string measure = "khost roofline --agent " + agent + " measures them";
+  Result<std::optional<DbChoice>> where = DbFor(req.db);
+  if (!where.ok() || !*where) return "roofline:    no tuning database (" + measure + ")\n";
+  Result<std::unique_ptr<TuningDb>> db = TuningDb::Open(**where, /*create=*/false);
+  Result<std::vector<int64_t>> threads =
+      db.ok() ? (*db)->CeilingThreads(board) : Result<std::vector<int64_t>>(db.status());
+  if (!threads.ok() || threads->empty()) {
+    return "roofline:    no ceilings for this board in " + (**where).url + " (" + measure + ")\n";
+  }
+  std::string out;
+  for (const int64_t n : *threads) {
+    Result<std::vector<CeilingRow>> rows = (*db)->CeilingsOf(board, n);
+    if (!rows.ok() || rows->empty()) continue;
+    std::vector<std::string> runs;
+    for (const CeilingRow& r : *rows) {
+      if (std::find(runs.begin(), runs.end(), r.run_id) == runs.end()) runs.push_back(r.run_id);
+    }
+    const CeilingsSummary s = SummarizeCeilings(CeilingsFromRows(*rows));
+    out += "roofline:    " + (n == 1 ? std::string("one core") : std::to_string(n) + " threads") +
+           " (runs " + Join(runs, ", ") + ")\n";
+    if (!s.compute.empty()) out += "  compute:   " + s.compute + "\n";
+    if (!s.memory.empty()) out += "  memory:    " + s.memory + "\n";
+  }
+  return out;
 }
 
 Status ShowStatus(const AgentRequest& req) {
@@ -109,6 +144,7 @@ Status ShowStatus(const AgentRequest& req) {
     std::cout << (opens > 12 ? "..." : "") << "\n";
   }
   if (c.has_system()) std::cout << RenderSystemCheck(SystemCheckFromWire(c.system()));
+  std::cout << RooflineLines(req, CpuFingerprint(CpuFromWire(c.cpu())), session.name);
   return Status::Ok();
 }
 
@@ -211,6 +247,8 @@ Result<AgentRequest> ParseAgentArgs(const Args& args) {
                                "add"));
   KT_RETURN_IF_ERROR(only_with({"agentd", "systemd", "store", "bin-dir"}, "deploy"));
   KT_RETURN_IF_ERROR(only_with({"reset"}, "tune-system"));
+  KT_RETURN_IF_ERROR(only_with({"db"}, "status"));
+  req.db = r["db"].as<std::string>();
   if (req.action == "list") {
     if (!name.empty()) return InvalidArgument("'khost agent list' takes no name");
     return req;

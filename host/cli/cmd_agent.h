@@ -21,6 +21,7 @@ struct AgentRequest {
   bool replace = false;   // add: over an entry of the same name
   DeployOptions deploy;
   bool reset = false;  // tune-system: write back what it changed
+  std::string db;      // status: the tuning database holding the board's ceilings (--db)
 };
 const std::vector<std::string>& AgentActions();
 Result<AgentRequest> ParseAgentArgs(const Args& args);

@@ -20,6 +20,7 @@
 #include "host/report/json_model.h"
 #include "host/report/plots.h"
 #include "host/report/report.h"
+#include "host/report/roofline.h"
 #include "host/report/search_report.h"
 #include "host/report/shapes_report.h"
 #include "host/results/kernel_dir.h"
@@ -201,6 +202,7 @@ void CeilingsFor(const AnalyzeRequest& req, const LoadedRun& run, AnalyzeOptions
       db.ok() ? StoredCeilings(**db, board) : Result<std::optional<Ceilings>>(db.status());
   if (stored.ok() && *stored) {
     options.ceilings = **stored;
+    options.ceilings_note = EmulatorNote(board);
   } else {
     options.ceilings_note = "no ceilings for board " + board + " yet (" + measure + ")";
   }

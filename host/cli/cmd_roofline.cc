@@ -11,6 +11,7 @@
 #include "host/cli/cli.h"
 #include "host/cli/measure_options.h"
 #include "host/report/format.h"
+#include "host/report/roofline.h"
 #include "host/report/table.h"
 #include "host/roofline/roofline_service.h"
 
@@ -31,6 +32,10 @@ cxxopts::Options RooflineCliOptions() {
       cxxopts::value<std::string>()->default_value("256MiB"))(
       "iterations", "each multiply-add chain's iterations per call",
       cxxopts::value<std::string>()->default_value("20000000"))(
+      "threads",
+      "threads that run each microkernel at once, each pinned to a CPU of its own (the board's "
+      "CPU count, which khost agent status shows: the all-core ceilings)",
+      cxxopts::value<std::string>()->default_value("1"))(
       "kernels", "where the microkernels are (kernels/roofline)",
       cxxopts::value<std::string>()->default_value(KTUNE_SOURCE_DIR "/kernels"))(
       "toolchains", "where toolchain names are looked up",
@@ -85,6 +90,14 @@ Result<RooflineArgs> ParseRooflineArgs(const Args& args) {
   KT_ASSIGN_OR_RETURN(const int64_t iterations, IntegerOption(r, "iterations", 1, int64_t{1} << 40,
                                                               "a number of iterations"));
   a.flops_iterations = static_cast<uint64_t>(iterations);
+  KT_ASSIGN_OR_RETURN(const int64_t threads,
+                      IntegerOption(r, "threads", 1, 4096, "a number of threads"));
+  a.threads = static_cast<int>(threads);
+  if (a.threads > 1 && a.measure.cpu >= 0) {
+    return InvalidArgument("--threads " + std::to_string(a.threads) + " with --cpu " +
+                           std::to_string(a.measure.cpu) +
+                           ": the threads are pinned to CPUs of their own; leave --cpu out");
+  }
   const std::string format = r["format"].as<std::string>();
   if (format != "table" && format != "json") {
     return InvalidArgument("--format '" + format + "': table or json");
@@ -97,7 +110,9 @@ namespace {
 
 Table CeilingsTable(const RooflineResult& res) {
   Table t;
-  t.title = "roofline of " + res.board + " (" + res.widths.what + ", one core)";
+  t.title =
+      "roofline of " + res.board + " (" + res.widths.what + ", " +
+      (res.threads == 1 ? std::string("one core") : std::to_string(res.threads) + " threads") + ")";
   t.columns = {"ceiling", "kind", "value", "unit", "capacity"};
   t.text_columns = 2;
   for (const ComputeCeiling& c : res.measured.ceilings.compute) {
@@ -115,6 +130,7 @@ Table CeilingsTable(const RooflineResult& res) {
   }
   t.notes.push_back("memory: the read stream's levels (a kernel's loads); each stream's below");
   t.notes.push_back("runs: " + res.flops_run + ", " + res.bandwidth_run);
+  if (const std::string e = EmulatorNote(res.board); !e.empty()) t.notes.push_back("note: " + e);
   return t;
 }
 
@@ -124,7 +140,7 @@ std::string CeilingsJson(const RooflineResult& res) {
                               {"version", 1},
                               {"board", res.board},
                               {"vectors", res.widths.what},
-                              {"threads", 1}};
+                              {"threads", res.threads}};
   j["compute"] = nlohmann::ordered_json::array();
   for (const ComputeCeiling& c : res.measured.ceilings.compute) {
     j["compute"].push_back({{"name", c.name}, {"precision", c.precision}, {"gflops", c.gflops}});
@@ -149,6 +165,8 @@ std::string CeilingsJson(const RooflineResult& res) {
                             {"points", points}});
   }
   j["runs"] = {res.flops_run, res.bandwidth_run};
+  const std::string emulated = EmulatorNote(res.board);
+  j["note"] = emulated.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(emulated);
   return j.dump(2) + "\n";
 }
 
@@ -162,6 +180,7 @@ Status ExecuteRoofline(const RooflineArgs& a) {
   req.max_bytes = a.max_bytes;
   req.bytes_per_call = a.bytes_per_call;
   req.flops_iterations = a.flops_iterations;
+  req.threads = a.threads;
   req.measure = a.measure;
   req.kernels_dir = a.kernels_dir;
   req.toolchains_dir = a.toolchains_dir;

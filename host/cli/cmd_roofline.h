@@ -16,6 +16,7 @@ struct RooflineArgs {
   uint64_t max_bytes = 0;  // the bandwidth sweep's largest working set
   uint64_t bytes_per_call = 0;
   uint64_t flops_iterations = 0;
+  int threads = 1;
   MeasureOptions measure;
   bool json = false;
 };

@@ -38,4 +38,14 @@ Result<std::vector<CeilingRow>> TuningDb::CeilingsOf(const std::string& board, i
   return out;
 }
 
+Result<std::vector<int64_t>> TuningDb::CeilingThreads(const std::string& board) {
+  KT_ASSIGN_OR_RETURN(
+      auto rows,
+      sql_->Query("SELECT DISTINCT threads FROM ceilings WHERE board = $1 ORDER BY threads",
+                  {board}));
+  std::vector<int64_t> out;
+  for (const SqlRow& r : rows) out.push_back(SqlInt(r[0]));
+  return out;
+}
+
 }  // namespace ktune::host

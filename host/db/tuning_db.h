@@ -186,6 +186,8 @@ class TuningDb {
   Status RecordCeilings(const std::string& board, int64_t threads,
                         const std::vector<CeilingRow>& rows);
   Result<std::vector<CeilingRow>> CeilingsOf(const std::string& board, int64_t threads);
+  // The thread counts `board` has ceilings for, fewest first.
+  Result<std::vector<int64_t>> CeilingThreads(const std::string& board);
 
   // Every row of a run's variant as it was recorded (its values in their order).
   Result<std::vector<RepetitionRow>> RowsOf(const std::string& run_id, uint32_t variant_index);

@@ -427,7 +427,7 @@ void PlaceOnRoofline(const RunReport& report, const AnalyzeOptions& options, Ana
   a->precision = options.precision;
   a->has_ceilings = options.ceilings.has_value();
   a->ceilings = options.ceilings;
-  if (!a->has_ceilings) a->roofline_note = options.ceilings_note;
+  a->roofline_note = options.ceilings_note;
   a->roofline = PlaceVariants(work, options.ceilings, options.precision);
   const std::string said = PlacementSentence(a->roofline.front());
   if (a->verdict && !a->verdict->unstable && !said.empty()) {

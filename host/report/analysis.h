@@ -33,7 +33,9 @@ struct AnalyzeOptions {
   // The board's roofline ceilings (host/report/roofline.h), when measured, and the precision of
   // the kernel's arithmetic, whose peak bounds it.
   std::optional<Ceilings> ceilings;
-  std::string ceilings_note;  // why there are none, said when the variants declare their work
+  // Why there are none, or what to know of them (an emulator's), said when the variants declare
+  // their work.
+  std::string ceilings_note;
   std::string precision = "fp32";
 };
 
@@ -114,7 +116,7 @@ struct Analysis {
   bool has_ceilings = false;
   std::optional<Ceilings> ceilings;  // the board's, when it has them (the plot draws them)
   std::string precision;
-  std::string roofline_note;  // why there is no roofline, when there is none
+  std::string roofline_note;  // why there is no roofline, or what to know of its ceilings
   std::vector<std::string> notes;
   double threshold = 0.7;
   double alpha = 0.05;  // the verdict's significance level

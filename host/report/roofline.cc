@@ -126,4 +126,33 @@ std::string PlacementSentence(const Placement& p) {
          rates + "), " + where;
 }
 
+CeilingsSummary SummarizeCeilings(const Ceilings& c) {
+  CeilingsSummary out;
+  for (const char* precision : {"fp32", "fp64"}) {
+    const std::optional<ComputeCeiling> peak = PeakOf(c, precision);
+    if (!peak) continue;
+    std::string how = peak->name;
+    if (how.starts_with(peak->precision + " ")) how = how.substr(peak->precision.size() + 1);
+    out.compute += (out.compute.empty() ? "" : ", ") + peak->precision + " " +
+                   FormatNumber(peak->gflops) + " GFLOP/s (" + how + ")";
+  }
+  for (const MemoryCeiling& m : c.memory) {
+    std::string size;
+    if (m.size_bytes >= (uint64_t{1} << 20)) {
+      size = " to " + FormatNumber(static_cast<double>(m.size_bytes) / (1 << 20)) + " MiB";
+    } else if (m.size_bytes > 0) {
+      size = " to " + FormatNumber(static_cast<double>(m.size_bytes) / 1024) + " KiB";
+    }
+    out.memory += (out.memory.empty() ? "" : ", ") + m.level + " " + FormatNumber(m.gbytes_s) +
+                  " GB/s" + size;
+  }
+  return out;
+}
+
+std::string EmulatorNote(const std::string& board) {
+  if (!board.starts_with("riscv64:0x0-") && !board.starts_with("riscv64:-0-0:")) return "";
+  return "the board's RISC-V ids are an emulator's (mvendorid 0 or none, as qemu's): these "
+         "ceilings are the emulator's speed on this host, not a board's";
+}
+
 }  // namespace ktune::host

@@ -94,4 +94,18 @@ std::vector<Placement> PlaceVariants(const std::vector<VariantWorkTime>& variant
 // intensity (3.2 FLOP/byte), memory-bound at L2 (18.0 GB/s)", or, without ceilings, its rates.
 std::string PlacementSentence(const Placement& p);
 
+// The ceilings in two lines, as khost agent status shows them: the peak of each precision and
+// what reaches it ("fp32 74.8 GFLOP/s (vector 32 B), fp64 37.9 GFLOP/s (vector 32 B)"), and each
+// memory level with its capacity ("L1 60.9 GB/s to 8 KiB, L2 52.1 GB/s to 4 MiB, DRAM 8.93
+// GB/s"); "" for a kind the board has none of.
+struct CeilingsSummary {
+  std::string compute, memory;
+};
+CeilingsSummary SummarizeCeilings(const Ceilings& c);
+
+// What a roofline says of a board (its common/cpu.h CpuFingerprint) whose RISC-V ids are an
+// emulator's: mvendorid 0, as qemu's harts report it (qemu-system's virtual board), or no ids at
+// all (qemu-user); "" for any other board.
+std::string EmulatorNote(const std::string& board);
+
 }  // namespace ktune::host

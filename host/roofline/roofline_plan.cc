@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <optional>
 
 #include "common/strings.h"
 
@@ -28,29 +29,38 @@ VectorWidths WidthsOf(const Toolchain& t, const std::string& host_arch) {
 }
 
 Result<std::vector<std::string>> BandwidthShapes(uint64_t min_bytes, uint64_t max_bytes,
-                                                 uint64_t bytes_per_call) {
+                                                 uint64_t bytes_per_call, int threads) {
   const uint64_t low = std::bit_floor(std::max<uint64_t>(min_bytes, 4096));
   const uint64_t high = std::bit_floor(std::max<uint64_t>(max_bytes, 1));
   if (high < low) {
     return InvalidArgument("the largest working set (" + std::to_string(max_bytes) +
                            " bytes) is below the smallest (" + std::to_string(low) + ")");
   }
+  const uint64_t per = static_cast<uint64_t>(std::max(threads, 1));
   std::vector<std::string> out;
   for (uint64_t size = low; size <= high; size *= 2) {
+    const uint64_t n = size / 8 / per / 16 * 16;
+    if (n == 0) continue;
     const uint64_t sweeps = std::max<uint64_t>(1, bytes_per_call / size);
-    out.push_back("N=" + std::to_string(size / 8) + " SWEEPS=" + std::to_string(sweeps) +
-                  " RUN_COUNT=1");
+    out.push_back("N=" + std::to_string(n) + " SWEEPS=" + std::to_string(sweeps) +
+                  " THREADS=" + std::to_string(per) + " RUN_COUNT=1");
+  }
+  if (out.empty()) {
+    return InvalidArgument("no working set up to " + std::to_string(high) + " bytes holds 16 " +
+                           "doubles for each of " + std::to_string(per) + " threads");
   }
   return out;
 }
 
 namespace {
 
-// A variant's integer parameter, or an error naming it.
-Result<int64_t> IntParam(const VariantSummary& v, const Params& of, const std::string& name) {
+// A variant's integer parameter, or an error naming it; `fallback` when it has none, if given.
+Result<int64_t> IntParam(const VariantSummary& v, const Params& of, const std::string& name,
+                         std::optional<int64_t> fallback = std::nullopt) {
   for (const auto& [k, value] : of) {
     if (k == name) return ParseInt64(value);
   }
+  if (fallback) return *fallback;
   return InvalidArgument(v.name + " has no " + name);
 }
 
@@ -91,9 +101,21 @@ Result<MeasuredCeilings> CeilingsOf(const RunReport& flops, const RunReport& ban
     if (!v.work.bytes) return InvalidArgument(v.name + " declares no bytes");
     KT_ASSIGN_OR_RETURN(const int64_t op, IntParam(v, v.params, "OP"));
     KT_ASSIGN_OR_RETURN(const int64_t n, IntParam(v, v.shape, "N"));
+    KT_ASSIGN_OR_RETURN(const int64_t threads, IntParam(v, v.shape, "THREADS", 1));
     if (op < 0 || op > 3) return InvalidArgument(v.name + ": OP " + std::to_string(op));
     m.streams[static_cast<size_t>(op)].points.push_back(
-        {static_cast<double>(n) * 8 * kArrays[op], *v.work.bytes / *s / 1e9});
+        {static_cast<double>(n) * 8 * kArrays[op] * static_cast<double>(threads),
+         *v.work.bytes / *s / 1e9});
+  }
+  if (m.ceilings.compute.empty()) {
+    return NotFound("no variant of roofline_flops ran to the end (khost report " + flops.run_id +
+                    " says why)");
+  }
+  bool any = false;
+  for (StreamCurve& c : m.streams) any = any || !c.points.empty();
+  if (!any) {
+    return NotFound("no variant of roofline_bandwidth ran to the end (khost report " +
+                    bandwidth.run_id + " says why)");
   }
   for (StreamCurve& c : m.streams) {
     std::sort(c.points.begin(), c.points.end(),
@@ -104,16 +126,16 @@ Result<MeasuredCeilings> CeilingsOf(const RunReport& flops, const RunReport& ban
   return m;
 }
 
-std::vector<CeilingRow> CeilingRowsOf(const MeasuredCeilings& m, const std::string& run_id,
+std::vector<CeilingRow> CeilingRowsOf(const MeasuredCeilings& m, const RunIds& runs,
                                       int64_t measured_ns) {
   std::vector<CeilingRow> out;
   for (const ComputeCeiling& c : m.ceilings.compute) {
-    out.push_back({"compute", c.name, c.precision, 0, c.gflops, run_id, measured_ns});
+    out.push_back({"compute", c.name, c.precision, 0, c.gflops, runs.flops, measured_ns});
   }
   const auto level = [&](const std::string& kind, const std::string& prefix,
                          const MemoryCeiling& l) {
     out.push_back({kind, prefix + l.level, "", static_cast<int64_t>(l.size_bytes), l.gbytes_s,
-                   run_id, measured_ns});
+                   runs.bandwidth, measured_ns});
   };
   for (const MemoryCeiling& l : m.ceilings.memory) level("memory", "", l);
   for (size_t s = 0; s < m.streams.size() && s < m.stream_levels.size(); ++s) {

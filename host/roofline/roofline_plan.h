@@ -26,10 +26,12 @@ VectorWidths WidthsOf(const Toolchain& t, const std::string& host_arch);
 
 // The bandwidth sweep's working sets: powers of two from `min_bytes` to `max_bytes` (both rounded
 // down to a power of two, at least 4 KiB), each with the sweeps that move about `bytes_per_call`
-// (at least one): lines of a --shapes file, "N=<doubles per array> SWEEPS=<n> RUN_COUNT=1" (the
-// read stream's working set is N * 8 bytes). Errors: max below min.
+// (at least one): lines of a --shapes file, "N=<doubles per array and thread> SWEEPS=<n>
+// THREADS=<threads> RUN_COUNT=1". The read stream's working set is N * 8 * THREADS bytes: the
+// threads share each set, N rounded down to a multiple of 16 (the microkernel's unroll); a set
+// too small for 16 doubles per thread is left out. Errors: max below min, no set left.
 Result<std::vector<std::string>> BandwidthShapes(uint64_t min_bytes, uint64_t max_bytes,
-                                                 uint64_t bytes_per_call);
+                                                 uint64_t bytes_per_call, int threads = 1);
 
 // One stream's bandwidth curve: "read", "write", "copy", "triad".
 struct StreamCurve {
@@ -44,15 +46,20 @@ struct MeasuredCeilings {
 };
 
 // The ceilings of the two runs: roofline_flops's variants (PREC, WIDTH) give GFLOP/s as their
-// work over their median time; roofline_bandwidth's (OP at each shape's N) give GB/s per
-// working set, a curve per stream, whose levels LevelsFromCurve finds. The memory ceilings are
-// the read stream's levels (what a kernel's loads see; every stream's are kept beside them).
-// Errors: a run whose variants lack the work or the parameters the microkernels have.
+// work over their median time; roofline_bandwidth's (OP at each shape's N and THREADS, 1 when a
+// run has none) give GB/s per working set, a curve per stream, whose levels LevelsFromCurve finds.
+// The memory ceilings are the read stream's levels (what a kernel's loads see; every stream's are
+// kept beside them). Errors: a run whose variants lack the work or the parameters the microkernels
+// have; a run none of whose variants ran to the end.
 Result<MeasuredCeilings> CeilingsOf(const RunReport& flops, const RunReport& bandwidth);
 
 // The ceilings as the tuning database keeps them (host/db/tuning_db.h), and back: compute
-// ceilings, the memory levels, and each stream's levels (named "<stream> <level>").
-std::vector<CeilingRow> CeilingRowsOf(const MeasuredCeilings& m, const std::string& run_id,
+// ceilings, the memory levels, and each stream's levels (named "<stream> <level>"). Each row
+// names the run that measured it: the compute rows the flops run, the others the bandwidth run.
+struct RunIds {
+  std::string flops, bandwidth;
+};
+std::vector<CeilingRow> CeilingRowsOf(const MeasuredCeilings& m, const RunIds& runs,
                                       int64_t measured_ns);
 Ceilings CeilingsFromRows(const std::vector<CeilingRow>& rows);
 

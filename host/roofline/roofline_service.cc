@@ -53,19 +53,21 @@ Result<Measured> Measure(const RooflineRequest& r, const std::string& kernel) {
 
 Result<RooflineResult> MeasureRoofline(const RooflineRequest& r) {
   RooflineResult out;
+  out.threads = r.threads;
   KT_ASSIGN_OR_RETURN(const Toolchain toolchain, LoadToolchain(r.toolchain, r.toolchains_dir));
   out.widths = WidthsOf(toolchain, HostArch());
   KT_ASSIGN_OR_RETURN(const std::vector<std::string> sets,
-                      BandwidthShapes(r.min_bytes, r.max_bytes, r.bytes_per_call));
+                      BandwidthShapes(r.min_bytes, r.max_bytes, r.bytes_per_call, r.threads));
   KT_RETURN_IF_ERROR(MakeDirs(r.root));
   const std::string shapes = r.root + "/roofline_bandwidth.shapes";
   KT_RETURN_IF_ERROR(WriteFileAtomic(shapes, Join(sets, "\n") + "\n"));
   // One shape set (a spec without tensors takes each set as a shape of its own).
-  KT_RETURN_IF_ERROR(Build(r, "roofline_flops",
-                           {"ITERS=" + std::to_string(r.flops_iterations) +
-                            " MINW=" + std::to_string(out.widths.min_bytes) +
-                            " MAXW=" + std::to_string(out.widths.max_bytes)},
-                           ""));
+  KT_RETURN_IF_ERROR(Build(
+      r, "roofline_flops",
+      {"ITERS=" + std::to_string(r.flops_iterations) +
+       " MINW=" + std::to_string(out.widths.min_bytes) +
+       " MAXW=" + std::to_string(out.widths.max_bytes) + " THREADS=" + std::to_string(r.threads)},
+      ""));
   KT_RETURN_IF_ERROR(Build(r, "roofline_bandwidth", {}, shapes));
   KT_ASSIGN_OR_RETURN(const Measured flops, Measure(r, "roofline_flops"));
   KT_ASSIGN_OR_RETURN(const Measured bandwidth, Measure(r, "roofline_bandwidth"));
@@ -77,8 +79,9 @@ Result<RooflineResult> MeasureRoofline(const RooflineRequest& r) {
     const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                             std::chrono::system_clock::now().time_since_epoch())
                             .count();
+    const RunIds runs{flops.report.run_id, bandwidth.report.run_id};
     KT_RETURN_IF_ERROR(
-        r.db->RecordCeilings(out.board, 1, CeilingRowsOf(out.measured, flops.report.run_id, now)));
+        r.db->RecordCeilings(out.board, r.threads, CeilingRowsOf(out.measured, runs, now)));
   }
   return out;
 }

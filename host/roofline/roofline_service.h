@@ -22,7 +22,8 @@ struct RooflineRequest {
   uint64_t min_bytes = 4096, max_bytes = uint64_t{64} << 20;  // the bandwidth sweep's sets
   uint64_t bytes_per_call = uint64_t{256} << 20;              // what each call moves
   uint64_t flops_iterations = 20'000'000;                     // each chain's, per call
-  MeasureOptions measure;                                     // repetitions, CPU, order...
+  int threads = 1;         // run at once, each pinned to a CPU of its own: the all-core ceilings
+  MeasureOptions measure;  // repetitions, CPU, order...
   std::string kernels_dir, toolchains_dir;
   TuningDb* db = nullptr;  // where the ceilings are kept (null: not kept)
 };
@@ -32,12 +33,13 @@ struct RooflineResult {
   std::string board;                     // the fingerprint the rows carry
   std::string flops_run, bandwidth_run;  // their results files
   VectorWidths widths;
+  int threads = 1;
 };
 
 Result<RooflineResult> MeasureRoofline(const RooflineRequest& request);
 
-// The ceilings the tuning database keeps for `board` (single-threaded), in the model's terms;
-// none when it has none.
+// The ceilings the tuning database keeps for `board` (single-threaded: what analyze places a
+// run's variants under), in the model's terms; none when it has none.
 Result<std::optional<Ceilings>> StoredCeilings(TuningDb& db, const std::string& board);
 
 }  // namespace ktune::host

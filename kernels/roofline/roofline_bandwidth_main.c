@@ -1,65 +1,114 @@
-/* The main of roofline_bandwidth (khost roofline): NxSWEEPSxRUN_COUNT, N a multiple of 16. Fills
- * the arrays, runs the kernel RUN_COUNT times, prints the seed's timing line, then checks what
- * the stream left, exactly (small integers and halves, which doubles hold without rounding):
+/* The main of roofline_bandwidth (khost roofline): NxSWEEPSxTHREADSxRUN_COUNT, N a multiple of 16.
+ * Each of THREADS threads (roofline_threads.h) fills arrays of N doubles of its own, then runs the
+ * kernel RUN_COUNT times over them; main prints the seed's timing line, then checks what each
+ * thread's stream left, exactly (small integers and halves, which doubles hold without rounding):
  * "out OK" (exit 0) or "out NOT OK" (exit 1). */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "ktune_kernel.h"
+#include "roofline_threads.h"
 
 double roofline_bandwidth_kernel(double* restrict a, double* restrict b, const double* restrict c,
                                  long n, long sweeps, double s);
 
-static int fail(const char* what, long i, double got, double want) {
+static int fail(const char* what, int thread, long i, double got, double want) {
   printf("out NOT OK\n");
-  fprintf(stderr, "%s[%ld] = %g, want %g\n", what, i, got, want);
+  fprintf(stderr, "thread %d: %s[%ld] = %g, want %g\n", thread, what, i, got, want);
   return 1;
 }
 
-int main(int argc, char** argv) {
-  long v[3];
-  kt_parse_shape(argc, argv, 3, v, "NxSWEEPSxRUN_COUNT");
-  const long n = v[0], sweeps = v[1];
-  const int runs = (int)v[2];
-  if (n % 16 != 0) {
-    fprintf(stderr, "roofline_bandwidth: N (%ld) must be a multiple of 16\n", n);
-    return 2;
-  }
-  printf("roofline_bandwidth OP=%d: %ld doubles per array, %ld sweeps\n", OP, n, sweeps);
-  double* a = aligned_alloc(64, (size_t)n * 8 + 64);
-  double* b = aligned_alloc(64, (size_t)n * 8 + 64);
-  double* c = aligned_alloc(64, (size_t)n * 8 + 64);
-  if (!a || !b || !c) {
+struct arrays {
+  double *a, *b, *c;
+  double sum;
+};
+
+struct job {
+  struct arrays* of; /* each thread's */
+  long n, sweeps;
+  int runs;
+};
+
+/* A thread's arrays, allocated and first touched by the thread that streams them. */
+static void setup(int index, void* arg) {
+  const struct job* j = arg;
+  struct arrays* t = &j->of[index];
+  t->a = aligned_alloc(64, (size_t)j->n * 8 + 64);
+  t->b = aligned_alloc(64, (size_t)j->n * 8 + 64);
+  t->c = aligned_alloc(64, (size_t)j->n * 8 + 64);
+  if (!t->a || !t->b || !t->c) {
     fprintf(stderr, "roofline_bandwidth: out of memory\n");
-    return 2;
+    exit(2);
   }
-  for (long i = 0; i < n; ++i) {
-    a[i] = (double)(i % 3);
-    b[i] = (double)(i % 5);
-    c[i] = 2;
+  for (long i = 0; i < j->n; ++i) {
+    t->a[i] = (double)(i % 3);
+    t->b[i] = (double)(i % 5);
+    t->c[i] = 2;
   }
+}
+
+static void work(int index, void* arg) {
+  const struct job* j = arg;
+  struct arrays* t = &j->of[index];
   volatile double s = 0.5; /* a runtime value: the compiler cannot fold the streams */
-  double sum = 0;
-  const double start = kt_now();
-  for (int r = 0; r < runs; ++r) sum += roofline_bandwidth_kernel(a, b, c, n, sweeps, s);
-  kt_report_time(runs > 0 ? (kt_now() - start) / runs : 0);
+  for (int r = 0; r < j->runs; ++r) {
+    t->sum += roofline_bandwidth_kernel(t->a, t->b, t->c, j->n, j->sweeps, s);
+  }
+}
+
+/* What thread `index`'s stream left: 0 when it is what it should be. */
+static int check(const struct job* j, int index) {
+  const struct arrays* t = &j->of[index];
+  const long n = j->n;
 #if OP == 0
   /* Each sweep sums n / 3 runs of 0 + 1 + 2, and what is left over. */
   double once = 0;
   for (long i = 0; i < n; ++i) once += (double)(i % 3);
-  const double want = once * (double)sweeps * runs;
-  if (sum != want) return fail("sum", 0, sum, want);
+  const double want = once * (double)j->sweeps * j->runs;
+  if (t->sum != want) return fail("sum", index, 0, t->sum, want);
 #else
-  for (long i = 0; i < n; ++i) {
+  for (long i = 0; i < n && j->runs > 0; ++i) {
 #if OP == 1
-    if (runs > 0 && a[i] != 0.5) return fail("a", i, a[i], 0.5);
+    if (t->a[i] != 0.5) return fail("a", index, i, t->a[i], 0.5);
 #elif OP == 2
-    if (runs > 0 && b[i] != (double)(i % 3)) return fail("b", i, b[i], (double)(i % 3));
+    if (t->b[i] != (double)(i % 3)) return fail("b", index, i, t->b[i], (double)(i % 3));
 #elif OP == 3
-    if (runs > 0 && a[i] != (double)(i % 5) + 1) return fail("a", i, a[i], (double)(i % 5) + 1);
+    if (t->a[i] != (double)(i % 5) + 1) return fail("a", index, i, t->a[i], (double)(i % 5) + 1);
 #endif
   }
 #endif
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  long v[4];
+  kt_parse_shape(argc, argv, 4, v, "NxSWEEPSxTHREADSxRUN_COUNT");
+  const int threads = (int)v[2];
+  struct job j = {calloc(threads > 0 ? (size_t)threads : 1, sizeof(struct arrays)), v[0], v[1],
+                  (int)v[3]};
+  if (!j.of) {
+    fprintf(stderr, "roofline_bandwidth: out of memory\n");
+    return 2;
+  }
+  if (j.n % 16 != 0 || threads < 1) {
+    fprintf(stderr,
+            "roofline_bandwidth: N (%ld) must be a multiple of 16, THREADS (%d) 1 or more\n", j.n,
+            threads);
+    return 2;
+  }
+#if defined(__x86_64__)
+  if (!__builtin_cpu_supports("avx2")) {
+    fprintf(stderr, "roofline_bandwidth: this CPU has no AVX2\n");
+    return 2;
+  }
+#endif
+  printf("roofline_bandwidth OP=%d: %d threads, %ld doubles per array, %ld sweeps\n", OP, threads,
+         j.n, j.sweeps);
+  const double seconds = kt_run_threads(threads, setup, work, &j);
+  kt_report_time(j.runs > 0 ? seconds / j.runs : 0);
+  for (int i = 0; i < threads; ++i) {
+    if (check(&j, i) != 0) return 1;
+  }
   printf("out OK\n");
   return 0;
 }

@@ -50,6 +50,49 @@ TEST_CASE("khost roofline measures the board's ceilings and analyze places a run
   }
   CHECK_FALSE(j.at("memory").empty());
   CHECK(Contains(roof.err, "khost roofline: kept in "));
+  CHECK(j.at("threads") == 1);
+
+  // Both cores at once: the all-core ceilings, kept beside the one-core ones.
+  auto both = test::RunKhost({"roofline",
+                              "--agent",
+                              at,
+                              "--toolchain",
+                              "native",
+                              "--root",
+                              tmp.path() + "/roofline2",
+                              "--max-size",
+                              "64KiB",
+                              "--bytes-per-call",
+                              "4MiB",
+                              "--iterations",
+                              "200000",
+                              "--reps",
+                              "3",
+                              "--threads",
+                              "2",
+                              "--db",
+                              db,
+                              "--format",
+                              "json"},
+                             tmp.path());
+  REQUIRE_MESSAGE(both.exit_code == 0, both.err);
+  const auto j2 = nlohmann::json::parse(both.out);
+  CHECK(j2.at("threads") == 2);
+  CHECK(j2.at("compute").size() == 6);
+  CHECK(j2.at("streams").at(0).at("points").size() == 5);  // 4 KiB to 64 KiB, shared
+  // khost agent status shows both, with the runs that measured them.
+  auto status = test::RunKhost({"agent", "status", "--agent", at, "--db", db}, tmp.path());
+  REQUIRE_MESSAGE(status.exit_code == 0, status.err);
+  CHECK(Contains(status.out, "roofline:    one core (runs "));
+  CHECK(Contains(status.out, "roofline:    2 threads (runs "));
+  CHECK(Contains(status.out, "  compute:   fp32 "));
+  CHECK(Contains(status.out, " GFLOP/s (vector 32 B)"));
+  CHECK(Contains(status.out, "  memory:    "));
+  auto none = test::RunKhost(
+      {"agent", "status", "--agent", at, "--db", "sqlite:" + tmp.path() + "/none.db"}, tmp.path());
+  REQUIRE_MESSAGE(none.exit_code == 0, none.err);
+  CHECK(Contains(none.out, "roofline:    no ceilings for this board in "));
+  CHECK(Contains(none.out, "(khost roofline --agent " + at + " measures them)"));
 
   // A matmul run on the same board: analyze finds the ceilings and places every variant.
   auto tune =

@@ -86,6 +86,17 @@ TEST_CASE("qemu-user: push, run and report RVV variants on the riscv64 agentd") 
   REQUIRE_MESSAGE(line != std::string::npos, report.out);
   CHECK(Contains(report.out.substr(line, report.out.find('\n', line + 1) - line), "instructions"));
   CHECK(Contains(report.out, "2/2"));
+
+  // khost roofline runs end to end on it; its numbers are qemu's, and it says so.
+  auto roof = test::RunKhost({"roofline", "--agent", address, "--toolchain", "rvv-clang19",
+                              "--root", tmp.path() + "/roofline", "--max-size", "16KiB",
+                              "--bytes-per-call", "256KiB", "--iterations", "2000", "--reps", "1",
+                              "--warmup", "0", "--db", "sqlite:" + tmp.path() + "/t.db"},
+                             tmp.path());
+  REQUIRE_MESSAGE(roof.exit_code == 0, roof.err);
+  CHECK(Contains(roof.out, "roofline of riscv64:"));
+  CHECK(Contains(roof.out, "fp64 vector 256 B"));
+  CHECK(Contains(roof.out, "note: the board's RISC-V ids are an emulator's"));
 }
 
 }  // namespace

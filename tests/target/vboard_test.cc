@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "common/fs.h"
@@ -322,6 +323,51 @@ TEST_CASE("virtual board: RVV matmul variants from khost tune run natively and v
     CHECK(instructions->status == ValueStatus::kOk);
     CHECK(instructions->value > 100000);
   }
+}
+
+TEST_CASE("virtual board: khost roofline measures RVV ceilings and says they are an emulator's") {
+  if (const std::string why = WhyNoBoard(); !why.empty()) {
+    MESSAGE("skipped: " << why);
+    return;
+  }
+  test::TempDir tmp;
+  VirtualBoard board(tmp.path() + "/board");
+  REQUIRE_MESSAGE(board.up(), board.said());
+  const std::string db = "sqlite:" + tmp.path() + "/t.db";
+  auto roof = test::RunKhost({"roofline",
+                              "--agent",
+                              board.address(),
+                              "--toolchain",
+                              "rvv-clang19",
+                              "--root",
+                              tmp.path() + "/roofline",
+                              "--max-size",
+                              "32KiB",
+                              "--bytes-per-call",
+                              "256KiB",
+                              "--iterations",
+                              "2000",
+                              "--reps",
+                              "1",
+                              "--warmup",
+                              "0",
+                              "--db",
+                              db,
+                              "--format",
+                              "json"},
+                             tmp.path(), board.env());
+  REQUIRE_MESSAGE(roof.exit_code == 0, roof.err);
+  const auto j = nlohmann::json::parse(roof.out);
+  CHECK(j.at("vectors") == "RVV, VLEN 256");
+  // fp32 and fp64, scalar and LMUL 1, 2, 4 and 8 (32 to 256 bytes): every lane checked.
+  CHECK(j.at("compute").size() == 10);
+  for (const auto& s : j.at("streams")) CHECK(s.at("points").size() >= 2);
+  CHECK(Contains(j.at("note").get<std::string>(), "an emulator's"));
+  auto status = test::RunKhost({"agent", "status", "--agent", board.address(), "--db", db},
+                               tmp.path(), board.env());
+  REQUIRE_MESSAGE(status.exit_code == 0, status.err);
+  CHECK(Contains(status.out, "  compute:   fp32 "));
+  CHECK(Contains(status.out, " GFLOP/s (vector 256 B)"));
 }
 
 // A PATH of links to every program in the system's PATH but `missing`.

@@ -27,6 +27,16 @@ TEST_CASE("khost roofline: the agent, toolchain, sweep sizes and measurement opt
         "--format 'csv': table or json");
 }
 
+TEST_CASE("khost roofline --threads: 1 by default, pinned by the microkernels, not with --cpu") {
+  CHECK(ParseRooflineArgs({})->threads == 1);
+  CHECK(ParseRooflineArgs({"--threads", "8"})->threads == 8);
+  CHECK(ParseRooflineArgs({"--threads", "1", "--cpu", "2"})->measure.cpu == 2);
+  CHECK(ParseRooflineArgs({"--threads", "0"}).status().message() ==
+        "--threads '0': a number of threads from 1 to 4096");
+  CHECK(ParseRooflineArgs({"--threads", "4", "--cpu", "1"}).status().message() ==
+        "--threads 4 with --cpu 1: the threads are pinned to CPUs of their own; leave --cpu out");
+}
+
 TEST_CASE("byte sizes: digits and a binary unit, 4 KiB to 1 TiB, one line naming the option") {
   CHECK(*ParseByteSize("4096", "max-size") == 4096);
   CHECK(*ParseByteSize("512KiB", "max-size") == 512 * 1024);

@@ -197,5 +197,31 @@ TEST_CASE("of equally near shapes, the one with the most configurations measured
   CHECK(a->entries.size() == 3);
 }
 
+TEST_CASE("a board's ceilings are kept per thread count, each measuring replacing the last") {
+  test::UnitTempDir tmp;
+  auto db = TuningDb::Open({"sqlite:" + (tmp / "t.db"), "test"});
+  REQUIRE(db.ok());
+  const std::vector<CeilingRow> one = {{"compute", "fp32 scalar", "fp32", 0, 10, "f1", 1},
+                                       {"memory", "L1", "", 32768, 60, "b1", 1},
+                                       {"memory", "DRAM", "", 0, 9, "b1", 1}};
+  REQUIRE((*db)->RecordCeilings("k1", 1, one).ok());
+  REQUIRE(
+      (*db)->RecordCeilings("k1", 8, {{"compute", "fp32 scalar", "fp32", 0, 80, "f2", 2}}).ok());
+  CHECK(*(*db)->CeilingThreads("k1") == std::vector<int64_t>{1, 8});
+  CHECK((*db)->CeilingThreads("other")->empty());
+  auto rows = (*db)->CeilingsOf("k1", 1);
+  REQUIRE(rows->size() == 3);
+  CHECK((*rows)[0].name == "fp32 scalar");  // compute, then the levels smallest first, DRAM last
+  CHECK((*rows)[1].name == "L1");
+  CHECK((*rows)[2].name == "DRAM");
+  CHECK((*rows)[2].run_id == "b1");
+  // Measured again: the new rows replace the old ones of that thread count only.
+  REQUIRE((*db)->RecordCeilings("k1", 1, {{"compute", "fp64 scalar", "fp64", 0, 5, "f3", 3}}).ok());
+  rows = (*db)->CeilingsOf("k1", 1);
+  REQUIRE(rows->size() == 1);
+  CHECK((*rows)[0].run_id == "f3");
+  CHECK((*db)->CeilingsOf("k1", 8)->at(0).value == 80);
+}
+
 }  // namespace
 }  // namespace ktune::host

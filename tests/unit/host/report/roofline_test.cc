@@ -17,6 +17,24 @@ Ceilings Board() {
   return c;
 }
 
+TEST_CASE("the ceilings summarized: each precision's peak and what reaches it, each level") {
+  const CeilingsSummary s = SummarizeCeilings(Board());
+  CHECK(s.compute == "fp32 16 GFLOP/s (vector m8), fp64 4 GFLOP/s (vector m8)");
+  CHECK(s.memory == "L1 64 GB/s to 32 KiB, L2 32 GB/s to 1 MiB, DRAM 8 GB/s");
+  Ceilings scalar;
+  scalar.compute = {{"fp64 scalar", "fp64", 1.25}};
+  const CeilingsSummary t = SummarizeCeilings(scalar);
+  CHECK(t.compute == "fp64 1.25 GFLOP/s (scalar)");
+  CHECK(t.memory.empty());
+}
+
+TEST_CASE("an emulator's board is said to be one: RISC-V ids of 0, or none") {
+  CHECK_FALSE(EmulatorNote("riscv64:0x0-0x0-0x0:").empty());  // qemu-system's virt harts
+  CHECK_FALSE(EmulatorNote("riscv64:-0-0:").empty());         // qemu-user: no ids at all
+  CHECK(EmulatorNote("riscv64:0x710-0x8000000058000001-0x0:Spacemit(R) X60").empty());
+  CHECK(EmulatorNote("x86_64:AuthenticAMD-25-1:AMD EPYC").empty());
+}
+
 TEST_CASE("the peak of a precision is its highest ceiling; none when none is measured") {
   CHECK(PeakOf(Board(), "fp32")->gflops == 16);
   CHECK(PeakOf(Board(), "fp32")->name == "fp32 vector m8");

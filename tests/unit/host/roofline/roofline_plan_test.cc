@@ -34,14 +34,26 @@ TEST_CASE("vector widths: RVV from -march's V and zvl, x86-64 AVX2, else none") 
 TEST_CASE("the bandwidth sweep: powers of two, each moving about the same bytes") {
   auto shapes = BandwidthShapes(4096, 32768, 1 << 20);
   REQUIRE(shapes.ok());
-  CHECK(*shapes ==
-        std::vector<std::string>{"N=512 SWEEPS=256 RUN_COUNT=1", "N=1024 SWEEPS=128 RUN_COUNT=1",
-                                 "N=2048 SWEEPS=64 RUN_COUNT=1", "N=4096 SWEEPS=32 RUN_COUNT=1"});
+  CHECK(*shapes == std::vector<std::string>{"N=512 SWEEPS=256 THREADS=1 RUN_COUNT=1",
+                                            "N=1024 SWEEPS=128 THREADS=1 RUN_COUNT=1",
+                                            "N=2048 SWEEPS=64 THREADS=1 RUN_COUNT=1",
+                                            "N=4096 SWEEPS=32 THREADS=1 RUN_COUNT=1"});
   // Rounded down to powers of two, 4 KiB at least; one sweep at least.
   auto odd = BandwidthShapes(1000, 12000, 100);
   REQUIRE(odd.ok());
-  CHECK(*odd ==
-        std::vector<std::string>{"N=512 SWEEPS=1 RUN_COUNT=1", "N=1024 SWEEPS=1 RUN_COUNT=1"});
+  CHECK(*odd == std::vector<std::string>{"N=512 SWEEPS=1 THREADS=1 RUN_COUNT=1",
+                                         "N=1024 SWEEPS=1 THREADS=1 RUN_COUNT=1"});
+  // Threads share each set: N per thread, a multiple of 16; a set without 16 each is left out.
+  auto three = BandwidthShapes(4096, 16384, 1 << 20, 3);
+  REQUIRE(three.ok());
+  CHECK(*three == std::vector<std::string>{"N=160 SWEEPS=256 THREADS=3 RUN_COUNT=1",
+                                           "N=336 SWEEPS=128 THREADS=3 RUN_COUNT=1",
+                                           "N=672 SWEEPS=64 THREADS=3 RUN_COUNT=1"});
+  auto many = BandwidthShapes(4096, 8192, 1 << 20, 64);
+  REQUIRE(many.ok());
+  CHECK(*many == std::vector<std::string>{"N=16 SWEEPS=128 THREADS=64 RUN_COUNT=1"});
+  CHECK(BandwidthShapes(4096, 4096, 1, 64).status().message() ==
+        "no working set up to 4096 bytes holds 16 doubles for each of 64 threads");
   CHECK(BandwidthShapes(1 << 20, 4096, 1).status().message() ==
         "the largest working set (4096 bytes) is below the smallest (1048576)");
 }
@@ -103,9 +115,11 @@ TEST_CASE("the ceilings of two runs: GFLOP/s per precision and width, levels per
   CHECK(m->stream_levels[1].empty());  // no write measured
 
   // The database's rows and back: the model again.
-  const std::vector<CeilingRow> rows = CeilingRowsOf(*m, "r1", 5);
+  const std::vector<CeilingRow> rows = CeilingRowsOf(*m, {"f1", "b1"}, 5);
   CHECK(rows.size() == 3 + 2 + 2 + 1);
   CHECK(rows.back().name == "triad memory");
+  // Each row names the run that measured it.
+  for (const CeilingRow& r : rows) CHECK(r.run_id == (r.kind == "compute" ? "f1" : "b1"));
   const Ceilings back = CeilingsFromRows(rows);
   CHECK(back.compute.size() == 3);
   REQUIRE(back.memory.size() == 2);
@@ -117,6 +131,32 @@ TEST_CASE("the ceilings of two runs: GFLOP/s per precision and width, levels per
   flops.variants[0].work = {1.0, 0.0};
   flops.variants[0].params = {{"PREC", "32"}};
   CHECK(CeilingsOf(flops, bw).status().message() == "s has no WIDTH");
+}
+
+TEST_CASE("the ceilings of runs with threads, or with no variant that ran to the end") {
+  RunReport flops;
+  flops.best_by = kKernelTime;
+  flops.run_id = "f";
+  flops.variants = {
+      Variant("s", {{"PREC", "32"}, {"WIDTH", "0"}}, {{"THREADS", "2"}}, 1, {8e9, 0.0})};
+  RunReport bw;
+  bw.best_by = kKernelTime;
+  bw.run_id = "b";
+  // Two threads, each over three arrays of 1024 doubles: a working set of 48 KiB.
+  bw.variants = {Variant("t", {{"OP", "3"}}, {{"N", "1024"}, {"THREADS", "2"}}, 1, {0.0, 120e9})};
+  auto m = CeilingsOf(flops, bw);
+  REQUIRE_MESSAGE(m.ok(), m.status().message());
+  CHECK(m->ceilings.compute[0].gflops == doctest::Approx(8));
+  REQUIRE(m->streams[3].points.size() == 1);
+  CHECK(m->streams[3].points[0].bytes == 2 * 3 * 1024 * 8);
+  CHECK(m->streams[3].points[0].gbytes_s == doctest::Approx(120));
+
+  bw.variants[0].valid = 2;  // a repetition failed (roofline: THREADS=8, but ... 2 CPUs)
+  CHECK(CeilingsOf(flops, bw).status().message() ==
+        "no variant of roofline_bandwidth ran to the end (khost report b says why)");
+  flops.variants[0].valid = 0;
+  CHECK(CeilingsOf(flops, bw).status().message() ==
+        "no variant of roofline_flops ran to the end (khost report f says why)");
 }
 
 }  // namespace
