@@ -193,9 +193,9 @@ build() {  # build_dir cmake_args...
 }
 
 # build/, which demo, build and test share. A unity build (CMake's CMAKE_UNITY_BUILD: a folder's
-# files compiled a few at a time, as build-asan/ is): about half the compile time. A plain
+# files compiled eight at a time, as build-asan/ is): about half the compile time. A plain
 # `cmake -B DIR` compiles each file on its own, which is how a file that does not include what it
-# uses shows (scripts/fuzz.sh's build also does, for the libraries the fuzz targets link).
+# uses shows.
 release_build() {
   build "$repo/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_UNITY_BUILD=ON
 }
