@@ -105,8 +105,7 @@ std::string RooflineLines(const AgentRequest& req, const std::string& board,
       if (std::find(runs.begin(), runs.end(), r.run_id) == runs.end()) runs.push_back(r.run_id);
     }
     const CeilingsSummary s = SummarizeCeilings(CeilingsFromRows(*rows));
-    out += "roofline:    " + (n == 1 ? std::string("one core") : std::to_string(n) + " threads") +
-           " (runs " + Join(runs, ", ") + ")\n";
+    out += "roofline:    " + ThreadsLabel(n) + " (runs " + Join(runs, ", ") + ")\n";
     if (!s.compute.empty()) out += "  compute:   " + s.compute + "\n";
     if (!s.memory.empty()) out += "  memory:    " + s.memory + "\n";
   }

@@ -111,8 +111,7 @@ namespace {
 Table CeilingsTable(const RooflineResult& res) {
   Table t;
   t.title =
-      "roofline of " + res.board + " (" + res.widths.what + ", " +
-      (res.threads == 1 ? std::string("one core") : std::to_string(res.threads) + " threads") + ")";
+      "roofline of " + res.board + " (" + res.widths.what + ", " + ThreadsLabel(res.threads) + ")";
   t.columns = {"ceiling", "kind", "value", "unit", "capacity"};
   t.text_columns = 2;
   for (const ComputeCeiling& c : res.measured.ceilings.compute) {

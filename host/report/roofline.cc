@@ -126,6 +126,10 @@ std::string PlacementSentence(const Placement& p) {
          rates + "), " + where;
 }
 
+std::string ThreadsLabel(int64_t threads) {
+  return threads == 1 ? std::string("one core") : std::to_string(threads) + " threads";
+}
+
 CeilingsSummary SummarizeCeilings(const Ceilings& c) {
   CeilingsSummary out;
   for (const char* precision : {"fp32", "fp64"}) {

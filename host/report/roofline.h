@@ -98,6 +98,9 @@ std::string PlacementSentence(const Placement& p);
 // what reaches it ("fp32 74.8 GFLOP/s (vector 32 B), fp64 37.9 GFLOP/s (vector 32 B)"), and each
 // memory level with its capacity ("L1 60.9 GB/s to 8 KiB, L2 52.1 GB/s to 4 MiB, DRAM 8.93
 // GB/s"); "" for a kind the board has none of.
+// What ceilings of `threads` threads are called: "one core", "8 threads".
+std::string ThreadsLabel(int64_t threads);
+
 struct CeilingsSummary {
   std::string compute, memory;
 };

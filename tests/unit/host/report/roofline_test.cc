@@ -26,6 +26,8 @@ TEST_CASE("the ceilings summarized: each precision's peak and what reaches it, e
   const CeilingsSummary t = SummarizeCeilings(scalar);
   CHECK(t.compute == "fp64 1.25 GFLOP/s (scalar)");
   CHECK(t.memory.empty());
+  CHECK(ThreadsLabel(1) == "one core");
+  CHECK(ThreadsLabel(8) == "8 threads");
 }
 
 TEST_CASE("an emulator's board is said to be one: RISC-V ids of 0, or none") {
