@@ -145,7 +145,7 @@ start() {
       exit 1
     fi
     if [ $waited -ge $((timeout * 10)) ]; then
-      kill -9 "$pid" 2>/dev/null || true
+      end_qemu "$pid" 0
       rm -f "$dir/qemu.pid"
       say "the board did not come up within $timeout s (stopped); the end of $console:"
       tail -n 15 "$console" >&2
@@ -157,15 +157,31 @@ start() {
   echo "vboard: agentd at 127.0.0.1:$port token $dir/token (qemu pid $pid, $((waited / 10)) s to boot)"
 }
 
+# Whether process $1 has ended (gone, or a zombie its reaper has not collected yet).
+ended() {
+  ! kill -0 "$1" 2>/dev/null || grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
+}
+
+# Ends qemu $1: SIGTERM and up to $2 tenths of a second for it to go, then SIGKILL; returns once it
+# has ended (a signal is delivered asynchronously, and a loaded machine takes a while to tear down).
+end_qemu() {
+  local pid=$1 grace=$2
+  if [ "$grace" -gt 0 ]; then
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq "$grace"); do ended "$pid" && return 0; sleep 0.1; done
+  fi
+  kill -9 "$pid" 2>/dev/null || true
+  for _ in $(seq 100); do ended "$pid" && return 0; sleep 0.1; done
+  say "qemu (pid $pid) still runs 10 s after SIGKILL"
+}
+
 stop() {
   local dir=${1:-}
   [ -n "$dir" ] || die "usage: scripts/vboard.sh stop DIR"
   [ -f "$dir/qemu.pid" ] || die "no board runs from $dir"
   local pid
   pid=$(cat "$dir/qemu.pid")
-  kill "$pid" 2>/dev/null || true
-  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -9 "$pid" 2>/dev/null || true
+  end_qemu "$pid" 50
   rm -f "$dir/qemu.pid"
 }
 
