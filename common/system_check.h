@@ -31,6 +31,10 @@ struct SystemCheck {
   std::optional<std::string> isolated, nohz_full;
   // The checked CPU's SMT thread siblings, itself included ("1,3"), as topology lists them.
   std::optional<std::string> smt_siblings;
+  // The checked CPU's caches as sysfs lists them (cpuN/cache/index*/): one word each,
+  // "L<level><d, i or nothing for unified>:<size>", e.g. "L1d:32K L1i:32K L2:1024K L3:32768K";
+  // unset when it lists none (qemu's virt board, a kernel without cacheinfo).
+  std::optional<std::string> caches;
   std::optional<int> aslr;  // /proc/sys/kernel/randomize_va_space: 0 off, 1, 2 full
   std::optional<double> load_1min;
   // Runnable tasks on the whole machine besides the reader (/proc/stat procs_running - 1).
@@ -61,6 +65,7 @@ void ForEachOptional(F&& f, Checks&... checks) {
   f("isolated", checks.isolated...);
   f("nohz_full", checks.nohz_full...);
   f("smt_siblings", checks.smt_siblings...);
+  f("caches", checks.caches...);
   f("aslr", checks.aslr...);
   f("load_1min", checks.load_1min...);
   f("other_runnable", checks.other_runnable...);

@@ -149,6 +149,7 @@ void SystemCheckToWire(const SystemCheck& c, wire::SystemCheck* out) {
   if (c.isolated) out->set_isolated(*c.isolated);
   if (c.nohz_full) out->set_nohz_full(*c.nohz_full);
   if (c.smt_siblings) out->set_smt_siblings(*c.smt_siblings);
+  if (c.caches) out->set_caches(*c.caches);
   if (c.aslr) out->set_aslr(*c.aslr);
   if (c.load_1min) out->set_load_1min(*c.load_1min);
   if (c.other_runnable) out->set_other_runnable(*c.other_runnable);
@@ -170,6 +171,7 @@ SystemCheck SystemCheckFromWire(const wire::SystemCheck& c) {
   if (c.has_isolated()) out.isolated = c.isolated();
   if (c.has_nohz_full()) out.nohz_full = c.nohz_full();
   if (c.has_smt_siblings()) out.smt_siblings = c.smt_siblings();
+  if (c.has_caches()) out.caches = c.caches();
   if (c.has_aslr()) out.aslr = c.aslr();
   if (c.has_load_1min()) out.load_1min = c.load_1min();
   if (c.has_other_runnable()) out.other_runnable = c.other_runnable();

@@ -80,6 +80,21 @@ std::optional<uint32_t> ReadOtherRunnable(const std::string& path) {
   return std::nullopt;
 }
 
+// cache/index<N>/{level,type,size} from N = 0 until one is missing: "L1d:32K L1i:32K L2:1024K";
+// nullopt when index0 is.
+std::optional<std::string> ReadCaches(const std::string& dir) {
+  std::string out;
+  for (int n = 0;; ++n) {
+    const std::string index = dir + "/index" + std::to_string(n) + "/";
+    const auto level = ReadTrimmed(index + "level");
+    const auto size = ReadTrimmed(index + "size");
+    if (!level || !size) return out.empty() ? std::nullopt : std::optional<std::string>(out);
+    const std::string type = ReadTrimmed(index + "type").value_or("");
+    const char* kind = type == "Data" ? "d" : type == "Instruction" ? "i" : "";
+    out += (out.empty() ? "L" : " L") + *level + kind + ":" + *size;
+  }
+}
+
 }  // namespace
 
 SystemCheck ReadSystemCheck(const std::string& root, int cpu) {
@@ -100,6 +115,7 @@ SystemCheck ReadSystemCheck(const std::string& root, int cpu) {
   c.nohz_full = ReadTrimmed(cpus + "/nohz_full");
   if (c.nohz_full == "(null)") c.nohz_full = "";  // what kernels without nohz_full CPUs say
   c.smt_siblings = ReadTrimmed(own + "/topology/thread_siblings_list");
+  c.caches = ReadCaches(own + "/cache");
   if (auto aslr = ReadUint(root + "/proc/sys/kernel/randomize_va_space")) {
     c.aslr = static_cast<int>(*aslr);
   }

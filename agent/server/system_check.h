@@ -12,7 +12,8 @@ namespace ktune::agent {
 // Reads, under `root` ("" for the real /):
 //   sys/devices/system/cpu/cpuN/cpufreq/scaling_{governor,min_freq,max_freq,cur_freq}
 //   sys/devices/system/cpu/cpufreq/boost, else sys/devices/system/cpu/intel_pstate/no_turbo
-//   sys/devices/system/cpu/{online,isolated,nohz_full}, cpuN/topology/thread_siblings_list
+//   sys/devices/system/cpu/{online,isolated,nohz_full}, cpuN/topology/thread_siblings_list,
+//   cpuN/cache/index*/{level,type,size}
 //   sys/class/thermal/thermal_zone*/{type,temp}, in the zones' numeric order
 //   proc/sys/kernel/randomize_va_space, proc/loadavg, proc/stat's procs_running
 // for N = `cpu`, or CPU 0 when `cpu` is -1 (not pinned). The runnable tasks are the whole

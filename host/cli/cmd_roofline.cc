@@ -26,10 +26,11 @@ cxxopts::Options RooflineCliOptions() {
                   "toolchain profile the microkernels are built with (as khost tune takes it)",
                   cxxopts::value<std::string>()->default_value("rvv-clang19"))(
       "max-size",
-      "the bandwidth sweep's largest working set, past the last cache (4 KiB up, doubling)",
-      cxxopts::value<std::string>()->default_value("64MiB"))(
-      "bytes-per-call", "what each bandwidth call moves (more: steadier, slower)",
-      cxxopts::value<std::string>()->default_value("256MiB"))(
+      "the bandwidth sweep's largest working set (4 KiB up, doubling); by default 4x the "
+      "board's last cache, as its system check lists them (64MiB when it lists none)",
+      cxxopts::value<std::string>())("bytes-per-call",
+                                     "what each bandwidth call moves (more: steadier, slower)",
+                                     cxxopts::value<std::string>()->default_value("256MiB"))(
       "iterations", "each multiply-add chain's iterations per call",
       cxxopts::value<std::string>()->default_value("20000000"))(
       "threads",
@@ -84,7 +85,9 @@ Result<RooflineArgs> ParseRooflineArgs(const Args& args) {
   a.db = r["db"].as<std::string>();
   a.kernels_dir = r["kernels"].as<std::string>();
   a.toolchains_dir = r["toolchains"].as<std::string>();
-  KT_ASSIGN_OR_RETURN(a.max_bytes, ParseByteSize(r["max-size"].as<std::string>(), "max-size"));
+  if (r.count("max-size")) {
+    KT_ASSIGN_OR_RETURN(a.max_bytes, ParseByteSize(r["max-size"].as<std::string>(), "max-size"));
+  }
   KT_ASSIGN_OR_RETURN(a.bytes_per_call,
                       ParseByteSize(r["bytes-per-call"].as<std::string>(), "bytes-per-call"));
   KT_ASSIGN_OR_RETURN(const int64_t iterations, IntegerOption(r, "iterations", 1, int64_t{1} << 40,
@@ -128,6 +131,8 @@ Table CeilingsTable(const RooflineResult& res) {
     }
   }
   t.notes.push_back("memory: the read stream's levels (a kernel's loads); each stream's below");
+  t.notes.push_back("working sets: 4 KiB to " + FormatMiB(res.sweep.max_bytes) + " (" +
+                    res.sweep.from + ")");
   t.notes.push_back("runs: " + res.flops_run + ", " + res.bandwidth_run);
   if (const std::string e = EmulatorNote(res.board); !e.empty()) t.notes.push_back("note: " + e);
   return t;
@@ -163,6 +168,7 @@ std::string CeilingsJson(const RooflineResult& res) {
                             {"levels", levels(res.measured.stream_levels[s])},
                             {"points", points}});
   }
+  j["sweep"] = {{"max_bytes", res.sweep.max_bytes}, {"from", res.sweep.from}};
   j["runs"] = {res.flops_run, res.bandwidth_run};
   const std::string emulated = EmulatorNote(res.board);
   j["note"] = emulated.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(emulated);

@@ -13,7 +13,7 @@ namespace ktune::host {
 
 struct RooflineArgs {
   std::string agent, token_file, toolchain, root, db, kernels_dir, toolchains_dir;
-  uint64_t max_bytes = 0;  // the bandwidth sweep's largest working set
+  uint64_t max_bytes = 0;  // the bandwidth sweep's largest working set; 0: from the caches
   uint64_t bytes_per_call = 0;
   uint64_t flops_iterations = 0;
   int threads = 1;

@@ -48,6 +48,7 @@ std::string RenderSystemCheck(const SystemCheck& c) {
       << "  isolated:     isolcpus " << Known(c.isolated) << ", nohz_full " << Known(c.nohz_full)
       << "\n"
       << "  SMT siblings: " << Known(c.smt_siblings) << "\n"
+      << "  caches:       " << Known(c.caches) << "\n"
       << "  ASLR:         " << aslr << "\n"
       << "  load:         " << (c.load_1min ? FormatDouble(*c.load_1min) : "unknown")
       << " (1 min) on " << Known(c.online_cpus) << " CPUs, " << Known(c.other_runnable)

@@ -54,6 +54,44 @@ Result<std::vector<std::string>> BandwidthShapes(uint64_t min_bytes, uint64_t ma
 
 namespace {
 
+// A cache word's size: "32K" -> 32768; nullopt when it is not a number with K, M, G or no unit.
+std::optional<uint64_t> CacheBytes(std::string_view size) {
+  uint64_t scale = 1;
+  if (!size.empty() && (size.back() == 'K' || size.back() == 'M' || size.back() == 'G')) {
+    scale = uint64_t{1} << (size.back() == 'K' ? 10 : size.back() == 'M' ? 20 : 30);
+    size.remove_suffix(1);
+  }
+  const auto n = ParseUint64(size);
+  if (!n.ok() || *n == 0 || *n > (uint64_t{1} << 40) / scale) return std::nullopt;
+  return *n * scale;
+}
+
+}  // namespace
+
+SweepLimit SweepLimitOf(uint64_t asked_bytes, const std::optional<std::string>& caches) {
+  if (asked_bytes) return {asked_bytes, "--max-size"};
+  std::string last;
+  uint64_t last_bytes = 0;
+  for (const std::string& word : SplitWords(caches.value_or(""))) {
+    const size_t colon = word.find(':');
+    if (colon == std::string::npos || word.size() < 2 || word[0] != 'L') continue;
+    std::string name = word.substr(0, colon);
+    if (name.back() == 'i') continue;  // instructions: not what the streams load
+    if (name.back() == 'd') name.pop_back();
+    if (!ParseUint64(std::string_view(name).substr(1)).ok()) continue;
+    const std::optional<uint64_t> bytes = CacheBytes(std::string_view(word).substr(colon + 1));
+    if (bytes && *bytes >= last_bytes) {
+      last = name;
+      last_bytes = *bytes;
+    }
+  }
+  if (!last_bytes) return {kDefaultSweepBytes, "the board lists no caches"};
+  return {std::bit_ceil(4 * last_bytes),
+          "4 x " + last + " (" + std::to_string(last_bytes >> 10) + " KiB)"};
+}
+
+namespace {
+
 // A variant's integer parameter, or an error naming it; `fallback` when it has none, if given.
 Result<int64_t> IntParam(const VariantSummary& v, const Params& of, const std::string& name,
                          std::optional<int64_t> fallback = std::nullopt) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,19 @@ VectorWidths WidthsOf(const Toolchain& t, const std::string& host_arch);
 // too small for 16 doubles per thread is left out. Errors: max below min, no set left.
 Result<std::vector<std::string>> BandwidthShapes(uint64_t min_bytes, uint64_t max_bytes,
                                                  uint64_t bytes_per_call, int threads = 1);
+
+// The bandwidth sweep's largest working set, and what it comes from (for people).
+struct SweepLimit {
+  uint64_t max_bytes = 0;
+  std::string from;  // "--max-size", "4 x L3 (12 MiB)", "the board lists no caches"
+};
+inline constexpr uint64_t kDefaultSweepBytes = uint64_t{64} << 20;
+// `asked_bytes` (--max-size; 0: not given) when given. Else 4 x the board's last-level cache, the
+// largest data or unified cache of `caches` (a system check's: "L1d:32K L1i:32K L2:1024K"),
+// rounded up to a power of two: the sweep's last sets are then well in DRAM. Else (no caches
+// listed, as on qemu's virt board; words not of the form L<level>[d|i]:<size>[K|M|G] are
+// skipped) kDefaultSweepBytes.
+SweepLimit SweepLimitOf(uint64_t asked_bytes, const std::optional<std::string>& caches);
 
 // One stream's bandwidth curve: "read", "write", "copy", "triad".
 struct StreamCurve {

@@ -35,6 +35,7 @@ Status Build(const RooflineRequest& r, const std::string& spec, std::vector<std:
 struct Measured {
   RunReport report;
   std::string path, board;
+  std::optional<std::string> caches;  // the board's, from the run's system check
 };
 
 // Measures one built microkernel on the agent.
@@ -46,7 +47,9 @@ Result<Measured> Measure(const RooflineRequest& r, const std::string& kernel) {
                                      .token_file = r.token_file,
                                      .run = {.command = "khost roofline", .measure = r.measure}}));
   if (m.got.run.rows.empty()) return NotFound("khost roofline: " + kernel + " measured nothing");
-  return Measured{BuildRunReport(m.got.run), m.got.run.path, m.got.run.rows.front().board};
+  const auto& meta = m.got.run.meta;
+  return Measured{BuildRunReport(m.got.run), m.got.run.path, m.got.run.rows.front().board,
+                  meta && meta->system ? meta->system->caches : std::nullopt};
 }
 
 }  // namespace
@@ -56,20 +59,26 @@ Result<RooflineResult> MeasureRoofline(const RooflineRequest& r) {
   out.threads = r.threads;
   KT_ASSIGN_OR_RETURN(const Toolchain toolchain, LoadToolchain(r.toolchain, r.toolchains_dir));
   out.widths = WidthsOf(toolchain, HostArch());
-  KT_ASSIGN_OR_RETURN(const std::vector<std::string> sets,
-                      BandwidthShapes(r.min_bytes, r.max_bytes, r.bytes_per_call, r.threads));
-  KT_RETURN_IF_ERROR(MakeDirs(r.root));
-  const std::string shapes = r.root + "/roofline_bandwidth.shapes";
-  KT_RETURN_IF_ERROR(WriteFileAtomic(shapes, Join(sets, "\n") + "\n"));
-  // One shape set (a spec without tensors takes each set as a shape of its own).
+  if (r.max_bytes) {  // a --max-size that leaves no set is refused before anything runs
+    KT_RETURN_IF_ERROR(
+        BandwidthShapes(r.min_bytes, r.max_bytes, r.bytes_per_call, r.threads).status());
+  }
   KT_RETURN_IF_ERROR(Build(
       r, "roofline_flops",
       {"ITERS=" + std::to_string(r.flops_iterations) +
        " MINW=" + std::to_string(out.widths.min_bytes) +
        " MAXW=" + std::to_string(out.widths.max_bytes) + " THREADS=" + std::to_string(r.threads)},
       ""));
-  KT_RETURN_IF_ERROR(Build(r, "roofline_bandwidth", {}, shapes));
   KT_ASSIGN_OR_RETURN(const Measured flops, Measure(r, "roofline_flops"));
+  // The sweep reaches past the last cache of the board that measured the flops.
+  out.sweep = SweepLimitOf(r.max_bytes, flops.caches);
+  KT_ASSIGN_OR_RETURN(
+      const std::vector<std::string> sets,
+      BandwidthShapes(r.min_bytes, out.sweep.max_bytes, r.bytes_per_call, r.threads));
+  const std::string shapes = r.root + "/roofline_bandwidth.shapes";
+  KT_RETURN_IF_ERROR(WriteFileAtomic(shapes, Join(sets, "\n") + "\n"));
+  // One shape set (a spec without tensors takes each set as a shape of its own).
+  KT_RETURN_IF_ERROR(Build(r, "roofline_bandwidth", {}, shapes));
   KT_ASSIGN_OR_RETURN(const Measured bandwidth, Measure(r, "roofline_bandwidth"));
   out.flops_run = flops.path;
   out.bandwidth_run = bandwidth.path;

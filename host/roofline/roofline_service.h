@@ -19,9 +19,11 @@ struct RooflineRequest {
   std::string agent, token_file;  // as khost run takes them ("" the default agent)
   std::string toolchain = "rvv-clang19";
   std::string root;  // where the microkernels are built and their runs kept
-  uint64_t min_bytes = 4096, max_bytes = uint64_t{64} << 20;  // the bandwidth sweep's sets
-  uint64_t bytes_per_call = uint64_t{256} << 20;              // what each call moves
-  uint64_t flops_iterations = 20'000'000;                     // each chain's, per call
+  // The bandwidth sweep's sets: from min_bytes to max_bytes, or (0) SweepLimitOf's size for the
+  // board's caches.
+  uint64_t min_bytes = 4096, max_bytes = 0;
+  uint64_t bytes_per_call = uint64_t{256} << 20;  // what each call moves
+  uint64_t flops_iterations = 20'000'000;         // each chain's, per call
   int threads = 1;         // run at once, each pinned to a CPU of its own: the all-core ceilings
   MeasureOptions measure;  // repetitions, CPU, order...
   std::string kernels_dir, toolchains_dir;
@@ -33,6 +35,7 @@ struct RooflineResult {
   std::string board;                     // the fingerprint the rows carry
   std::string flops_run, bandwidth_run;  // their results files
   VectorWidths widths;
+  SweepLimit sweep;  // the bandwidth sweep's largest set, and what it comes from
   int threads = 1;
 };
 

@@ -4,6 +4,8 @@
 // arithmetic, not this machine's numbers (bench/roofline.sh measures those against likwid-bench).
 #include <doctest/doctest.h>
 
+#include <bit>
+#include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -51,35 +53,29 @@ TEST_CASE("khost roofline measures the board's ceilings and analyze places a run
   CHECK_FALSE(j.at("memory").empty());
   CHECK(Contains(roof.err, "khost roofline: kept in "));
   CHECK(j.at("threads") == 1);
+  CHECK(j.at("sweep").at("max_bytes") == 256 << 10);
+  CHECK(j.at("sweep").at("from") == "--max-size");
 
-  // Both cores at once: the all-core ceilings, kept beside the one-core ones.
-  auto both = test::RunKhost({"roofline",
-                              "--agent",
-                              at,
-                              "--toolchain",
-                              "native",
-                              "--root",
-                              tmp.path() + "/roofline2",
-                              "--max-size",
-                              "64KiB",
-                              "--bytes-per-call",
-                              "4MiB",
-                              "--iterations",
-                              "200000",
-                              "--reps",
-                              "3",
-                              "--threads",
-                              "2",
-                              "--db",
-                              db,
-                              "--format",
-                              "json"},
-                             tmp.path());
+  // Both cores at once: the all-core ceilings, kept beside the one-core ones. No --max-size: the
+  // sweep goes to 4x this machine's last cache, as the agent's system check lists it (one sweep
+  // of each set and one repetition, to keep it short).
+  auto both =
+      test::RunKhost({"roofline", "--agent", at, "--toolchain", "native", "--root",
+                      tmp.path() + "/roofline2", "--bytes-per-call", "4KiB", "--iterations",
+                      "200000", "--reps", "1", "--threads", "2", "--db", db, "--format", "json"},
+                     tmp.path());
   REQUIRE_MESSAGE(both.exit_code == 0, both.err);
   const auto j2 = nlohmann::json::parse(both.out);
   CHECK(j2.at("threads") == 2);
   CHECK(j2.at("compute").size() == 6);
-  CHECK(j2.at("streams").at(0).at("points").size() == 5);  // 4 KiB to 64 KiB, shared
+  const uint64_t last = j2.at("sweep").at("max_bytes").get<uint64_t>();
+  if (std::filesystem::exists("/sys/devices/system/cpu/cpu0/cache/index0/size")) {
+    CHECK(Contains(j2.at("sweep").at("from").get<std::string>(), "4 x L"));
+  } else {
+    CHECK(j2.at("sweep").at("from") == "the board lists no caches");
+  }
+  // 4 KiB doubling to the last, the sets shared by the two threads.
+  CHECK(j2.at("streams").at(0).at("points").size() == std::bit_width(last / 4096));
   // khost agent status shows both, with the runs that measured them.
   auto status = test::RunKhost({"agent", "status", "--agent", at, "--db", db}, tmp.path());
   REQUIRE_MESSAGE(status.exit_code == 0, status.err);

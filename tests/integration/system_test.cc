@@ -40,6 +40,12 @@ struct Fixture {
     Put("/sys/class/thermal/thermal_zone0/type", "cpu-thermal\n");
     Put("/sys/class/thermal/thermal_zone0/temp", "45000\n");
     Put("/proc/sys/kernel/randomize_va_space", "2\n");
+    Put(kCpu + "cpu0/cache/index0/level", "1\n");
+    Put(kCpu + "cpu0/cache/index0/type", "Data\n");
+    Put(kCpu + "cpu0/cache/index0/size", "32K\n");
+    Put(kCpu + "cpu0/cache/index1/level", "2\n");
+    Put(kCpu + "cpu0/cache/index1/type", "Unified\n");
+    Put(kCpu + "cpu0/cache/index1/size", "512K\n");
     Put("/proc/loadavg", "0.10 0.05 0.01 1/100 42\n");
     Put("/proc/stat", "procs_running 1\n");
     test::MakeKernelDir(root, "k", {{"ok.elf", {{"B", 1}}, {}}, {"ok.elf", {{"B", 2}}, {}}});
@@ -79,6 +85,7 @@ TEST_CASE("the system check: agent status, the warnings of a run, its metadata, 
                         "  thermal:      cpu-thermal 45.0 C\n"
                         "  isolated:     isolcpus none, nohz_full unknown\n"
                         "  SMT siblings: unknown\n"
+                        "  caches:       L1d:32K L2:512K\n"
                         "  ASLR:         2 (on)\n"
                         "  load:         0.1 (1 min) on 2 CPUs, 0 other runnable\n"
                         "warning: CPU 0: governor powersave, not performance") !=
@@ -99,6 +106,7 @@ TEST_CASE("the system check: agent status, the warnings of a run, its metadata, 
   CHECK(meta->system->governor == "powersave");
   CHECK(meta->system->boost == true);
   CHECK(meta->system->aslr == 2);
+  CHECK_FALSE(meta->system->caches.has_value());  // CPU 1 lists none here
 
   auto report = f.Khost({"report", "k", "--root", f.root});
   REQUIRE_MESSAGE(report.exit_code == 0, report.err);

@@ -22,6 +22,7 @@ inline SystemCheck NoisyCheck() {
   c.isolated = "";
   c.nohz_full = "";
   c.smt_siblings = "1,3";
+  c.caches = "L1d:48K L1i:32K L2:1280K L3:12288K";
   c.aslr = 2;
   c.load_1min = 1.9;
   c.other_runnable = 2;

@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "agent/server/system_check.h"
 #include "common/fs.h"
@@ -31,6 +33,18 @@ TEST_CASE("system check: every file of a fixture tree read into its field") {
   Put(root, kCpu + "isolated", "\n");
   Put(root, kCpu + "nohz_full", "(null)\n");  // what kernels say for none
   Put(root, kCpu + "cpu1/topology/thread_siblings_list", "1,3\n");
+  // The caches in index order, read until an index is missing (index5 is not read).
+  const std::vector<std::vector<std::string>> caches = {{"1", "Data", "48K"},
+                                                        {"1", "Instruction", "32K"},
+                                                        {"2", "Unified", "1280K"},
+                                                        {"3", "Unified", "12288K"}};
+  for (size_t i = 0; i < caches.size(); ++i) {
+    const std::string index = kCpu + "cpu1/cache/index" + std::to_string(i) + "/";
+    Put(root, index + "level", caches[i][0] + "\n");
+    Put(root, index + "type", caches[i][1] + "\n");
+    Put(root, index + "size", caches[i][2] + "\n");
+  }
+  Put(root, kCpu + "cpu1/cache/index5/size", "1K\n");
   // The zones in numeric order (10 after 2), without what is not a zone.
   Put(root, "sys/class/thermal/thermal_zone10/type", "broken\n");
   Put(root, "sys/class/thermal/thermal_zone0/type", "acpitz\n");
@@ -49,6 +63,7 @@ TEST_CASE("system check: every file of a fixture tree read into its field") {
   CHECK(any.cpu == -1);
   CHECK(any.governor == "performance");
   CHECK_FALSE(any.smt_siblings.has_value());
+  CHECK_FALSE(any.caches.has_value());
 }
 
 TEST_CASE("system check: missing files are unknown, never errors") {

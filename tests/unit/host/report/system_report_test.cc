@@ -19,6 +19,7 @@ TEST_CASE("the system check for people: a line a field, then each warning") {
   CHECK(Has(text, "  boost:        on"));
   CHECK(Has(text, "  isolated:     isolcpus none, nohz_full none"));
   CHECK(Has(text, "  SMT siblings: 1,3"));
+  CHECK(Has(text, "  caches:       L1d:48K L1i:32K L2:1280K L3:12288K"));
   CHECK(Has(text, "  ASLR:         2 (on)"));
   CHECK(text.find("broken unknown") != std::string::npos);
   CHECK(text.find("\nwarning: ") != std::string::npos);

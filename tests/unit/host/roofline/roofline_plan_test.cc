@@ -58,6 +58,30 @@ TEST_CASE("the bandwidth sweep: powers of two, each moving about the same bytes"
         "the largest working set (4096 bytes) is below the smallest (1048576)");
 }
 
+TEST_CASE("the sweep's largest set: --max-size, else 4x the last cache, else 64 MiB") {
+  const std::string x86 = "L1d:48K L1i:32K L2:1280K L3:12288K";
+  CHECK(SweepLimitOf(1 << 20, x86).max_bytes == 1 << 20);
+  CHECK(SweepLimitOf(1 << 20, x86).from == "--max-size");
+  // 4 x 12 MiB = 48 MiB, up to a power of two.
+  CHECK(SweepLimitOf(0, x86).max_bytes == uint64_t{64} << 20);
+  CHECK(SweepLimitOf(0, x86).from == "4 x L3 (12288 KiB)");
+  // A K1 cluster: 32 KiB L1d and a 512 KiB L2, its last; an instruction cache never counts.
+  const SweepLimit k1 = SweepLimitOf(0, "L1i:32K L1d:32K L2:512K");
+  CHECK(k1.max_bytes == 2 << 20);
+  CHECK(k1.from == "4 x L2 (512 KiB)");
+  CHECK(SweepLimitOf(0, "L1i:4M L1d:1M").from == "4 x L1 (1024 KiB)");
+  CHECK(SweepLimitOf(0, "L2:1M L3:8M").max_bytes == 32 << 20);
+  CHECK(SweepLimitOf(0, "L2:1048576").max_bytes == 4 << 20);  // no unit: bytes
+  // None listed, or nothing readable: the default.
+  for (const std::optional<std::string>& none :
+       std::vector<std::optional<std::string>>{std::nullopt, "", "L2 1M", "X3:8M", "L:8M", "Lx:8M",
+                                               "L2:", "L2:0K", "L2:8T", "L2:99999999999999K"}) {
+    CAPTURE(none.value_or("(unset)"));
+    CHECK(SweepLimitOf(0, none).max_bytes == kDefaultSweepBytes);
+    CHECK(SweepLimitOf(0, none).from == "the board lists no caches");
+  }
+}
+
 // A variant of one of the microkernels, valid, with its median kernel-time and work.
 VariantSummary Variant(const std::string& name, Params params, Params shape, double seconds,
                        VariantWork work) {
