@@ -170,7 +170,7 @@ int Main(int argc, char** argv) {
       std::printf("%s\n", AgentdHelp(env).c_str());
       return 0;
     case AgentdRequest::Action::kVersion:
-      std::printf("agentd " KTUNE_VERSION "\n");
+      std::printf("agentd " KTUNE_VERSION " (commit " KTUNE_COMMIT ")\n");
       return 0;
     case AgentdRequest::Action::kMakeToken:
       return MakeToken(req->token_out);

@@ -86,16 +86,21 @@ std::vector<std::string> SystemWarnings(const SystemCheck& c) {
     out.push_back("ASLR enabled (randomize_va_space " + std::to_string(*c.aslr) +
                   "): addresses, and so alignment, vary from one repetition to the next");
   }
+  // The runnable tasks as the run starts decide; the last minute's load (which counts a build that
+  // has just ended) only where they are unknown.
+  std::string load;
   if (c.load_1min && *c.load_1min >= kBusyLoad) {
-    char load[32];
-    std::snprintf(load, sizeof load, "%.2f", *c.load_1min);
-    out.push_back(std::string("load ") + load + " over the last minute" +
-                  (c.online_cpus ? " on " + std::to_string(*c.online_cpus) + " CPUs" : "") +
-                  ": other work competes with the kernels");
+    char number[32];
+    std::snprintf(number, sizeof number, "%.2f", *c.load_1min);
+    load = std::string("load ") + number + " over the last minute" +
+           (c.online_cpus ? " on " + std::to_string(*c.online_cpus) + " CPUs" : "");
   }
   if (c.other_runnable.value_or(0) > 0) {
     out.push_back(std::to_string(*c.other_runnable) + " other runnable task" +
-                  (*c.other_runnable > 1 ? "s" : "") + " on the machine as the check ran");
+                  (*c.other_runnable > 1 ? "s" : "") + " on the machine as the check ran" +
+                  (load.empty() ? "" : " (" + load + ")"));
+  } else if (!c.other_runnable && !load.empty()) {
+    out.push_back(load + ": other work competes with the kernels");
   }
   return out;
 }

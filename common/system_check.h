@@ -79,7 +79,9 @@ bool HasCpufreq(const SystemCheck& check);
 
 // What threatens stable measurements, one sentence each: a governor other than performance, no
 // cpufreq, boost on, a hot thermal zone, a CPU not isolated, an SMT sibling online, ASLR on,
-// load or other runnable tasks, the run not pinned. Unknown fields say nothing.
+// other runnable tasks (with the last minute's load beside them; the load alone only when they
+// are unknown: a build that has just ended is no competitor), the run not pinned. Unknown fields
+// say nothing.
 std::vector<std::string> SystemWarnings(const SystemCheck& check);
 
 }  // namespace ktune

@@ -75,7 +75,7 @@ int KhostMain(int argc, char** argv) {
     return 0;
   }
   if (name == "--version") {
-    std::cout << "khost " KTUNE_VERSION "\n";
+    std::cout << "khost " KTUNE_VERSION " (commit " KTUNE_COMMIT ")\n";
     return 0;
   }
   for (const CommandInfo& c : Commands()) {

@@ -11,6 +11,7 @@
 #include "common/fs.h"
 #include "common/hash.h"
 #include "common/results.h"
+#include "common/version.h"
 #include "protocol/frame_codec.h"
 #include "tests/integration/harness.h"
 
@@ -146,6 +147,16 @@ TEST_CASE("events beyond the counters run in passes, each variant once per pass"
   for (const std::string& e : events) CHECK(json.out.find("\"" + e + "\": {") != std::string::npos);
   auto meta = ReadFile(fs::path(results).replace_extension(".json").string()).value();
   CHECK(meta.find("\"plan\": \"fake budget\"") != std::string::npos);
+}
+
+TEST_CASE("--version: khost and agentd say their version and the commit they were built from") {
+  test::TempDir tmp;
+  const auto khost = test::RunKhost({"--version"}, tmp.path());
+  CHECK(khost.exit_code == 0);
+  CHECK_MESSAGE(khost.out == "khost " KTUNE_VERSION " (commit " KTUNE_COMMIT ")\n", khost.out);
+  const auto agentd = test::RunProgram(test::BinDir() + "/agentd", {"--version"}, tmp.path());
+  CHECK(agentd.exit_code == 0);
+  CHECK_MESSAGE(agentd.out == "agentd " KTUNE_VERSION " (commit " KTUNE_COMMIT ")\n", agentd.out);
 }
 
 TEST_CASE("without an agent, khost starts a local one and says so") {
