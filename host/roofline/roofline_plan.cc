@@ -74,7 +74,7 @@ SweepLimit SweepLimitOf(uint64_t asked_bytes, const std::optional<std::string>& 
   uint64_t last_bytes = 0;
   for (const std::string& word : SplitWords(caches.value_or(""))) {
     const size_t colon = word.find(':');
-    if (colon == std::string::npos || word.size() < 2 || word[0] != 'L') continue;
+    if (colon == std::string::npos || word[0] != 'L') continue;
     std::string name = word.substr(0, colon);
     if (name.back() == 'i') continue;  // instructions: not what the streams load
     if (name.back() == 'd') name.pop_back();

@@ -37,7 +37,7 @@ Result<std::vector<std::string>> BandwidthShapes(uint64_t min_bytes, uint64_t ma
 // The bandwidth sweep's largest working set, and what it comes from (for people).
 struct SweepLimit {
   uint64_t max_bytes = 0;
-  std::string from;  // "--max-size", "4 x L3 (12 MiB)", "the board lists no caches"
+  std::string from;  // "--max-size", "4 x L3 (12288 KiB)", "the board lists no caches"
 };
 inline constexpr uint64_t kDefaultSweepBytes = uint64_t{64} << 20;
 // `asked_bytes` (--max-size; 0: not given) when given. Else 4 x the board's last-level cache, the
