@@ -22,25 +22,38 @@ for arg in "$@"; do
   esac
 done
 
-packages=(
+# What the demo needs, and no more: the compiler, CMake and the libraries khost and agentd link
+# (doctest too, a header, since build/ is configured with its tests), and gnuplot for analyze's
+# plots. `setup.sh demo` installs only these and builds only khost and agentd.
+demo_packages=(
   build-essential cmake ninja-build pkg-config git python3
 
   libboost-dev libboost-filesystem-dev
   protobuf-compiler libprotobuf-dev libzstd-dev libsodium-dev
   libcxxopts-dev nlohmann-json3-dev doctest-dev
   libeigen3-dev  # khost's Bayesian optimization (host/strategy/gaussian_process.h)
+  # The tuning database (host/db/): SQLite on one machine, PostgreSQL for a team (libpq).
+  libsqlite3-dev libpq-dev
+  # LAVA labs' REST API (host/lava/): HTTP and HTTPS.
+  libcurl4-openssl-dev
+  gnuplot-nox  # khost analyze's plots
+  # The native toolchain profile's (toolchains/native.profile): Triton .llir is compiled by clang,
+  # and each variant's assembly is dumped by llvm-objdump.
+  clang-19 llvm-19
+)
+# Everything else: what the tests, the benchmarks and the target tier use.
+packages=(
+  "${demo_packages[@]}"
   libdlib-dev  # bench/search_replay's dlib row: its global optimizer against khost's bayes
   linux-perf clang-format
   hyperfine  # bench/variability.sh measures against it
   likwid  # bench/roofline.sh: likwid-bench, the anchor of khost roofline's ceilings
-  # The tuning database (host/db/): SQLite on one machine, PostgreSQL for a team; the server's
-  # binaries for the tests, which start a PostgreSQL of their own (initdb, pg_ctl).
-  libsqlite3-dev libpq-dev postgresql-15
-  # LAVA labs' REST API (host/lava/): HTTP and HTTPS.
-  libcurl4-openssl-dev
+  # The PostgreSQL server's binaries for the database tests, which start a server of their own
+  # (initdb, pg_ctl).
+  postgresql-15
 
   # khost tune: cross toolchains and the emulators that run their ELFs here.
-  clang-19 lld-19 llvm-19 gcc-riscv64-linux-gnu g++-riscv64-linux-gnu
+  lld-19 gcc-riscv64-linux-gnu g++-riscv64-linux-gnu
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
 
   # scripts/fuzz.sh: libFuzzer and clang's sanitizer runtimes.
@@ -52,9 +65,9 @@ packages=(
   # The virtual board's Linux (scripts/vboard.sh), built from Debian's kernel source.
   linux-source-6.12 flex bison bc xz-utils
 
-  # khost analyze: statistics (Boost.Math, in libboost-dev), plots; its tests load the HTML
-  # report in headless Chromium and check the statistics against scipy.
-  gnuplot-nox chromium python3-scipy
+  # khost analyze's tests load the HTML report in headless Chromium and check the statistics
+  # (Boost.Math, in libboost-dev) against scipy.
+  chromium python3-scipy
 
   # A compile farm for khost tune --launcher distcc: its test and benchmark start their own
   # distccd on a loopback port (the package's own daemon stays off, as Debian ships it).
@@ -93,19 +106,26 @@ installed() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
 }
 
+# install_missing demo|all: the demo's packages, or every package (with the backports', the
+# LAVA lab's and the deb-src entry that scripts/target_deps.sh fetches source packages from).
 install_missing() {
+  local want=("${packages[@]}") want_bp=("${backports_packages[@]}")
+  local want_lava=("${lava_packages[@]}") want_src=1
+  if [ "$1" = demo ]; then
+    want=("${demo_packages[@]}") want_bp=() want_lava=() want_src=0
+  fi
   local missing=() missing_bp=()
-  for p in "${packages[@]}"; do installed "$p" || missing+=("$p"); done
-  for p in "${backports_packages[@]}"; do
+  for p in "${want[@]}"; do installed "$p" || missing+=("$p"); done
+  for p in "${want_bp[@]}"; do
     # The backports build is what we want; an older one from bookworm itself does not count.
     if ! installed "$p" || ! dpkg-query -W -f='${Version}' "$p" | grep -q bpo; then
       missing_bp+=("$p")
     fi
   done
   local need_src=0
-  apt-cache showsrc libzstd 2>/dev/null | grep -q '^Version:' || need_src=1
+  [ $want_src = 1 ] && ! apt-cache showsrc libzstd 2>/dev/null | grep -q '^Version:' && need_src=1
   local missing_lava=()
-  for p in "${lava_packages[@]}"; do installed "$p" || missing_lava+=("$p"); done
+  for p in "${want_lava[@]}"; do installed "$p" || missing_lava+=("$p"); done
   [ ${#missing[@]} -eq 0 ] && [ ${#missing_bp[@]} -eq 0 ] && [ ${#missing_lava[@]} -eq 0 ] &&
     [ $need_src = 0 ] && return 0
   # The entries are added on the Debian archive the machine already uses (scripts/apt_sources.sh),
@@ -185,19 +205,23 @@ install_lava() {
   fi
 }
 
-build() {  # build_dir cmake_args...
-  local dir=$1
+# build DIR [--target T...] -- CMAKE_ARGS...
+build() {
+  local dir=$1 targets=()
+  shift
+  while [ "$1" != -- ]; do targets+=("$1"); shift; done
   shift
   cmake -S "$repo" -B "$dir" -G Ninja -DKTUNE_WERROR=ON "$@" >/dev/null
-  cmake --build "$dir"
+  cmake --build "$dir" "${targets[@]}"
 }
 
 # build/, which demo, build and test share. A unity build (CMake's CMAKE_UNITY_BUILD: a folder's
 # files compiled eight at a time, as build-asan/ is): about half the compile time. A plain
 # `cmake -B DIR` compiles each file on its own, which is how a file that does not include what it
-# uses shows.
+# uses shows. release_build [--target T...]: the demo builds only khost and agentd; the test
+# command goes on in the same tree.
 release_build() {
-  build "$repo/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_UNITY_BUILD=ON
+  build "$repo/build" "$@" -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_UNITY_BUILD=ON
 }
 
 # Debian's kernels default kernel.perf_event_paranoid to 3, which forbids perf_event_open to users
@@ -212,7 +236,7 @@ allow_user_perf() {
   as_root sysctl -q -w kernel.perf_event_paranoid=2
 }
 
-install_missing
+if [ "$action" = demo ]; then install_missing demo; else install_missing all; fi
 allow_user_perf
 case "$action" in
 
@@ -220,13 +244,13 @@ case "$action" in
     release_build
     ;;
   demo)
-    release_build
+    release_build --target khost agentd
     "$repo/scripts/demo.sh" "$repo/build"
     ;;
   test)
     if [ $sanitize = 1 ]; then
       dir="$repo/build-asan"
-      build "$dir" -DCMAKE_BUILD_TYPE=Debug -DKTUNE_SANITIZE=ON -DCMAKE_UNITY_BUILD=ON
+      build "$dir" -- -DCMAKE_BUILD_TYPE=Debug -DKTUNE_SANITIZE=ON -DCMAKE_UNITY_BUILD=ON
     else
       dir="$repo/build"
       release_build
