@@ -9,7 +9,7 @@
 #include "common/strings.h"
 #include "host/cli/cli.h"
 #include "host/db/tuning_db.h"
-#include "host/report/format.h"
+#include "host/util/format.h"
 #include "host/report/table.h"
 #include "host/results/shape_sets.h"
 #include "host/tune/shapes.h"

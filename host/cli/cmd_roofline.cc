@@ -10,7 +10,7 @@
 #include "common/strings.h"
 #include "host/cli/cli.h"
 #include "host/cli/measure_options.h"
-#include "host/report/format.h"
+#include "host/util/format.h"
 #include "host/report/roofline.h"
 #include "host/report/table.h"
 #include "host/roofline/roofline_service.h"

@@ -16,7 +16,7 @@
 #include "host/cli/measure_options.h"
 #include "host/db/tuning_db.h"
 #include "host/report/analysis.h"
-#include "host/report/format.h"
+#include "host/util/format.h"
 #include "host/report/report.h"
 #include "host/report/shapes_report.h"
 #include "host/results/kernel_dir.h"

@@ -5,7 +5,7 @@
 
 #include "common/csv.h"
 #include "common/strings.h"
-#include "host/report/format.h"
+#include "host/util/format.h"
 
 namespace ktune::host {
 namespace {

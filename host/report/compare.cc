@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "host/report/analysis.h"
-#include "host/report/format.h"
+#include "host/util/format.h"
 
 namespace ktune::host {
 namespace {

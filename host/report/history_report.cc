@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
-#include "host/report/format.h"
+#include "host/util/format.h"
 #include "host/report/html_report.h"
 
 namespace ktune::host {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "host/report/format.h"
+#include "host/util/format.h"
 
 namespace ktune::host {
 namespace {

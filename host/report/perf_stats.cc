@@ -8,7 +8,7 @@
 #include "common/csv.h"
 #include "common/fs.h"
 #include "common/strings.h"
-#include "host/report/format.h"
+#include "host/util/format.h"
 #include "host/util/user_paths.h"
 
 namespace ktune::host {

@@ -6,7 +6,7 @@
 
 #include "common/fs.h"
 #include "common/strings.h"
-#include "host/report/format.h"
+#include "host/util/format.h"
 #include "host/util/subprocess.h"
 
 namespace ktune::host {

@@ -6,34 +6,28 @@
 #include "common/csv.h"
 #include "common/events.h"
 #include "common/strings.h"
-#include "host/report/format.h"
+#include "host/util/format.h"
 #include "host/report/stats.h"
 #include "host/results/results_dir.h"
 
 namespace ktune::host {
 namespace {
 
-// A value as people read it: clocks in msec, seconds as seconds, counts as integers, and the
-// coverage of a multiplexed value.
+// A value as people read it, as analyze and the notes write it: times in the unit they read best
+// in with the unit in the cell ("1.137 ms"), counts as FormatNumber gives them, and the coverage
+// of a multiplexed value.
 std::string Human(const ValueSummary* v) {
   if (!v) return "-";
   if (!Usable(v->status) || !v->median) {
     return "<" + std::string(ValueStatusName(v->status)) + ">";
   }
-  std::string text = v->unit == "ns"  ? FormatFixed(*v->median / 1e6, 3)
-                     : v->unit == "s" ? FormatFixed(*v->median, 6)
-                                      : FormatFixed(*v->median, 0);
+  std::string text = v->unit == "ns" || v->unit == "s" ? FormatTime(*v->median, v->unit)
+                                                       : FormatNumber(*v->median);
   if (v->coverage) {
     text += " (" + FormatFixed(*v->coverage * 100, 0) + "% counted" +
             (v->status == ValueStatus::kScaled ? ", scaled)" : ")");
   }
   return text;
-}
-
-std::string ColumnTitle(const std::string& name, const std::string& unit) {
-  if (unit == "ns") return name + " (ms)";
-  if (unit == "s") return name + " (s)";
-  return name;
 }
 
 // Reads a variant's medians: events by name, and the times of kMetricTimes in seconds.
@@ -63,7 +57,7 @@ MetricSummary EvaluateMetric(const MetricDef& m, const VariantSummary& v) {
 
 std::string HumanMetric(const MetricSummary& m) {
   if (!m.value) return "<" + m.problem + ">";
-  return FormatWith("%.4g", *m.value);
+  return FormatNumber(*m.value);
 }
 
 // Appends `name` unless `names` has it; says whether it did.
@@ -351,12 +345,8 @@ Table ReportTable(const RunReport& report) {
   t.columns.push_back("valid");
   t.short_columns.resize(t.columns.size());
   for (const auto& name : report.value_names) {
-    std::string unit;
-    for (const auto& v : report.variants) {
-      if (const ValueSummary* s = v.Find(name)) unit = s->unit;
-    }
-    t.columns.push_back(ColumnTitle(name, unit));
-    t.short_columns.push_back(ColumnTitle(ShortEventName(name), unit));
+    t.columns.push_back(name);
+    t.short_columns.push_back(ShortEventName(name));
   }
   for (const auto& name : report.metric_names) t.columns.push_back(name);
   for (size_t i = 0; i < report.variants.size(); ++i) {
@@ -379,8 +369,7 @@ Table ReportTable(const RunReport& report) {
   auto best_note = [&](const std::string& at, size_t i) {
     const VariantSummary& b = report.variants[i];
     t.notes.push_back("best" + at + ": " + b.name + " (" + report.best_by + " " +
-                      Human(b.Find(report.best_by)) +
-                      (report.best_by == kKernelTime ? " s" : " ms") + ")");
+                      Human(b.Find(report.best_by)) + ")");
   };
   if (!report.shape_best.empty()) {
     for (const auto& [shape, best] : report.shape_best) {

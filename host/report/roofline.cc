@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "host/report/format.h"
+#include "host/util/format.h"
 
 namespace ktune::host {
 

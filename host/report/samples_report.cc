@@ -6,7 +6,7 @@
 #include <set>
 
 #include "common/strings.h"
-#include "host/report/format.h"
+#include "host/util/format.h"
 
 namespace ktune::host {
 namespace {

@@ -4,14 +4,10 @@
 #include <limits>
 
 #include "common/strings.h"
-#include "host/report/format.h"
+#include "host/util/format.h"
 
 namespace ktune::host {
 namespace {
-
-std::string Ms(double ns) {
-  return FormatWith("%.4g", ns / 1e6);
-}
 
 // The index of the best evaluation, or the size when none is feasible.
 size_t BestIndex(const Evaluations& e) {
@@ -53,7 +49,7 @@ Table SearchSummaryTable(const std::vector<SearchSeries>& searches) {
   Table t;
   t.title = "Searches";
   t.columns = {"search",    "strategy", "evaluations",       "infeasible",
-               "best (ms)", "found at", "best configuration"};
+               "best", "found at", "best configuration"};
   t.text_columns = 2;
   t.trailing_text_columns = 1;
   for (const SearchSeries& s : searches) {
@@ -62,7 +58,7 @@ Table SearchSummaryTable(const std::vector<SearchSeries>& searches) {
     const size_t best = BestIndex(s.evaluations);
     const bool any = best < s.evaluations.rows.size();
     t.AddRow({s.id, s.label, std::to_string(s.evaluations.rows.size()), std::to_string(infeasible),
-              any ? Ms(*s.evaluations.rows[best].time_ns) : "-",
+              any ? FormatTime(*s.evaluations.rows[best].time_ns, "ns") : "-",
               any ? std::to_string(best + 1) : "-",
               any ? ConfigText(s.evaluations.names, s.evaluations.rows[best].config) : "none ran"});
   }
@@ -75,7 +71,7 @@ Table EvaluationsTable(const SearchSeries& search) {
   t.title = "Search " + search.id + " (" + search.label + "): every configuration evaluated";
   t.columns = {"#"};
   t.columns.insert(t.columns.end(), e.names.begin(), e.names.end());
-  t.columns.insert(t.columns.end(), {"time (ms)", "status", "run"});
+  t.columns.insert(t.columns.end(), {"time", "status", "run"});
   t.text_columns = 0;
   t.trailing_text_columns = 2;
   const size_t best = BestIndex(e);
@@ -83,7 +79,7 @@ Table EvaluationsTable(const SearchSeries& search) {
     const Evaluation& x = e.rows[i];
     std::vector<std::string> row = {std::to_string(i + 1)};
     for (int64_t v : x.config) row.push_back(std::to_string(v));
-    row.push_back(x.time_ns ? Ms(*x.time_ns) : "-");
+    row.push_back(x.time_ns ? FormatTime(*x.time_ns, "ns") : "-");
     row.push_back(x.status);
     row.push_back(x.run);
     t.AddRow(std::move(row), i == best   ? RowStyle::kGood

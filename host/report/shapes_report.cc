@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "common/median.h"
-#include "host/report/format.h"
+#include "host/util/format.h"
 
 namespace ktune::host {
 

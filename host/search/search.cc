@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -21,6 +20,7 @@
 #include "host/search/warm_start.h"
 #include "host/strategy/space.h"
 #include "host/tune/variant_build.h"
+#include "host/util/format.h"
 #include "host/util/subprocess.h"
 #include "protocol/convert.h"
 
@@ -59,12 +59,6 @@ Evaluation AcrossShapesEvaluation(const std::vector<Evaluation>& at_shapes,
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string Milliseconds(double ns) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g ms", ns / 1e6);
-  return text;
-}
 
 // The kernel's feasible grid as a search space: each parameter's candidate values ascending (so
 // that adjacent values are neighbours).
@@ -374,7 +368,7 @@ Result<size_t> EvaluateMissing(Searcher& s, JournalFile& journal, const SearchSp
 void SayProgress(const SearchProgress& p, const Budget& budget, const SearchSpace& space) {
   std::cout << "evaluated " << p.evaluated << " of " << budget.evaluations << " (" << p.infeasible
             << " infeasible)"
-            << (p.best ? ", best " + Milliseconds(*p.best->time_ns) + " (" +
+            << (p.best ? ", best " + FormatTime(*p.best->time_ns, "ns") + " (" +
                              ConfigText(space.names(), p.best->config) + ")"
                        : std::string())
             << std::endl;
@@ -490,7 +484,7 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
   if (p.evaluated == 0) return Unavailable("nothing was evaluated: " + p.stopped);
   if (!p.best) return Unavailable("no configuration could be measured (see " + s.path + ")");
   std::cout << "best: " << ConfigText(space.names(), p.best->config) << ", "
-            << Milliseconds(*p.best->time_ns) << ", found at evaluation " << p.best_at << " (run "
+            << FormatTime(*p.best->time_ns, "ns") << ", found at evaluation " << p.best_at << " (run "
             << p.best->run << ")\n";
   return Status::Ok();
 }

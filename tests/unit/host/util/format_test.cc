@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "host/report/format.h"
+#include "host/util/format.h"
 
 namespace ktune::host {
 namespace {

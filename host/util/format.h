@@ -1,6 +1,8 @@
-// How the report layer writes numbers for people: the one owner of its printf-style formatting,
-// shared by the report, analysis, comparison, plots and samples renderings. Every function
-// returns exactly what its printf format gives (no locale: the C locale's '.').
+// How khost writes numbers for people: the one owner of their formatting, shared by run's and
+// report's tables, analysis, comparison, search progress, plots, the HTML report and the notes, so
+// that a quantity reads the same everywhere (a time auto-scaled to s, ms or us with its unit in
+// the cell: "1.137 ms"). Every function returns exactly what its printf format gives (no locale:
+// the C locale's '.').
 #pragma once
 
 #include <optional>

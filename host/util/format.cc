@@ -1,4 +1,4 @@
-#include "host/report/format.h"
+#include "host/util/format.h"
 
 #include <cmath>
 #include <cstdio>
