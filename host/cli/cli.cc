@@ -11,8 +11,14 @@
 namespace ktune::host {
 
 Result<cxxopts::ParseResult> ParseOptions(cxxopts::Options& options, const Args& args,
-                                          const std::vector<std::string>& positionals,
                                           std::optional<size_t> required) {
+  std::vector<std::string> positionals;
+  const auto groups = options.groups();
+  if (std::ranges::find(groups, kArgumentsGroup) != groups.end()) {
+    for (const cxxopts::HelpOptionDetails& o : options.group_help(kArgumentsGroup).options) {
+      positionals.push_back(o.l.front());
+    }
+  }
   std::vector<std::string> storage = {"khost"};
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;

@@ -11,15 +11,16 @@
 
 #include "common/status.h"
 #include "host/cli/command.h"
+#include "host/cli/help.h"
 #include "host/db/tuning_db.h"
 #include "host/results/results_dir.h"
 
 namespace ktune::host {
 
-// Parses `args` (without the command name). Unknown options and extra positionals are errors;
-// so is a missing positional among the first `required` (default: all of them).
+// Parses `args` (without the command name); the positional arguments are the options of
+// kArgumentsGroup (help.h), in order. Unknown options and extra positionals are errors; so is a
+// missing positional among the first `required` (default: all of them).
 Result<cxxopts::ParseResult> ParseOptions(cxxopts::Options& options, const Args& args,
-                                          const std::vector<std::string>& positionals,
                                           std::optional<size_t> required = std::nullopt);
 
 // Adds --root DIR, and --agent HOST:PORT with --token-file FILE; --wide (console tables in
@@ -68,7 +69,7 @@ void PrintError(const std::string& command, const Status& status);
 // Prints each of RunWarnings(run) as "khost <command>: <warning>" on stderr.
 void PrintRunWarnings(const std::string& command, const LoadedRun& run);
 
-// A subcommand: --help prints its options (exit 0); the arguments become a request with the pure
+// A subcommand: --help prints its arguments and options (help.h; exit 0); the arguments become a request with the pure
 // `parse` (a usage error exits 2); `execute` does the work (a failure exits 1). Either error is
 // one line on stderr.
 template <typename Request>
@@ -76,7 +77,7 @@ int CommandMain(const std::string& name, cxxopts::Options (*cli)(),
                 Result<Request> (*parse)(const Args&), Status (*execute)(const Request&),
                 const Args& args) {
   if (WantsHelp(args)) {
-    std::cout << cli().help();
+    std::cout << RenderHelp(HelpOf(cli()));
     return 0;
   }
   Result<Request> request = parse(args);

@@ -34,8 +34,10 @@ cxxopts::Options AgentCliOptions() {
       "The agents khost works with. Actions: add NAME (--addr HOST:PORT | --ssh "
       "[USER@]HOST[:PORT] | --lava URL --device-type T --job-template FILE), list, status [NAME], "
       "remove NAME, deploy NAME, tune-system [NAME] [--reset].");
-  o.add_options()("action", Join(AgentActions(), ", "), cxxopts::value<std::string>())(
-      "name", "the agent's name", cxxopts::value<std::string>()->default_value(""))(
+  o.add_options(kArgumentsGroup)("action", Join(AgentActions(), ", "), cxxopts::value<std::string>(),
+                                 Join(AgentActions(), "|"))(
+      "name", "the agent's name", cxxopts::value<std::string>()->default_value(""), "[NAME]");
+  o.add_options()(
       "addr", "add: the agent listens at HOST:PORT",
       cxxopts::value<std::string>()->default_value(""))(
       "ssh", "add: the board is reached by ssh at [USER@]HOST[:PORT]",
@@ -65,7 +67,6 @@ cxxopts::Options AgentCliOptions() {
       "reset", "tune-system: write back what tune-system changed");
   AddAgentOption(o);
   AddDbOption(o);
-  o.positional_help(Join(AgentActions(), "|") + " [NAME]");
   return o;
 }
 
@@ -231,7 +232,7 @@ Status ParseNewEntry(const cxxopts::ParseResult& r, AgentRequest* req) {
 
 Result<AgentRequest> ParseAgentArgs(const Args& args) {
   cxxopts::Options o = AgentCliOptions();
-  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"action", "name"}, 1));
+  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, 1));
   AgentRequest req;
   req.action = r["action"].as<std::string>();
   KT_RETURN_IF_ERROR(CheckAction(req.action, AgentActions()));

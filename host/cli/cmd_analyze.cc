@@ -34,7 +34,8 @@ namespace fs = std::filesystem;
 cxxopts::Options AnalyzeCliOptions() {
   cxxopts::Options o("khost analyze",
                      "Which variant wins, whether the win is real, and which counters explain it.");
-  o.add_options()("kernel", "kernel name", cxxopts::value<std::string>())(
+  o.add_options(kArgumentsGroup)("kernel", "kernel name", cxxopts::value<std::string>(), "<kernel>");
+  o.add_options()(
       "run", "run id (default: the newest run)", cxxopts::value<std::string>()->default_value(""))(
       "format", "table, markdown, csv or json",
       cxxopts::value<std::string>()->default_value("table"))(
@@ -54,13 +55,12 @@ cxxopts::Options AnalyzeCliOptions() {
   AddRootOption(o);
   AddWideOption(o);
   AddDbOption(o);
-  o.positional_help("<kernel>");
   return o;
 }
 
 Result<AnalyzeRequest> ParseAnalyzeArgs(const Args& args) {
   cxxopts::Options o = AnalyzeCliOptions();
-  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"kernel"}));
+  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args));
   AnalyzeRequest req;
   req.kernel = r["kernel"].as<std::string>();
   KT_RETURN_IF_ERROR(ValidateKernelName(req.kernel));

@@ -20,7 +20,8 @@ cxxopts::Options BestCliOptions() {
   cxxopts::Options o("khost best",
                      "The best configuration of a kernel that the tuning database has measured, "
                      "with its evidence; no run.");
-  o.add_options()("kernel", "kernel name", cxxopts::value<std::string>())(
+  o.add_options(kArgumentsGroup)("kernel", "kernel name", cxxopts::value<std::string>(), "<kernel>");
+  o.add_options()(
       "board",
       "the board: an agent's name or a CPU fingerprint (else the board of the kernel's newest "
       "run)",
@@ -31,13 +32,12 @@ cxxopts::Options BestCliOptions() {
       cxxopts::value<std::string>()->default_value("1"))(
       "format", "table or json", cxxopts::value<std::string>()->default_value("table"));
   AddDbOption(o);
-  o.positional_help("<kernel>");
   return o;
 }
 
 Result<BestRequest> ParseBestArgs(const Args& args) {
   cxxopts::Options o = BestCliOptions();
-  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"kernel"}));
+  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args));
   BestRequest req;
   req.kernel = r["kernel"].as<std::string>();
   req.board = r["board"].as<std::string>();

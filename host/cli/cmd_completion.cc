@@ -23,14 +23,14 @@ cxxopts::Options CompletionCliOptions() {
       "Print khost's shell completion script. Shells: " + Join(CompletionShells(), ", ") +
           ". Load it with source <(khost completion bash), or for zsh write it "
           "to _khost in a directory of $fpath.");
-  o.add_options()("shell", Join(CompletionShells(), " or "), cxxopts::value<std::string>());
-  o.positional_help(Join(CompletionShells(), "|"));
+  o.add_options(kArgumentsGroup)("shell", Join(CompletionShells(), " or "), cxxopts::value<std::string>(),
+                                 Join(CompletionShells(), "|"));
   return o;
 }
 
 Result<CompletionRequest> ParseCompletionArgs(const Args& args) {
   cxxopts::Options o = CompletionCliOptions();
-  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"shell"}, 0));
+  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, 0));
   const std::vector<std::string>& shells = CompletionShells();
   if (!r.count("shell")) {
     return InvalidArgument("which shell? khost completion " + Join(shells, "|"));
@@ -45,10 +45,12 @@ Result<CompletionRequest> ParseCompletionArgs(const Args& args) {
 namespace {
 
 // A command's cxxopts options as the completion sees them: each long name (with the short one
-// beside the first), whether it takes a value (a flag has an implicit one), and its help.
+// beside the first), whether it takes a value (a flag has an implicit one), and its help. The
+// positional arguments (help.h's kArgumentsGroup) are no options.
 std::vector<CompletionOption> OptionsOf(const cxxopts::Options& options) {
   std::vector<CompletionOption> out;
   for (const std::string& group : options.groups()) {
+    if (group == kArgumentsGroup) continue;
     for (const cxxopts::HelpOptionDetails& o : options.group_help(group).options) {
       for (size_t i = 0; i < o.l.size(); ++i) {
         out.push_back({.long_name = o.l[i],

@@ -27,9 +27,11 @@ cxxopts::Options CorpusCliOptions() {
   cxxopts::Options o("khost corpus",
                      "Triton kernels from Inductor's debug dumps. Actions: extract DEBUG_DIR... "
                      "--out DIR; sample DIR; export DIR.");
-  o.add_options()("action", Join(CorpusActions(), ", "), cxxopts::value<std::string>())(
+  o.add_options(kArgumentsGroup)("action", Join(CorpusActions(), ", "),
+                                 cxxopts::value<std::string>(), Join(CorpusActions(), "|"))(
       "paths", "extract: the debug directories; sample, export: the corpus directory",
-      cxxopts::value<std::vector<std::string>>())(
+      cxxopts::value<std::vector<std::string>>(), "PATH...");
+  o.add_options()(
       "out",
       "extract: the corpus directory (required); sample: default DIR/projections; export: "
       "default DIR/dataset.json",
@@ -48,7 +50,6 @@ cxxopts::Options CorpusCliOptions() {
                                                  cxxopts::value<std::string>()->default_value("0"))(
       "max-lines", "export: leave out kernels longer than this (0: no limit)",
       cxxopts::value<std::string>()->default_value("0"));
-  o.positional_help(Join(CorpusActions(), "|") + " PATH...");
   return o;
 }
 
@@ -108,7 +109,7 @@ Result<CorpusRequest> ParseCorpusArgs(const Args& args) {
     if (a == "--n") a = "--count";
     if (a.starts_with("--n=")) a = "--count=" + a.substr(4);
   }
-  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, spelled, {"action", "paths"}, 1));
+  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, spelled, 1));
   CorpusRequest req;
   req.action = r["action"].as<std::string>();
   KT_RETURN_IF_ERROR(CheckAction(req.action, CorpusActions()));

@@ -22,17 +22,19 @@ cxxopts::Options DbCliOptions() {
   cxxopts::Options o("khost db",
                      "The tuning database: what it holds (show), or add the runs under ROOT "
                      "(import ROOT).");
-  o.add_options()("action", Join(DbActions(), " or "), cxxopts::value<std::string>())(
-      "root", "import: the directory holding <kernel>/run/", cxxopts::value<std::string>())(
+  o.add_options(kArgumentsGroup)("action", Join(DbActions(), " or "), cxxopts::value<std::string>(),
+                                 "[show|import]")(
+      "root", "import: the directory holding <kernel>/run/", cxxopts::value<std::string>(),
+      "[ROOT]");
+  o.add_options()(
       "format", "show: table or json", cxxopts::value<std::string>()->default_value("table"));
   AddDbOption(o);
-  o.positional_help("[show | import ROOT]");
   return o;
 }
 
 Result<DbRequest> ParseDbArgs(const Args& args) {
   cxxopts::Options o = DbCliOptions();
-  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"action", "root"}, 0));
+  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, 0));
   DbRequest req;
   if (r.count("action")) req.action = r["action"].as<std::string>();
   KT_RETURN_IF_ERROR(CheckAction(req.action, DbActions()));

@@ -22,13 +22,14 @@ const std::vector<std::string>& EventsActions() {
 cxxopts::Options EventsCliOptions() {
   cxxopts::Options o("khost events", "The events and groups of a CPU. Actions: " +
                                          Join(EventsActions(), ", ") + ".");
-  o.add_options()("action", Join(EventsActions(), " or "), cxxopts::value<std::string>())(
+  o.add_options(kArgumentsGroup)("action", Join(EventsActions(), " or "),
+                                 cxxopts::value<std::string>(), Join(EventsActions(), "|"));
+  o.add_options()(
       "cpu-model",
       "an event table instead of asking the agent: a table (spacemit/x60) or a RISC-V "
       "core id from /proc/cpuinfo (0x710-0x8000000058000001-0x0)",
       cxxopts::value<std::string>()->default_value(""));
   AddAgentOption(o);
-  o.positional_help(Join(EventsActions(), "|"));
   return o;
 }
 
@@ -79,7 +80,7 @@ void PrintGroups(const std::vector<EventGroup>& groups) {
 
 Result<EventsRequest> ParseEventsArgs(const Args& args) {
   cxxopts::Options o = EventsCliOptions();
-  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"action"}));
+  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args));
   EventsRequest req;
   req.action = r["action"].as<std::string>();
   KT_RETURN_IF_ERROR(CheckAction(req.action, EventsActions()));

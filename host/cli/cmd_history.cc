@@ -20,7 +20,8 @@ cxxopts::Options HistoryCliOptions() {
   cxxopts::Options o("khost history",
                      "A kernel's times run after run from the tuning database: a configuration's "
                      "and the best's, with regressions and improvements flagged.");
-  o.add_options()("kernel", "kernel name", cxxopts::value<std::string>())(
+  o.add_options(kArgumentsGroup)("kernel", "kernel name", cxxopts::value<std::string>(), "<kernel>");
+  o.add_options()(
       "config",
       "the configuration to follow, 'BLOCK_SIZE_M=8 BLOCK_SIZE_N=64 ...' (else the newest run's "
       "fastest)",
@@ -35,7 +36,6 @@ cxxopts::Options HistoryCliOptions() {
       cxxopts::value<std::string>()->default_value(""));
   AddWideOption(o);
   AddDbOption(o);
-  o.positional_help("<kernel>");
   return o;
 }
 
@@ -58,7 +58,7 @@ Result<Params> ParsePairs(const std::string& option, const std::string& text) {
 
 Result<HistoryRequest> ParseHistoryArgs(const Args& args) {
   cxxopts::Options o = HistoryCliOptions();
-  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"kernel"}));
+  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args));
   HistoryRequest req;
   req.kernel = r["kernel"].as<std::string>();
   req.board = r["board"].as<std::string>();

@@ -12,16 +12,15 @@ namespace ktune::host {
 
 cxxopts::Options PushCliOptions() {
   cxxopts::Options o("khost push", "Send a kernel's bundle to an agent.");
-  o.add_options()("kernel", "kernel name", cxxopts::value<std::string>());
+  o.add_options(kArgumentsGroup)("kernel", "kernel name", cxxopts::value<std::string>(), "<kernel>");
   AddRootOption(o);
   AddAgentOption(o);
-  o.positional_help("<kernel>");
   return o;
 }
 
 Result<PushRequest> ParsePushArgs(const Args& args) {
   cxxopts::Options o = PushCliOptions();
-  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"kernel"}));
+  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args));
   PushRequest req;
   req.kernel = r["kernel"].as<std::string>();
   req.root = r["root"].as<std::string>();

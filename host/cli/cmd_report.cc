@@ -25,7 +25,8 @@
 namespace ktune::host {
 cxxopts::Options ReportCliOptions() {
   cxxopts::Options o("khost report", "Show the results of a run.");
-  o.add_options()("kernel", "kernel name", cxxopts::value<std::string>())(
+  o.add_options(kArgumentsGroup)("kernel", "kernel name", cxxopts::value<std::string>(), "<kernel>");
+  o.add_options()(
       "run", "run id (default: the newest run)", cxxopts::value<std::string>()->default_value(""))(
       "format", "table, markdown, csv (the long results file), json or perf-stats",
       cxxopts::value<std::string>()->default_value("table"))(
@@ -48,7 +49,6 @@ cxxopts::Options ReportCliOptions() {
   AddAgentOption(o);
   AddDbOption(o);
   AddWideOption(o);
-  o.positional_help("<kernel>");
   return o;
 }
 
@@ -180,7 +180,7 @@ Result<std::string> RenderReport(const ReportRequest& req) {
 
 Result<ReportRequest> ParseReportArgs(const Args& args) {
   cxxopts::Options o = ReportCliOptions();
-  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"kernel"}));
+  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args));
   ReportRequest req;
   req.kernel = r["kernel"].as<std::string>();
   KT_RETURN_IF_ERROR(ValidateKernelName(req.kernel));

@@ -11,6 +11,7 @@
 #include "host/cli/cli.h"
 #include "host/cli/measure_options.h"
 #include "host/util/format.h"
+#include "host/util/khost_files.h"
 #include "host/report/roofline.h"
 #include "host/report/table.h"
 #include "host/roofline/roofline_service.h"
@@ -38,9 +39,9 @@ cxxopts::Options RooflineCliOptions() {
       "CPU count, which khost agent status shows: the all-core ceilings)",
       cxxopts::value<std::string>()->default_value("1"))(
       "kernels", "where the microkernels are (kernels/roofline)",
-      cxxopts::value<std::string>()->default_value(KTUNE_SOURCE_DIR "/kernels"))(
+      cxxopts::value<std::string>()->default_value(ShippedDir() + "/kernels"))(
       "toolchains", "where toolchain names are looked up",
-      cxxopts::value<std::string>()->default_value(KTUNE_SOURCE_DIR "/toolchains"))(
+      cxxopts::value<std::string>()->default_value(ShippedDir() + "/toolchains"))(
       "format", "table or json", cxxopts::value<std::string>()->default_value("table"));
   AddRootOption(o);
   AddAgentOption(o);
@@ -75,7 +76,7 @@ Result<uint64_t> ParseByteSize(const std::string& text, const std::string& optio
 
 Result<RooflineArgs> ParseRooflineArgs(const Args& args) {
   cxxopts::Options o = RooflineCliOptions();
-  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {}));
+  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args));
   RooflineArgs a;
   KT_RETURN_IF_ERROR(ParseMeasureOptions(r, &a.measure, /*order_seed=*/true));
   a.agent = r["agent"].as<std::string>();

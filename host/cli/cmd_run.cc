@@ -32,7 +32,7 @@ namespace ktune::host {
 
 cxxopts::Options RunCliOptions() {
   cxxopts::Options o("khost run", "Measure every variant of a kernel on an agent.");
-  o.add_options()("kernel", "kernel name", cxxopts::value<std::string>());
+  o.add_options(kArgumentsGroup)("kernel", "kernel name", cxxopts::value<std::string>(), "<kernel>");
   AddMeasureOptions(o, /*order_seed=*/true);
   o.add_options()(
       "resume",
@@ -53,13 +53,12 @@ cxxopts::Options RunCliOptions() {
   AddRootOption(o);
   AddAgentOption(o);
   AddDbOption(o);
-  o.positional_help("<kernel>");
   return o;
 }
 
 Result<RunOptions> ParseRunArgs(const Args& args) {
   cxxopts::Options o = RunCliOptions();
-  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"kernel"}));
+  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args));
   RunOptions opts;
   opts.kernel = r["kernel"].as<std::string>();
   opts.root = r["root"].as<std::string>();

@@ -17,6 +17,7 @@
 #include "host/db/tuning_db.h"
 #include "host/report/analysis.h"
 #include "host/util/format.h"
+#include "host/util/khost_files.h"
 #include "host/report/report.h"
 #include "host/report/shapes_report.h"
 #include "host/results/kernel_dir.h"
@@ -60,8 +61,10 @@ void AddSearchOptions(cxxopts::Options& o) {
 
 cxxopts::Options TuneCliOptions() {
   cxxopts::Options o("khost tune", "Build one ELF per configuration of a kernel.");
-  o.add_options()("kernel", "kernel name (kernels/<name>/<name>.kspec) or a .kspec file",
-                  cxxopts::value<std::string>())(
+  o.add_options(kArgumentsGroup)("kernel",
+                                 "kernel name (kernels/<name>/<name>.kspec) or a .kspec file",
+                                 cxxopts::value<std::string>(), "<kernel>");
+  o.add_options()(
       "toolchain", "toolchain profile: a name in the toolchains directory, or a .profile file",
       cxxopts::value<std::string>()->default_value("rvv-clang19"))(
       "j,jobs", "parallel builds (0: one per core, or as many as distcc's hosts take)",
@@ -85,9 +88,9 @@ cxxopts::Options TuneCliOptions() {
       "check-timeout", "seconds one checked run may take",
       cxxopts::value<std::string>()->default_value("300"))(
       "kernels", "where kernel names are looked up",
-      cxxopts::value<std::string>()->default_value(KTUNE_SOURCE_DIR "/kernels"))(
+      cxxopts::value<std::string>()->default_value(ShippedDir() + "/kernels"))(
       "toolchains", "where toolchain names are looked up",
-      cxxopts::value<std::string>()->default_value(KTUNE_SOURCE_DIR "/toolchains"))(
+      cxxopts::value<std::string>()->default_value(ShippedDir() + "/toolchains"))(
       "apply-best",
       "build nothing: write the winner of a run (--run, default the newest) into the kernel's "
       "spec (a best: line) and launcher constants (best_constants.c, best_blk_constants.json)")(
@@ -102,7 +105,6 @@ cxxopts::Options TuneCliOptions() {
   AddRootOption(o);
   AddAgentOption(o);
   AddDbOption(o);
-  o.positional_help("<kernel>");
   return o;
 }
 
@@ -179,7 +181,7 @@ Status ParseSearchArgs(const cxxopts::ParseResult& r, const Args& args, TuneRequ
 
 Result<TuneRequest> ParseTuneArgs(const Args& args) {
   cxxopts::Options o = TuneCliOptions();
-  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args, {"kernel"}));
+  KT_ASSIGN_OR_RETURN(auto r, ParseOptions(o, args));
   TuneRequest req;
   req.kernel = r["kernel"].as<std::string>();
   req.root = r["root"].as<std::string>();

@@ -19,6 +19,7 @@
 #include "host/cli/cmd_roofline.h"
 #include "host/cli/cmd_run.h"
 #include "host/cli/cmd_tune.h"
+#include "host/cli/help.h"
 
 namespace ktune::host {
 
@@ -49,6 +50,30 @@ const std::vector<CommandInfo>& Commands() {
        CompletionCliOptions, CompletionShells()},
   };
   return kCommands;
+}
+
+std::vector<std::pair<std::string, std::string>> ManPages() {
+  std::string top = ".TH KHOST 1 \"\" \"ktune " KTUNE_VERSION "\" \"ktune manual\"\n"
+                    ".SH NAME\nkhost \\- tune compute kernels on boards and this machine\n"
+                    ".SH SYNOPSIS\n.B khost\n.I command\n[options]\n"
+                    ".SH DESCRIPTION\nkhost builds one ELF per configuration of a kernel, sends "
+                    "them to an agent (agentd, on a board or this machine), measures each under "
+                    "perf counters, and tells which configuration wins and why. Each command's "
+                    "options: khost \\fIcommand\\fR \\-\\-help, or its own page.\n"
+                    ".SH COMMANDS\n";
+  std::string see_also;
+  for (const CommandInfo& c : Commands()) {
+    top += ".TP\n.B khost\\-" + std::string(c.name) + "\n" + c.summary + "\n";
+    see_also += std::string(see_also.empty() ? "" : ",\n") + ".BR khost\\-" + c.name + " (1)";
+  }
+  top += ".SH VERSION\n" KTUNE_VERSION " (commit " KTUNE_COMMIT ")\n.SH SEE ALSO\n" + see_also +
+         "\n";
+  std::vector<std::pair<std::string, std::string>> pages = {{"khost.1", top}};
+  for (const CommandInfo& c : Commands()) {
+    pages.emplace_back("khost-" + std::string(c.name) + ".1",
+                       RenderManPage(HelpOf(c.options()), c.summary, KTUNE_VERSION));
+  }
+  return pages;
 }
 
 namespace {

@@ -7,6 +7,7 @@
 
 #include <cxxopts.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ktune::host {
@@ -23,6 +24,10 @@ struct CommandInfo {
 };
 
 const std::vector<CommandInfo>& Commands();
+
+// khost's man pages, as perf's and git's: khost(1) with the command table, and khost-<command>(1)
+// for each command from its options (help.h); pairs of file name ("khost-run.1") and roff text.
+std::vector<std::pair<std::string, std::string>> ManPages();
 
 // Dispatches argv to its subcommand; exceptions stop here as one error line.
 int KhostMain(int argc, char** argv);

@@ -10,6 +10,7 @@
 
 #include "common/fs.h"
 #include "host/remote/agent_registry.h"
+#include "host/util/khost_files.h"
 #include "host/util/user_paths.h"
 
 namespace ktune::host {
@@ -108,12 +109,6 @@ std::string SshControlDir() {
   constexpr size_t kMaxSocketPathBytes = 107, kControlNameBytes = 1 + 40 + 17;
   if (dir.size() + kControlNameBytes <= kMaxSocketPathBytes) return dir;
   return "/tmp/ktune-ssh-" + std::to_string(::getuid());
-}
-
-std::string KhostDir() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? "." : self.parent_path().string();
 }
 
 SshSpec SshSpecFor(const RegisteredAgent& agent) {

@@ -58,8 +58,6 @@ bool SearchableByOthers(const std::string& path);
 // $XDG_CACHE_HOME/ktune/ssh (default ~/.cache/ktune/ssh): the boards' ControlMaster sockets;
 // /tmp/ktune-ssh-<uid> when that is too long a path for a socket.
 std::string SshControlDir();
-// The directory of the running khost (agentd is looked for beside it).
-std::string KhostDir();
 
 // How to reach a board registered with --ssh.
 SshSpec SshSpecFor(const RegisteredAgent& agent);

@@ -15,6 +15,7 @@
 #include "host/remote/agent_locator.h"
 #include "host/remote/ssh.h"
 #include "host/util/elf_symbols.h"
+#include "host/util/khost_files.h"
 #include "host/util/subprocess.h"
 
 namespace ktune::host {
@@ -139,7 +140,7 @@ Result<bool> KeepRunningAgentd(const SshLink& link, const PortForward& forward,
 // which outlives the user's sessions (the ssh master's included) only when the user lingers.
 Status InstallUnit(const SshLink& link, const RegisteredAgent& agent, const BoardPaths& paths) {
   KT_ASSIGN_OR_RETURN(const std::string unit_template,
-                      ReadFile(std::string(KTUNE_SOURCE_DIR) + "/scripts/ktune-agentd.service"));
+                      ReadFile(ShippedDir() + "/scripts/ktune-agentd.service"));
   const std::string unit_file = SshControlDir() + "/" + agent.name + ".service";
   KT_RETURN_IF_ERROR(WriteFileAtomic(
       unit_file, RenderUnit(unit_template, paths.remote, agent.agent_port, paths.store)));
