@@ -3,6 +3,8 @@
 # downloaded from anywhere but the configured Debian mirrors), builds, and runs what was asked.
 #
 #   scripts/setup.sh demo              set up, build, run the demo sweep on a local agent
+#   scripts/setup.sh demo-board        set up, build, run the RISC-V demo on the virtual board
+#                                      (scripts/demo_board.sh)
 #   scripts/setup.sh test [--sanitize] set up, build, run every test (ASan+UBSan build with
 #                                      --sanitize, in build-asan/), the target tier against a
 #                                      static riscv64 agentd (build-agent-riscv64/) under
@@ -41,9 +43,19 @@ demo_packages=(
   # and each variant's assembly is dumped by llvm-objdump.
   clang-19 llvm-19
 )
+# The RISC-V demo's (`setup.sh demo-board`), on top of the demo's: the rvv-clang19 profile's
+# cross tools, the static riscv64 agentd's libraries built from Debian source packages
+# (scripts/target_deps.sh), and the virtual board's Linux, built from Debian's kernel source
+# (scripts/vboard.sh); with qemu from backports (below).
+board_packages=(
+  lld-19 gcc-riscv64-linux-gnu g++-riscv64-linux-gnu
+  dpkg-dev autoconf automake libtool
+  linux-source-6.12 flex bison bc xz-utils
+)
 # Everything else: what the tests, the benchmarks and the target tier use.
 packages=(
   "${demo_packages[@]}"
+  "${board_packages[@]}"
   libdlib-dev  # bench/search_replay's dlib row: its global optimizer against khost's bayes
   linux-perf clang-format
   hyperfine  # bench/variability.sh measures against it
@@ -52,18 +64,11 @@ packages=(
   # (initdb, pg_ctl).
   postgresql-15
 
-  # khost tune: cross toolchains and the emulators that run their ELFs here.
-  lld-19 gcc-riscv64-linux-gnu g++-riscv64-linux-gnu
+  # khost tune: the other cross toolchain its tests build for.
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
 
   # scripts/fuzz.sh: libFuzzer and clang's sanitizer runtimes.
   libclang-rt-19-dev
-
-  # The static agentd's libraries, built from Debian source packages (scripts/target_deps.sh).
-  dpkg-dev autoconf automake libtool
-
-  # The virtual board's Linux (scripts/vboard.sh), built from Debian's kernel source.
-  linux-source-6.12 flex bison bc xz-utils
 
   # khost analyze's tests load the HTML report in headless Chromium and check the statistics
   # (Boost.Math, in libboost-dev) against scipy.
@@ -84,7 +89,8 @@ packages=(
 # not. qemu-system-riscv brings OpenSBI 1.5 (the SBI PMU extension the virtual board counts with).
 # qemu-system-x86 is for LAVA's dispatcher (below; through python3-guestfs): bookworm's 7.2 would
 # conflict with backports' qemu-system-common 10.
-backports_packages=(qemu-user qemu-system-riscv qemu-system-x86)
+board_backports_packages=(qemu-user qemu-system-riscv)
+backports_packages=("${board_backports_packages[@]}" qemu-system-x86)
 # A loopback LAVA lab (scripts/lava.sh) that the LAVA tests submit the virtual board's jobs to.
 # lava-server's postinst creates its database and applies the migrations, so the system's
 # PostgreSQL cluster (lava_pg, from postgresql-15 above) must run while it is installed; without
@@ -106,14 +112,19 @@ installed() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
 }
 
-# install_missing demo|all: the demo's packages, or every package (with the backports', the
-# LAVA lab's and the deb-src entry that scripts/target_deps.sh fetches source packages from).
+# install_missing demo|demo-board|all: the demo's packages, the RISC-V demo's, or every package
+# (with the backports', the LAVA lab's and the deb-src entry that scripts/target_deps.sh
+# fetches source packages from).
 install_missing() {
   local want=("${packages[@]}") want_bp=("${backports_packages[@]}")
   local want_lava=("${lava_packages[@]}") want_src=1
-  if [ "$1" = demo ]; then
-    want=("${demo_packages[@]}") want_bp=() want_lava=() want_src=0
-  fi
+  case "$1" in
+    demo) want=("${demo_packages[@]}") want_bp=() want_lava=() want_src=0 ;;
+    demo-board)
+      want=("${demo_packages[@]}" "${board_packages[@]}") want_bp=("${board_backports_packages[@]}")
+      want_lava=()
+      ;;
+  esac
   local missing=() missing_bp=()
   for p in "${want[@]}"; do installed "$p" || missing+=("$p"); done
   for p in "${want_bp[@]}"; do
@@ -236,7 +247,10 @@ allow_user_perf() {
   as_root sysctl -q -w kernel.perf_event_paranoid=2
 }
 
-if [ "$action" = demo ]; then install_missing demo; else install_missing all; fi
+case "$action" in
+  demo | demo-board) install_missing "$action" ;;
+  *) install_missing all ;;
+esac
 allow_user_perf
 case "$action" in
 
@@ -246,6 +260,13 @@ case "$action" in
   demo)
     release_build --target khost agentd
     "$repo/scripts/demo.sh" "$repo/build"
+    ;;
+  demo-board)
+    release_build --target khost agentd
+    # The static riscv64 agentd, then the board's kernel and initramfs (cached; the kernel takes
+    # minutes the first time).
+    "$repo/scripts/vboard.sh" build
+    "$repo/scripts/demo_board.sh" "$repo/build"
     ;;
   test)
     if [ $sanitize = 1 ]; then
@@ -265,7 +286,7 @@ case "$action" in
     ctest --test-dir "$dir" --output-on-failure --parallel "$(nproc)"
     ;;
   *)
-    echo "usage: scripts/setup.sh demo | test [--sanitize] | build" >&2
+    echo "usage: scripts/setup.sh demo | demo-board | test [--sanitize] | build" >&2
     exit 2
     ;;
 esac
