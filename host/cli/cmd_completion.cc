@@ -1,7 +1,7 @@
 // khost completion bash|zsh: prints khost's shell completion script, generated
 // (host/cli/completion.h) from the command table and each command's cxxopts options, so it
-// never lists an option the command lacks or misses one it has. Nothing is installed: the README
-// says how a user loads the script.
+// never lists an option the command lacks or misses one it has. `cmake --install` installs both
+// scripts (host/cli/docs_main.cc writes them); the README says how to load one by hand.
 #include <algorithm>
 #include <iostream>
 
