@@ -9,6 +9,7 @@
 
 #include "common/fs.h"
 #include "common/results.h"
+#include "common/version.h"
 #include "tests/contains.h"
 #include "tests/integration/harness.h"
 #include "tests/target/target.h"
@@ -28,6 +29,31 @@ TEST_CASE("the static riscv64 agentd stays within its 1.5 MB budget") {
   const uintmax_t size_bytes = std::filesystem::file_size(agentd);
   MESSAGE("agentd riscv64: " << size_bytes << " bytes");
   CHECK(size_bytes <= 1500000);
+}
+
+// The board's Debian package: cpack in the static tree makes ktune-agentd for riscv64 with the
+// stripped agentd in /usr/bin, which runs (under qemu-user here) from where dpkg-deb puts it.
+TEST_CASE("the riscv64 agentd's Debian package holds the static agentd, which runs") {
+  const std::string agentd = test::RiscvAgentd();
+  if (!std::filesystem::exists(agentd)) {
+    MESSAGE("skipped: no riscv64 agentd at " << agentd << " (scripts/build_agent.sh riscv64)");
+    return;
+  }
+  const std::string tree = std::filesystem::path(agentd).parent_path().parent_path().string();
+  test::TempDir tmp;
+  const auto pack = test::RunProgram(
+      "cpack", {"--config", tree + "/CPackConfig.cmake", "-B", tmp.path() + "/pkg"}, tmp.path());
+  REQUIRE_MESSAGE(pack.exit_code == 0, pack.out + pack.err);
+  const std::string deb = tmp.path() + "/pkg/ktune-agentd_" KTUNE_VERSION "_riscv64.deb";
+  REQUIRE_MESSAGE(std::filesystem::exists(deb), pack.out);
+  const auto fields =
+      test::RunProgram("dpkg-deb", {"-f", deb, "Package", "Architecture"}, tmp.path());
+  CHECK(fields.out == "Package: ktune-agentd\nArchitecture: riscv64\n");
+  const std::string root = tmp.path() + "/root";
+  REQUIRE(test::RunProgram("dpkg-deb", {"-x", deb, root}, tmp.path()).exit_code == 0);
+  const auto version = test::RunProgram(
+      "qemu-riscv64", {root + "/usr/bin/agentd", "--version"}, tmp.path());
+  CHECK(version.out == "agentd " KTUNE_VERSION " (commit " KTUNE_COMMIT ")\n");
 }
 
 TEST_CASE("qemu-user: push, run and report RVV variants on the riscv64 agentd") {
