@@ -47,6 +47,12 @@ TEST_CASE("cmake --install: khost, agentd, what khost ships, man pages and compl
   CHECK(run_page.starts_with(".TH KHOST-RUN 1"));
   CHECK(Contains(run_page, ".B \\-\\-reps ARG"));
   CHECK_FALSE(Contains(run_page, "\\-\\-kernel "));  // an argument, not an option
+  // Every page is roff that groff reads without a warning.
+  for (const auto& page : std::filesystem::directory_iterator(prefix + "/share/man/man1")) {
+    const auto groff =
+        test::RunProgram("groff", {"-man", "-ww", "-z", page.path().string()}, tmp.path());
+    CHECK_MESSAGE((groff.exit_code == 0 && groff.err.empty()), page.path() << ": " << groff.err);
+  }
 
   const std::string khost = prefix + "/bin/khost";
   const std::string home = tmp.path() + "/home";
