@@ -69,9 +69,9 @@ void PrintError(const std::string& command, const Status& status);
 // Prints each of RunWarnings(run) as "khost <command>: <warning>" on stderr.
 void PrintRunWarnings(const std::string& command, const LoadedRun& run);
 
-// A subcommand: --help prints its arguments and options (help.h; exit 0); the arguments become a request with the pure
-// `parse` (a usage error exits 2); `execute` does the work (a failure exits 1). Either error is
-// one line on stderr.
+// A subcommand: --help prints its arguments and options (help.h; exit 0); the arguments become a
+// request with the pure `parse` (a usage error exits 2); `execute` does the work (a failure exits
+// 1). Either error is one line on stderr.
 template <typename Request>
 int CommandMain(const std::string& name, cxxopts::Options (*cli)(),
                 Result<Request> (*parse)(const Args&), Status (*execute)(const Request&),

@@ -34,12 +34,11 @@ cxxopts::Options AgentCliOptions() {
       "The agents khost works with. Actions: add NAME (--addr HOST:PORT | --ssh "
       "[USER@]HOST[:PORT] | --lava URL --device-type T --job-template FILE), list, status [NAME], "
       "remove NAME, deploy NAME, tune-system [NAME] [--reset].");
-  o.add_options(kArgumentsGroup)("action", Join(AgentActions(), ", "), cxxopts::value<std::string>(),
-                                 Join(AgentActions(), "|"))(
+  o.add_options(kArgumentsGroup)("action", Join(AgentActions(), ", "),
+                                 cxxopts::value<std::string>(), Join(AgentActions(), "|"))(
       "name", "the agent's name", cxxopts::value<std::string>()->default_value(""), "[NAME]");
-  o.add_options()(
-      "addr", "add: the agent listens at HOST:PORT",
-      cxxopts::value<std::string>()->default_value(""))(
+  o.add_options()("addr", "add: the agent listens at HOST:PORT",
+                  cxxopts::value<std::string>()->default_value(""))(
       "ssh", "add: the board is reached by ssh at [USER@]HOST[:PORT]",
       cxxopts::value<std::string>()->default_value(""))(
       "agent-port", "add --ssh: agentd's port on the board's loopback",

@@ -34,9 +34,10 @@ namespace fs = std::filesystem;
 cxxopts::Options AnalyzeCliOptions() {
   cxxopts::Options o("khost analyze",
                      "Which variant wins, whether the win is real, and which counters explain it.");
-  o.add_options(kArgumentsGroup)("kernel", "kernel name", cxxopts::value<std::string>(), "<kernel>");
-  o.add_options()(
-      "run", "run id (default: the newest run)", cxxopts::value<std::string>()->default_value(""))(
+  o.add_options(kArgumentsGroup)("kernel", "kernel name", cxxopts::value<std::string>(),
+                                 "<kernel>");
+  o.add_options()("run", "run id (default: the newest run)",
+                  cxxopts::value<std::string>()->default_value(""))(
       "format", "table, markdown, csv or json",
       cxxopts::value<std::string>()->default_value("table"))(
       "threshold",

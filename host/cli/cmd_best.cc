@@ -9,10 +9,10 @@
 #include "common/strings.h"
 #include "host/cli/cli.h"
 #include "host/db/tuning_db.h"
-#include "host/util/format.h"
 #include "host/report/table.h"
 #include "host/results/shape_sets.h"
 #include "host/tune/shapes.h"
+#include "host/util/format.h"
 
 namespace ktune::host {
 
@@ -20,7 +20,8 @@ cxxopts::Options BestCliOptions() {
   cxxopts::Options o("khost best",
                      "The best configuration of a kernel that the tuning database has measured, "
                      "with its evidence; no run.");
-  o.add_options(kArgumentsGroup)("kernel", "kernel name", cxxopts::value<std::string>(), "<kernel>");
+  o.add_options(kArgumentsGroup)("kernel", "kernel name", cxxopts::value<std::string>(),
+                                 "<kernel>");
   o.add_options()(
       "board",
       "the board: an agent's name or a CPU fingerprint (else the board of the kernel's newest "

@@ -23,8 +23,8 @@ cxxopts::Options CompletionCliOptions() {
       "Print khost's shell completion script. Shells: " + Join(CompletionShells(), ", ") +
           ". Load it with source <(khost completion bash), or for zsh write it "
           "to _khost in a directory of $fpath.");
-  o.add_options(kArgumentsGroup)("shell", Join(CompletionShells(), " or "), cxxopts::value<std::string>(),
-                                 Join(CompletionShells(), "|"));
+  o.add_options(kArgumentsGroup)("shell", Join(CompletionShells(), " or "),
+                                 cxxopts::value<std::string>(), Join(CompletionShells(), "|"));
   return o;
 }
 

@@ -23,11 +23,11 @@ cxxopts::Options DbCliOptions() {
                      "The tuning database: what it holds (show), or add the runs under ROOT "
                      "(import ROOT).");
   o.add_options(kArgumentsGroup)("action", Join(DbActions(), " or "), cxxopts::value<std::string>(),
-                                 "[show|import]")(
-      "root", "import: the directory holding <kernel>/run/", cxxopts::value<std::string>(),
-      "[ROOT]");
-  o.add_options()(
-      "format", "show: table or json", cxxopts::value<std::string>()->default_value("table"));
+                                 "[show|import]")("root",
+                                                  "import: the directory holding <kernel>/run/",
+                                                  cxxopts::value<std::string>(), "[ROOT]");
+  o.add_options()("format", "show: table or json",
+                  cxxopts::value<std::string>()->default_value("table"));
   AddDbOption(o);
   return o;
 }

@@ -24,11 +24,10 @@ cxxopts::Options EventsCliOptions() {
                                          Join(EventsActions(), ", ") + ".");
   o.add_options(kArgumentsGroup)("action", Join(EventsActions(), " or "),
                                  cxxopts::value<std::string>(), Join(EventsActions(), "|"));
-  o.add_options()(
-      "cpu-model",
-      "an event table instead of asking the agent: a table (spacemit/x60) or a RISC-V "
-      "core id from /proc/cpuinfo (0x710-0x8000000058000001-0x0)",
-      cxxopts::value<std::string>()->default_value(""));
+  o.add_options()("cpu-model",
+                  "an event table instead of asking the agent: a table (spacemit/x60) or a RISC-V "
+                  "core id from /proc/cpuinfo (0x710-0x8000000058000001-0x0)",
+                  cxxopts::value<std::string>()->default_value(""));
   AddAgentOption(o);
   return o;
 }

@@ -20,7 +20,8 @@ cxxopts::Options HistoryCliOptions() {
   cxxopts::Options o("khost history",
                      "A kernel's times run after run from the tuning database: a configuration's "
                      "and the best's, with regressions and improvements flagged.");
-  o.add_options(kArgumentsGroup)("kernel", "kernel name", cxxopts::value<std::string>(), "<kernel>");
+  o.add_options(kArgumentsGroup)("kernel", "kernel name", cxxopts::value<std::string>(),
+                                 "<kernel>");
   o.add_options()(
       "config",
       "the configuration to follow, 'BLOCK_SIZE_M=8 BLOCK_SIZE_N=64 ...' (else the newest run's "

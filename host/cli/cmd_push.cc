@@ -12,7 +12,8 @@ namespace ktune::host {
 
 cxxopts::Options PushCliOptions() {
   cxxopts::Options o("khost push", "Send a kernel's bundle to an agent.");
-  o.add_options(kArgumentsGroup)("kernel", "kernel name", cxxopts::value<std::string>(), "<kernel>");
+  o.add_options(kArgumentsGroup)("kernel", "kernel name", cxxopts::value<std::string>(),
+                                 "<kernel>");
   AddRootOption(o);
   AddAgentOption(o);
   return o;

@@ -25,9 +25,10 @@
 namespace ktune::host {
 cxxopts::Options ReportCliOptions() {
   cxxopts::Options o("khost report", "Show the results of a run.");
-  o.add_options(kArgumentsGroup)("kernel", "kernel name", cxxopts::value<std::string>(), "<kernel>");
-  o.add_options()(
-      "run", "run id (default: the newest run)", cxxopts::value<std::string>()->default_value(""))(
+  o.add_options(kArgumentsGroup)("kernel", "kernel name", cxxopts::value<std::string>(),
+                                 "<kernel>");
+  o.add_options()("run", "run id (default: the newest run)",
+                  cxxopts::value<std::string>()->default_value(""))(
       "format", "table, markdown, csv (the long results file), json or perf-stats",
       cxxopts::value<std::string>()->default_value("table"))(
       "o,output", "write to this file instead of stdout",

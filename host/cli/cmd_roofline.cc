@@ -10,11 +10,11 @@
 #include "common/strings.h"
 #include "host/cli/cli.h"
 #include "host/cli/measure_options.h"
-#include "host/util/format.h"
-#include "host/util/khost_files.h"
 #include "host/report/roofline.h"
 #include "host/report/table.h"
 #include "host/roofline/roofline_service.h"
+#include "host/util/format.h"
+#include "host/util/khost_files.h"
 
 namespace ktune::host {
 

@@ -32,7 +32,8 @@ namespace ktune::host {
 
 cxxopts::Options RunCliOptions() {
   cxxopts::Options o("khost run", "Measure every variant of a kernel on an agent.");
-  o.add_options(kArgumentsGroup)("kernel", "kernel name", cxxopts::value<std::string>(), "<kernel>");
+  o.add_options(kArgumentsGroup)("kernel", "kernel name", cxxopts::value<std::string>(),
+                                 "<kernel>");
   AddMeasureOptions(o, /*order_seed=*/true);
   o.add_options()(
       "resume",

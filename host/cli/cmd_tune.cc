@@ -16,8 +16,6 @@
 #include "host/cli/measure_options.h"
 #include "host/db/tuning_db.h"
 #include "host/report/analysis.h"
-#include "host/util/format.h"
-#include "host/util/khost_files.h"
 #include "host/report/report.h"
 #include "host/report/shapes_report.h"
 #include "host/results/kernel_dir.h"
@@ -28,6 +26,8 @@
 #include "host/tune/dispatch_header.h"
 #include "host/tune/shapes.h"
 #include "host/tune/tune_run.h"
+#include "host/util/format.h"
+#include "host/util/khost_files.h"
 #include "host/util/user_paths.h"
 
 namespace ktune::host {
@@ -64,9 +64,9 @@ cxxopts::Options TuneCliOptions() {
   o.add_options(kArgumentsGroup)("kernel",
                                  "kernel name (kernels/<name>/<name>.kspec) or a .kspec file",
                                  cxxopts::value<std::string>(), "<kernel>");
-  o.add_options()(
-      "toolchain", "toolchain profile: a name in the toolchains directory, or a .profile file",
-      cxxopts::value<std::string>()->default_value("rvv-clang19"))(
+  o.add_options()("toolchain",
+                  "toolchain profile: a name in the toolchains directory, or a .profile file",
+                  cxxopts::value<std::string>()->default_value("rvv-clang19"))(
       "j,jobs", "parallel builds (0: one per core, or as many as distcc's hosts take)",
       cxxopts::value<std::string>()->default_value("0"))(
       "launcher",

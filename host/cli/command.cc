@@ -53,7 +53,8 @@ const std::vector<CommandInfo>& Commands() {
 }
 
 std::vector<std::pair<std::string, std::string>> ManPages() {
-  std::string top = ".TH KHOST 1 \"\" \"ktune " KTUNE_VERSION "\" \"ktune manual\"\n"
+  std::string top = ".TH KHOST 1 \"\" \"ktune " KTUNE_VERSION
+                    "\" \"ktune manual\"\n"
                     ".SH NAME\nkhost \\- tune compute kernels on boards and this machine\n"
                     ".SH SYNOPSIS\n.B khost\n.I command\n[options]\n"
                     ".SH DESCRIPTION\nkhost builds one ELF per configuration of a kernel, sends "
@@ -66,8 +67,8 @@ std::vector<std::pair<std::string, std::string>> ManPages() {
     top += ".TP\n.B khost\\-" + std::string(c.name) + "\n" + c.summary + "\n";
     see_also += std::string(see_also.empty() ? "" : ",\n") + ".BR khost\\-" + c.name + " (1)";
   }
-  top += ".SH VERSION\n" KTUNE_VERSION " (commit " KTUNE_COMMIT ")\n.SH SEE ALSO\n" + see_also +
-         "\n";
+  top +=
+      ".SH VERSION\n" KTUNE_VERSION " (commit " KTUNE_COMMIT ")\n.SH SEE ALSO\n" + see_also + "\n";
   std::vector<std::pair<std::string, std::string>> pages = {{"khost.1", top}};
   for (const CommandInfo& c : Commands()) {
     pages.emplace_back("khost-" + std::string(c.name) + ".1",

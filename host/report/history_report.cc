@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
-#include "host/util/format.h"
 #include "host/report/html_report.h"
+#include "host/util/format.h"
 
 namespace ktune::host {
 

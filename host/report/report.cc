@@ -6,9 +6,9 @@
 #include "common/csv.h"
 #include "common/events.h"
 #include "common/strings.h"
-#include "host/util/format.h"
 #include "host/report/stats.h"
 #include "host/results/results_dir.h"
+#include "host/util/format.h"
 
 namespace ktune::host {
 namespace {

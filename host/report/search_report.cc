@@ -48,8 +48,8 @@ std::vector<double> BestSoFar(const Evaluations& evaluations) {
 Table SearchSummaryTable(const std::vector<SearchSeries>& searches) {
   Table t;
   t.title = "Searches";
-  t.columns = {"search",    "strategy", "evaluations",       "infeasible",
-               "best", "found at", "best configuration"};
+  t.columns = {"search", "strategy", "evaluations",       "infeasible",
+               "best",   "found at", "best configuration"};
   t.text_columns = 2;
   t.trailing_text_columns = 1;
   for (const SearchSeries& s : searches) {

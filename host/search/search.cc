@@ -484,8 +484,8 @@ Status RunSearch(const TuneOptions& tune, const SearchOptions& search) {
   if (p.evaluated == 0) return Unavailable("nothing was evaluated: " + p.stopped);
   if (!p.best) return Unavailable("no configuration could be measured (see " + s.path + ")");
   std::cout << "best: " << ConfigText(space.names(), p.best->config) << ", "
-            << FormatTime(*p.best->time_ns, "ns") << ", found at evaluation " << p.best_at << " (run "
-            << p.best->run << ")\n";
+            << FormatTime(*p.best->time_ns, "ns") << ", found at evaluation " << p.best_at
+            << " (run " << p.best->run << ")\n";
   return Status::Ok();
 }
 

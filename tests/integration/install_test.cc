@@ -21,6 +21,7 @@ const std::string kBuildDir = fs::path(KTUNE_BIN_DIR).parent_path().string();
 // The installed khost with a home of its own (no user configuration, no agent named).
 test::CommandResult Installed(const std::string& khost, const std::vector<std::string>& args,
                               const std::string& home) {
+  REQUIRE(MakeDirs(home).ok());
   return test::RunProgram(khost, args, home,
                           {{"XDG_CONFIG_HOME", home + "/config"},
                            {"XDG_CACHE_HOME", home + "/cache"},
@@ -33,7 +34,7 @@ TEST_CASE("cmake --install: khost, agentd, what khost ships, man pages and compl
   const std::string prefix = tmp.path() + "/prefix";
   const auto install =
       test::RunProgram("cmake", {"--install", kBuildDir, "--prefix", prefix}, tmp.path());
-  REQUIRE_MESSAGE(install.exit_code == 0, install.out + install.err);
+  REQUIRE_MESSAGE(install.exit_code == 0, (install.out + install.err));
   for (const char* file :
        {"bin/khost", "bin/agentd", "share/ktune/toolchains/native.profile",
         "share/ktune/kernels/matmul/matmul.kspec", "share/ktune/scripts/ktune-agentd.service",
@@ -79,7 +80,7 @@ TEST_CASE("cpack: a Debian package of khost that runs from where dpkg-deb puts i
   const auto pack = test::RunProgram(
       "cpack", {"--config", kBuildDir + "/CPackConfig.cmake", "-B", tmp.path() + "/pkg"},
       tmp.path());
-  REQUIRE_MESSAGE(pack.exit_code == 0, pack.out + pack.err);
+  REQUIRE_MESSAGE(pack.exit_code == 0, (pack.out + pack.err));
   std::string deb;
   for (const auto& e : fs::directory_iterator(tmp.path() + "/pkg")) {
     if (e.path().extension() == ".deb") deb = e.path().string();
@@ -95,8 +96,8 @@ TEST_CASE("cpack: a Debian package of khost that runs from where dpkg-deb puts i
   REQUIRE(test::RunProgram("dpkg-deb", {"-x", deb, root}, tmp.path()).exit_code == 0);
   const std::string khost = root + "/usr/bin/khost";
   const std::string home = tmp.path() + "/home";
-  CHECK(Installed(khost, {"--version"}, home).out ==
-        "khost " KTUNE_VERSION " (commit " KTUNE_COMMIT ")\n");
+  CHECK(Installed(khost, {"--version"}, home).out == "khost " KTUNE_VERSION " (commit " KTUNE_COMMIT
+                                                     ")\n");
   // Its defaults are the package's own files.
   const auto help = Installed(khost, {"tune", "--help"}, home);
   CHECK(Contains(help.out, root + "/usr/share/ktune/kernels"));

@@ -43,7 +43,7 @@ TEST_CASE("the riscv64 agentd's Debian package holds the static agentd, which ru
   test::TempDir tmp;
   const auto pack = test::RunProgram(
       "cpack", {"--config", tree + "/CPackConfig.cmake", "-B", tmp.path() + "/pkg"}, tmp.path());
-  REQUIRE_MESSAGE(pack.exit_code == 0, pack.out + pack.err);
+  REQUIRE_MESSAGE(pack.exit_code == 0, (pack.out + pack.err));
   const std::string deb = tmp.path() + "/pkg/ktune-agentd_" KTUNE_VERSION "_riscv64.deb";
   REQUIRE_MESSAGE(std::filesystem::exists(deb), pack.out);
   const auto fields =
@@ -51,8 +51,8 @@ TEST_CASE("the riscv64 agentd's Debian package holds the static agentd, which ru
   CHECK(fields.out == "Package: ktune-agentd\nArchitecture: riscv64\n");
   const std::string root = tmp.path() + "/root";
   REQUIRE(test::RunProgram("dpkg-deb", {"-x", deb, root}, tmp.path()).exit_code == 0);
-  const auto version = test::RunProgram(
-      "qemu-riscv64", {root + "/usr/bin/agentd", "--version"}, tmp.path());
+  const auto version =
+      test::RunProgram("qemu-riscv64", {root + "/usr/bin/agentd", "--version"}, tmp.path());
   CHECK(version.out == "agentd " KTUNE_VERSION " (commit " KTUNE_COMMIT ")\n");
 }
 

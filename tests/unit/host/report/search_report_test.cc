@@ -35,12 +35,12 @@ TEST_CASE("search report: label, best so far, the summary and the evaluations") 
   const Table summary = SearchSummaryTable({s});
   REQUIRE(summary.rows.size() == 1);
   CHECK(summary.rows[0] ==
-        std::vector<std::string>{"S1", "bayes, seed 7", "4", "1", "2", "3", "A=3 B=1"});
+        std::vector<std::string>{"S1", "bayes, seed 7", "4", "1", "2 ms", "3", "A=3 B=1"});
   const Table all = EvaluationsTable(s);
   CHECK(all.columns == std::vector<std::string>{"#", "A", "B", "time", "status", "run"});
   REQUIRE(all.rows.size() == 4);
   CHECK(all.rows[0] == std::vector<std::string>{"1", "1", "1", "-", "build failed", ""});
-  CHECK(all.rows[2] == std::vector<std::string>{"3", "3", "1", "2", "ok", "r1"});
+  CHECK(all.rows[2] == std::vector<std::string>{"3", "3", "1", "2 ms", "ok", "r1"});
   CHECK(all.styles[2] == RowStyle::kGood);
   CHECK(all.styles[0] == RowStyle::kBad);
 }
