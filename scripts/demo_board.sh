@@ -3,9 +3,10 @@
 # tiles, unrolling and LMUL for 256-bit vectors) with clang-19 for rv64gcv, checks each one's
 # output under qemu-user, boots the virtual board (scripts/vboard.sh: Linux 6.12 with the SBI PMU
 # under qemu-system-riscv64, the static riscv64 agentd as its init's service) and measures them
-# there as on a K1 over the network: cycles and instructions from the board's PMU (exact under
-# qemu's -icount), interleaved rounds; then `khost analyze` ranks them and says why the winner
-# wins. The board is powered off at the end.
+# there as on a K1 over the network, pinned to its CPU, in interleaved rounds: cycles and
+# instructions of the board's PMU (exact under qemu's -icount, which also makes them equal: one
+# instruction a cycle); then `khost analyze` ranks them and says why the winner wins. The board
+# is powered off at the end.
 #
 #   scripts/demo_board.sh [BUILD_DIR]   (default: build; the demo goes to <repo>/demo-board)
 #
@@ -29,7 +30,7 @@ address=${started#*agentd at }
 address=${address%% *}
 export KTUNE_TOKEN_FILE="$board/token"
 "$khost" agent status --agent "$address"
-"$khost" run matmul_vec --root "$root" --agent "$address" --reps 6 --warmup 1 \
+"$khost" run matmul_vec --root "$root" --agent "$address" --cpu 0 --reps 6 --warmup 1 \
   --events cycles:u,instructions:u
 "$khost" analyze matmul_vec --root "$root"
 cat <<EOF2

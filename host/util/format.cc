@@ -19,7 +19,8 @@ std::string FormatFixed(double v, int digits) {
 
 std::string FormatNumber(double v) {
   if (std::fabs(v) >= 1e15) return FormatWith("%.4g", v);
-  if (v == std::round(v)) return FormatWith("%.0f", v);
+  // A count's median between two repetitions (96570000.5) reads as the counts beside it do.
+  if (v == std::round(v) || std::fabs(v) >= 1e4) return FormatWith("%.0f", v);
   return FormatWith("%.4g", v);
 }
 

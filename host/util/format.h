@@ -17,8 +17,8 @@ std::string FormatWith(const char* format, double v);
 // `v` with `digits` decimals ("%.*f"): "0.001234" for (0.0012345, 6).
 std::string FormatFixed(double v, int digits);
 
-// A count or ratio as people read it: integers with no decimals, others to 4 significant digits
-// ("1234", "0.5432", "1.235e+15").
+// A count or ratio as people read it: integers, and anything from 10000 up, with no decimals;
+// others to 4 significant digits ("1234", "96570001", "0.5432", "12.35", "1.235e+15").
 std::string FormatNumber(double v);
 
 // A p-value to 4 decimals, "< 0.0001" below that.

@@ -7,6 +7,8 @@ namespace {
 
 TEST_CASE("numbers for people: counts, ratios, p-values, correlations, percentages") {
   CHECK(FormatNumber(1234) == "1234");
+  CHECK(FormatNumber(96570000.5) == "96570000");  // the median of two counts: %.0f rounds to even
+  CHECK(FormatNumber(12.345) == "12.35");
   CHECK(FormatNumber(0.54321) == "0.5432");
   CHECK(FormatPValue(0.00001) == "< 0.0001");
   CHECK(FormatPValue(0.12345) == "0.1235");
