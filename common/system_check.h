@@ -78,8 +78,8 @@ std::string FormatCelsius(int64_t temp_mc);
 bool HasCpufreq(const SystemCheck& check);
 
 // What threatens stable measurements, one sentence each: a governor other than performance, no
-// cpufreq, boost on, a hot thermal zone, a CPU not isolated, an SMT sibling online, ASLR on,
-// other runnable tasks (with the last minute's load beside them; the load alone only when they
+// cpufreq, boost on, a hot thermal zone, a CPU not isolated, an SMT sibling online, other
+// runnable tasks (with the last minute's load beside them; the load alone only when they
 // are unknown: a build that has just ended is no competitor), the run not pinned. Unknown fields
 // say nothing.
 std::vector<std::string> SystemWarnings(const SystemCheck& check);
