@@ -17,8 +17,9 @@ namespace ktune::agent {
 //   sys/class/thermal/thermal_zone*/{type,temp}, in the zones' numeric order
 //   proc/sys/kernel/randomize_va_space, proc/loadavg, proc/stat's procs_running
 // for N = `cpu`, or CPU 0 when `cpu` is -1 (not pinned). The runnable tasks are the whole
-// machine's (procs_running, less the reader itself): one read, where counting the measured CPU's
-// own would mean reading every task's /proc/<pid>/task/<tid>/stat. A file that is missing or
+// machine's (procs_running, less the reader itself): the fewest of three reads 10 ms apart, so a
+// task passing through as the run starts does not count, where counting the measured CPU's own
+// would mean reading every task's /proc/<pid>/task/<tid>/stat. A file that is missing or
 // unreadable leaves its field unknown.
 SystemCheck ReadSystemCheck(const std::string& root, int cpu);
 
