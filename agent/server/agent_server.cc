@@ -102,6 +102,18 @@ void AgentServer::Accept() {
   });
 }
 
+void AgentServer::Serve(int fd) {
+  tcp::socket socket(acceptor_.get_executor());
+  boost::system::error_code ec;
+  socket.assign(tcp::v4(), fd, ec);
+  if (ec) {
+    ::close(fd);
+    Log(LogLevel::kWarn, "serve: " + ec.message());
+    return;
+  }
+  std::make_shared<Session>(std::move(socket), *context_)->Start();
+}
+
 void AgentServer::Shutdown() {
   boost::system::error_code ec;
   acceptor_.close(ec);

@@ -61,6 +61,11 @@ class AgentServer {
   // The bound endpoint (the real port when 0 was asked for).
   HostPort endpoint() const;
 
+  // Serves a connection that did not come through the listener: `fd`, a connected stream socket
+  // the server takes (a test's end of a socketpair: tests/fuzz/agent_session.cc feeds its inputs
+  // with no port). The session sees it as it would a TCP connection whose peer is unknown ("?").
+  void Serve(int fd);
+
   // Stops accepting, cancels the running measurement and joins the measurement thread.
   void Shutdown();
 

@@ -39,15 +39,31 @@ wire::Capabilities ProbeCapabilities(const CpuId& cpu, const std::string& system
   // The detected table is always known (it comes from the mapfile), so this cannot fail.
   const EventCatalog catalog = EventCatalog::ForCpu(cpu, "").value();
   caps.mutable_cpu()->set_core(catalog.core());
-  for (const EventDef& def : catalog.events()) {
-    auto spec = catalog.Parse(def.name);
-    if (!spec.ok()) continue;
-    const std::string why = ProbeEvent(*spec);
-    auto* e = caps.add_events();
-    e->set_name(def.name);
-    e->set_opens(why.empty());
-    e->set_reason(why);
+  // Which events open: one perf_event_open each, a quarter of a handshake's time. The PMU does not
+  // change under a running agent, so the answer is kept for the next Hello while what decides it
+  // besides (the table, perf_event_paranoid, the user) is the same. Handshakes run on the
+  // server's one io_context thread.
+  struct Probed {
+    std::string key;
+    google::protobuf::RepeatedPtrField<wire::EventAvailability> events;
+  };
+  static Probed last;
+  const std::string key = catalog.core() + "/" + std::to_string(caps.perf_event_paranoid()) + "/" +
+                          std::to_string(::geteuid());
+  if (key != last.key) {
+    last.events.Clear();
+    for (const EventDef& def : catalog.events()) {
+      auto spec = catalog.Parse(def.name);
+      if (!spec.ok()) continue;
+      const std::string why = ProbeEvent(*spec);
+      auto* e = last.events.Add();
+      e->set_name(def.name);
+      e->set_opens(why.empty());
+      e->set_reason(why);
+    }
+    last.key = key;
   }
+  *caps.mutable_events() = last.events;
   return caps;
 }
 

@@ -1,6 +1,7 @@
 #include "host/remote/agent_client.h"
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -46,6 +47,20 @@ Result<std::unique_ptr<AgentConnection>> AgentConnection::ConnectLocal(
   KT_RETURN_IF_ERROR(c->ConnectTo({asio::generic::stream_protocol::endpoint(
                                       asio::local::stream_protocol::endpoint(socket_path))},
                                   timeout));
+  KT_RETURN_IF_ERROR(c->Handshake(std::nullopt, /*loopback=*/true, timeout));
+  return c;
+}
+
+Result<std::unique_ptr<AgentConnection>> AgentConnection::Adopt(int fd, const std::string& where,
+                                                                std::chrono::milliseconds timeout) {
+  std::unique_ptr<AgentConnection> c(new AgentConnection());
+  c->where_ = where;
+  boost::system::error_code ec;
+  c->socket_.assign(asio::generic::stream_protocol(AF_UNIX, SOCK_STREAM), fd, ec);
+  if (ec) {
+    ::close(fd);
+    return Unavailable("cannot use the connection to " + where + ": " + ec.message());
+  }
   KT_RETURN_IF_ERROR(c->Handshake(std::nullopt, /*loopback=*/true, timeout));
   return c;
 }

@@ -39,6 +39,13 @@ class AgentConnection {
   static Result<std::unique_ptr<AgentConnection>> ConnectLocal(
       const std::string& socket_path, std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
+  // The same over a unix stream socket already connected to an agent, which the connection takes
+  // (one end of a socketpair: tests/fuzz/host_receive.cc's agent, in-process, with no port);
+  // no token, as on loopback. `where` names it in messages.
+  static Result<std::unique_ptr<AgentConnection>> Adopt(
+      int fd, const std::string& where,
+      std::chrono::milliseconds timeout = std::chrono::seconds(10));
+
   // "HOST:PORT", or the unix socket's path.
   const std::string& where() const { return where_; }
   const wire::HelloReply& hello() const { return hello_; }

@@ -3,9 +3,10 @@
 // BlobChunk, PushCommit, RunRequest, FetchRun, TuneSystem, and messages a host must not send --
 // through the agent's own framing, store and run registry.
 //
-// Each input runs against a new AgentServer on loopback with a new, empty store in a scratch
-// directory (no token, so no proof is needed; a fake counter budget, so no PMU is probed). The
-// target plays the host: it connects, sends a valid Hello and then the input (frames of
+// Each input runs against a new AgentServer with a new, empty store in a scratch directory (no
+// token, so no proof is needed; a fake counter budget, so no PMU is probed), which serves it one
+// end of a socketpair (AgentServer::Serve: no port, so no TIME_WAIT, no connect). The target
+// plays the host at the other end: it sends a valid Hello and then the input (frames of
 // Envelopes, as tests/fuzz/make_seeds.cc writes them), closes its sending side and reads what
 // the agent answers until the agent closes the connection. No workload ever runs: the agent's
 // exec wrapper is a path that does not exist, so a run that gets that far fails to launch; the
@@ -23,6 +24,7 @@
 // - nothing is written outside the store.
 #include <pthread.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <boost/asio.hpp>
 
@@ -30,10 +32,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -49,7 +49,6 @@ namespace {
 
 namespace asio = boost::asio;
 namespace fs = std::filesystem;
-using asio::ip::tcp;
 
 constexpr uint64_t kMaxSlots = 2000;
 constexpr uint64_t kMaxCooldownMs = 1000;
@@ -92,24 +91,17 @@ bool SentByAgent(const wire::Envelope& msg) {
   }
 }
 
-// Sends `bytes` to the agent at `at`, then reads its answer until it closes the connection. The
-// connection is made asynchronously, through the io_context's loop, which retries a wait the
-// signal interrupts: a blocking connect on this thread, which takes libFuzzer's watchdog signal,
-// failed with "Interrupted system call" about once in 60,000 inputs (-timeout=4 and 5).
-std::string Converse(asio::io_context& io, const HostPort& at, const std::string& bytes) {
-  tcp::socket socket(io);
-  std::optional<boost::system::error_code> connected;
-  socket.async_connect(tcp::endpoint(asio::ip::make_address(at.host), at.port),
-                       [&](boost::system::error_code ec) { connected = ec; });
-  while (!connected) io.run_one();
-  if (*connected) {
-    std::fprintf(stderr, "connecting to the agent at %s: %s\n", at.ToString().c_str(),
-                 connected->message().c_str());
-    std::abort();
-  }
+// Gives `server` one end of a socketpair, sends `bytes` at the other, then reads the agent's
+// answer until it closes the connection; through the io_context's loop, which the server's
+// session runs on too.
+std::string Converse(asio::io_context& io, agent::AgentServer& server, const std::string& bytes) {
+  int pair[2];
+  FUZZ_CHECK(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) == 0);
+  server.Serve(pair[0]);
+  asio::local::stream_protocol::socket socket(io, asio::local::stream_protocol(), pair[1]);
   asio::async_write(socket, asio::buffer(bytes), [&](boost::system::error_code, size_t) {
     boost::system::error_code ignored;
-    socket.shutdown(tcp::socket::shutdown_send, ignored);
+    socket.shutdown(asio::socket_base::shutdown_send, ignored);
   });
   std::string answer;
   std::array<char, 1 << 16> buffer;
@@ -184,7 +176,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bytes.append(reinterpret_cast<const char*>(data), size);
 
   AgentOptions options;
-  options.listen = {"127.0.0.1", 0};
+  options.listen = {"127.0.0.1", 0};  // a listener no one connects to: the input comes by Serve
   options.store_dir = store_dir;
   options.fake_counter_budget = 4;
   options.exec_wrapper = {agent_dir + "/no-such-wrapper"};
@@ -201,7 +193,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto server = AgentServer::Create(io, options);
     FUZZ_CHECK(::pthread_sigmask(SIG_SETMASK, &before, nullptr) == 0);
     FUZZ_CHECK_OK(server);
-    CheckAnswer(Converse(io, (*server)->endpoint(), bytes));
+    CheckAnswer(Converse(io, **server, bytes));
     // The measurement thread stops (a run it measures is cancelled); what it posted runs while
     // the server is still there.
     (*server)->Shutdown();

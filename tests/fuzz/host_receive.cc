@@ -6,25 +6,26 @@
 //
 // Input: one options byte (bit 0: a FetchRun, so the request comes from the agent; else a
 // RunRequest of two variants that records events), then the bytes the agent sends after its
-// HelloReply. A thread plays the agent on loopback: it reads the Hello, answers it, sends the
-// input, and reads until khost closes the connection. khost runs on a thread of its own too: both
-// block libFuzzer's watchdog signal (SIGALRM, for -timeout), which would interrupt their blocking
-// socket calls, as nothing interrupts khost's (it has no signal handlers).
+// HelloReply. The agent is one end of a socketpair whose other end khost's connection takes
+// (AgentConnection::Adopt: no port, no thread). Everything the agent says, HelloReply and input,
+// is in the socket, and its sending side shut, before khost starts: khost, which speaks only
+// after reading the agent's answers, sees the same bytes as from a live agent, and never waits
+// (the end of the input reads as the agent closing). Inputs are at most kMaxInputBytes, which
+// the socket's buffer holds; what khost sends (its Hello and the request) stays in the other
+// direction's buffer and is checked after.
 //
 // Asserts, beyond no crash, no sanitizer report, no leak, no hang, and no exception escaping:
+// - khost spoke first with a Hello, in whole frames;
 // - whatever the agent sent, the files khost wrote read back: the results file parses and holds
 //   the rows ReceiveRun returned, the metadata reads, and so does the samples file when there is
 //   one.
-#include <netinet/in.h>
-#include <pthread.h>
-#include <signal.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <thread>
 
 #include "common/fs.h"
 #include "common/results.h"
@@ -38,51 +39,24 @@ namespace {
 
 constexpr const char* kRunId = "r1";
 
-// A listening loopback socket on a port of its own: a new one per input, as connections to one
-// port would meet the agent side's TIME_WAITs of earlier inputs.
-ScopedFd Listener(uint16_t* port) {
-  ScopedFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  FUZZ_CHECK(fd.valid() && ::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), len) == 0);
-  FUZZ_CHECK(::listen(fd.get(), 1) == 0);
-  FUZZ_CHECK(::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-  *port = ntohs(addr.sin_port);
-  return fd;
-}
+// Bytes of the input beyond which the target skips it: the agent's side of the socketpair must
+// hold all of it at once (a unix socket's default buffer is 208 KiB).
+constexpr size_t kMaxInputBytes = 128 << 10;
 
-// Leaves libFuzzer's watchdog signal to the fuzzing thread.
-void BlockWatchdogSignal() {
-  sigset_t alarm;
-  sigemptyset(&alarm);
-  sigaddset(&alarm, SIGALRM);
-  FUZZ_CHECK(::pthread_sigmask(SIG_BLOCK, &alarm, nullptr) == 0);
-}
-
-// The agent: answers the Hello, sends `bytes`, then reads until khost closes.
-void PlayAgent(int listener, const std::string& bytes) {
-  BlockWatchdogSignal();
-  ScopedFd conn(::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC));
-  FUZZ_CHECK(conn.valid());
+// What khost sent, read from the agent's end once khost closed: whole frames, a Hello first.
+void CheckHostSpoke(int agent_end) {
   FrameCodec codec;
   char buffer[1 << 16];
+  ssize_t n;
+  while ((n = ::read(agent_end, buffer, sizeof buffer)) > 0) {
+    codec.Feed(std::string_view(buffer, static_cast<size_t>(n)));
+  }
+  auto first = codec.Next();
+  FUZZ_CHECK(first.ok() && first->has_value() && (*first)->has_hello());
   for (;;) {
     auto next = codec.Next();
     FUZZ_CHECK(next.ok());
-    if (next->has_value()) break;  // the Hello
-    const ssize_t n = ::read(conn.get(), buffer, sizeof buffer);
-    FUZZ_CHECK(n > 0);
-    codec.Feed(std::string_view(buffer, static_cast<size_t>(n)));
-  }
-  wire::Envelope reply;
-  reply.mutable_hello_reply()->set_protocol_version(kProtocolVersion);
-  reply.mutable_hello_reply()->set_agent_version("fuzz");
-  // khost may close before reading it all: what it does not read is not an error here.
-  (void)WriteAll(conn.get(), FrameCodec().Encode(reply).value() + bytes, "khost");
-  ::shutdown(conn.get(), SHUT_WR);
-  while (::read(conn.get(), buffer, sizeof buffer) > 0) {
+    if (!next->has_value()) break;
   }
 }
 
@@ -117,15 +91,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ::unlink(path.c_str());
   }
 
-  uint16_t port = 0;
-  const ScopedFd listener = Listener(&port);
-  std::thread agent(PlayAgent, listener.get(),
-                    std::string(reinterpret_cast<const char*>(data) + 1, size - 1));
+  if (size - 1 > kMaxInputBytes) return -1;  // not kept: see kMaxInputBytes
+  int pair[2];
+  FUZZ_CHECK(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) == 0);
+  const ScopedFd agent_end(pair[0]);
+  wire::Envelope reply;
+  reply.mutable_hello_reply()->set_protocol_version(kProtocolVersion);
+  reply.mutable_hello_reply()->set_agent_version("fuzz");
+  // Non-blocking: should the socket hold less than the input after all, the input is skipped
+  // rather than the target waiting for a reader that comes only after.
+  FUZZ_CHECK(::fcntl(agent_end.get(), F_SETFL, O_NONBLOCK) == 0);
+  if (!WriteAll(agent_end.get(),
+                FrameCodec().Encode(reply).value() +
+                    std::string(reinterpret_cast<const char*>(data) + 1, size - 1),
+                "khost")
+           .ok()) {
+    return -1;
+  }
+  FUZZ_CHECK(::shutdown(agent_end.get(), SHUT_WR) == 0);
+
   size_t rows = 0;
   bool received = false;
-  std::thread host([&] {
-    BlockWatchdogSignal();
-    auto conn = AgentConnection::Connect({"127.0.0.1", port});
+  {
+    auto conn = AgentConnection::Adopt(pair[1], "the fuzz target's agent");
     FUZZ_CHECK_OK(conn);
     ReceiveSetup setup;
     setup.command = "fuzz";
@@ -142,9 +130,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto run = ReceiveRun(**conn, ask, setup);
     received = run.ok();
     if (run.ok()) rows = run->run.rows.size();
-  });
-  host.join();
-  agent.join();
+  }  // khost's end closes here
+  CheckHostSpoke(agent_end.get());
 
   auto text = ReadFile(results);
   FUZZ_CHECK(text.ok());

@@ -51,9 +51,11 @@ TEST_CASE("the riscv64 agentd's Debian package holds the static agentd, which ru
   CHECK(fields.out == "Package: ktune-agentd\nArchitecture: riscv64\n");
   const std::string root = tmp.path() + "/root";
   REQUIRE(test::RunProgram("dpkg-deb", {"-x", deb, root}, tmp.path()).exit_code == 0);
+  // The agentd the tree built, as packaged (its commit is the riscv64 tree's, configured apart).
   const auto version =
       test::RunProgram("qemu-riscv64", {root + "/usr/bin/agentd", "--version"}, tmp.path());
-  CHECK(version.out == "agentd " KTUNE_VERSION " (commit " KTUNE_COMMIT ")\n");
+  CHECK(version.out.starts_with("agentd " KTUNE_VERSION " (commit "));
+  CHECK(version.out == test::RunProgram("qemu-riscv64", {agentd, "--version"}, tmp.path()).out);
 }
 
 TEST_CASE("qemu-user: push, run and report RVV variants on the riscv64 agentd") {
