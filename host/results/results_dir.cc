@@ -34,8 +34,11 @@ std::string ResultsPath(const std::string& kernel_run_dir, const std::string& ru
 
 namespace {
 
+// A sampling row in a counting row's pass (the sampling run has a pass of its own, but an agent
+// could say otherwise) is another measurement: its values are not the counting run's, and the
+// file's readers (ParseResultsCsv) tell its lines apart by `sampling`.
 bool SameMeasurement(const RepetitionRow& a, const RepetitionRow& b) {
-  return a.timestamp_ns == b.timestamp_ns && a.valid == b.valid &&
+  return a.timestamp_ns == b.timestamp_ns && a.valid == b.valid && a.sampling == b.sampling &&
          a.outcome.ToString() == b.outcome.ToString();
 }
 

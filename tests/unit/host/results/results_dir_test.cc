@@ -156,6 +156,26 @@ RepetitionRow Row(uint32_t variant, uint32_t rep, double wall_ns) {
   return r;
 }
 
+// Found by the host_receive fuzz target: a sampling row sent in the counting pass of a repetition
+// the file holds was filed into the counting row, whose file then read back as two rows.
+TEST_CASE("a sampling row in a counting row's pass is another measurement: not written into it") {
+  const test::UnitTempDir tmp("ktune-writer-sampling");
+  const std::string path = tmp.path().string() + "/results/r1.csv";
+  auto w = ResultsWriter::Open(path);
+  REQUIRE(w.ok());
+  CHECK(w->Append(Row(0, 0, 100)).value() == ResultsWriter::Stored::kNew);
+  RepetitionRow sampled = Row(0, 0, 0);
+  sampled.sampling = true;
+  sampled.values = {{"instructions", 98765, "", 0, 0, ValueStatus::kOk}};
+  CHECK(w->Append(sampled).value() == ResultsWriter::Stored::kConflicting);
+  REQUIRE(w->Finish().ok());
+  REQUIRE(w->rows().size() == 1);
+  CHECK(w->rows()[0].values.size() == 1);
+  auto file = ParseResultsCsv(ReadFile(path).value());
+  REQUIRE(file.ok());
+  CHECK(file->rows.size() == w->rows().size());
+}
+
 TEST_CASE("the results writer writes each repetition once and keeps every row in file order") {
   const test::UnitTempDir tmp("ktune-writer");
   const std::string dir = tmp.path().string();
