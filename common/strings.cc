@@ -211,6 +211,11 @@ std::string FormatMiB(uint64_t bytes) {
   return buf;
 }
 
+std::string AsciiUpper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
 std::vector<std::string> SplitWords(std::string_view s) {
   constexpr std::string_view kBlanks = " \t\r\n\v\f";
   std::vector<std::string> out;

@@ -39,6 +39,8 @@ std::string FormatMiB(uint64_t bytes);
 
 std::vector<std::string_view> Split(std::string_view s, char sep);
 std::string_view Trim(std::string_view s);
+// `s` with its ASCII letters in upper case ("khost-run" -> "KHOST-RUN"); other bytes stay.
+std::string AsciiUpper(std::string s);
 // The words of `s`, separated by runs of blanks (space, tab, CR, LF, VT, FF); none for blank text.
 std::vector<std::string> SplitWords(std::string_view s);
 // `s` safe to print on a terminal: control bytes (below 0x20, and 0x7f) and a backslash become C

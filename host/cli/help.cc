@@ -27,12 +27,6 @@ std::string DefaultNote(const cxxopts::HelpOptionDetails& o) {
   return " (default: " + o.default_value + ")";
 }
 
-std::string UpperArg(const cxxopts::HelpOptionDetails& o) {
-  std::string arg = o.arg_help.empty() ? "ARG" : o.arg_help;
-  for (char& c : arg) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return arg;
-}
-
 // Words of `text` in lines of at most `width` columns (a longer word has a line of its own).
 std::vector<std::string> Wrap(const std::string& text, size_t width) {
   std::vector<std::string> lines;
@@ -69,7 +63,8 @@ void RenderEntries(const std::vector<HelpEntry>& entries, size_t width, std::str
   }
 }
 
-// roff text: a backslash doubled, a leading dot or quote kept from being read as a request, and
+// roff text: a backslash as roff's \e, a leading dot or quote kept from being read as a request,
+// and
 // '-' as the minus of an option.
 std::string Roff(const std::string& text) {
   std::string out;
@@ -104,7 +99,7 @@ CommandHelp HelpOf(const cxxopts::Options& options) {
       }
       std::string name = o.s.empty() ? "" : "-" + o.s + ", ";
       for (size_t i = 0; i < o.l.size(); ++i) name += (i ? ", --" : "--") + o.l[i];
-      if (!o.is_boolean) name += " " + UpperArg(o);
+      if (!o.is_boolean) name += " " + AsciiUpper(o.arg_help.empty() ? "ARG" : o.arg_help);
       h.options.push_back({name, o.desc + DefaultNote(o)});
     }
   }
@@ -131,9 +126,8 @@ std::string RenderManPage(const CommandHelp& help, const std::string& summary,
                           const std::string& version) {
   std::string page_name = help.command;
   std::replace(page_name.begin(), page_name.end(), ' ', '-');
-  std::string upper = page_name;
-  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  std::string out = ".TH " + upper + " 1 \"\" \"ktune " + version + "\" \"ktune manual\"\n";
+  std::string out =
+      ".TH " + AsciiUpper(page_name) + " 1 \"\" \"ktune " + version + "\" \"ktune manual\"\n";
   out += ".SH NAME\n" + Roff(page_name) + " \\- " + Roff(summary) + "\n";
   out += ".SH SYNOPSIS\n.B " + Roff(help.usage) + "\n";
   out += ".SH DESCRIPTION\n" + Roff(help.description) + "\n";

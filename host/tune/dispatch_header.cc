@@ -17,11 +17,6 @@ bool IsIdentifier(const std::string& s) {
   });
 }
 
-std::string Upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::string Quoted(const std::vector<std::string>& names) {
   std::vector<std::string> q;
   for (const std::string& n : names) q.push_back("\"" + n + "\"");
@@ -69,7 +64,7 @@ Status CheckTable(const DispatchTable& t) {
 
 // The header's comment, guard, sizes, names and entry type.
 std::string HeaderTop(const DispatchTable& t) {
-  const std::string k = t.kernel, K = Upper(t.kernel);
+  const std::string k = t.kernel, K = AsciiUpper(t.kernel);
   const std::string dims = std::to_string(t.dims.size()), params = std::to_string(t.params.size()),
                     entries = std::to_string(t.entries.size());
   std::string h;
@@ -100,7 +95,7 @@ std::string HeaderTop(const DispatchTable& t) {
 
 // The winners, one entry a line.
 std::string TableText(const DispatchTable& t) {
-  const std::string k = t.kernel, K = Upper(t.kernel);
+  const std::string k = t.kernel, K = AsciiUpper(t.kernel);
   std::string h;
   h += "static const struct " + k + "_dispatch_entry " + k + "_dispatch_table[" + K +
        "_DISPATCH_ENTRIES] = {\n";
@@ -118,7 +113,7 @@ std::string TableText(const DispatchTable& t) {
 
 // <kernel>_dispatch(): the nearest shape's configuration.
 std::string LookupText(const DispatchTable& t) {
-  const std::string k = t.kernel, K = Upper(t.kernel);
+  const std::string k = t.kernel, K = AsciiUpper(t.kernel);
   std::string h;
   h += "/* The configuration (" + K + "_DISPATCH_PARAMS values) for `shape` (" + K +
        "_DISPATCH_DIMS values). */\n";
@@ -142,7 +137,7 @@ std::string LookupText(const DispatchTable& t) {
 
 Result<std::string> DispatchHeader(const DispatchTable& t) {
   KT_RETURN_IF_ERROR(CheckTable(t));
-  return HeaderTop(t) + TableText(t) + LookupText(t) + "#endif /* " + Upper(t.kernel) +
+  return HeaderTop(t) + TableText(t) + LookupText(t) + "#endif /* " + AsciiUpper(t.kernel) +
          "_DISPATCH_H */\n";
 }
 
