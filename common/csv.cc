@@ -32,32 +32,36 @@ std::string CsvJoin(const std::vector<std::string>& fields) {
 
 Result<std::vector<std::string>> CsvSplit(std::string_view line) {
   std::vector<std::string> fields;
-  std::string cur;
+  // At most a field per comma and one more (fewer when commas are quoted): a results file's
+  // lines have dozens, which would otherwise grow the vector several times per line.
+  fields.reserve(static_cast<size_t>(std::count(line.begin(), line.end(), ',')) + 1);
   size_t i = 0;
   for (;;) {
-    cur.clear();
     if (i < line.size() && line[i] == '"') {
+      std::string& cur = fields.emplace_back();
       ++i;
       for (;;) {
-        if (i >= line.size()) return InvalidArgument("unterminated quoted CSV field");
-        if (line[i] == '"') {
-          if (i + 1 < line.size() && line[i + 1] == '"') {
-            cur += '"';
-            i += 2;
-            continue;
-          }
-          ++i;
-          break;
+        const size_t quote = line.find('"', i);
+        if (quote == std::string_view::npos) {
+          return InvalidArgument("unterminated quoted CSV field");
         }
-        cur += line[i++];
+        cur.append(line.substr(i, quote - i));
+        i = quote + 1;
+        if (i < line.size() && line[i] == '"') {  // a doubled quote is one quote
+          cur += '"';
+          ++i;
+          continue;
+        }
+        break;
       }
       if (i < line.size() && line[i] != ',') {
         return InvalidArgument("text after a closing quote in a CSV field");
       }
     } else {
-      while (i < line.size() && line[i] != ',') cur += line[i++];
+      const size_t end = std::min(line.find(',', i), line.size());
+      fields.emplace_back(line.substr(i, end - i));
+      i = end;
     }
-    fields.push_back(cur);
     if (i >= line.size()) break;
     ++i;  // the comma
   }

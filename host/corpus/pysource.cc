@@ -1,5 +1,6 @@
 #include "host/corpus/pysource.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 
@@ -108,6 +109,10 @@ class Lexer {
       return;
     }
     current_ = PyLogicalLine{};
+    // Room for the tokens of the physical line, at most one per two characters: most lines of
+    // code would otherwise grow the vector three or four times.
+    const size_t end = std::min(s_.find('\n', j), s_.size());
+    current_.tokens.reserve(std::min<size_t>((end - j) / 2 + 1, 32));
     current_.first_line = line_;
     current_.indent = col;
     in_line_ = true;

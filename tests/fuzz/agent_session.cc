@@ -4,7 +4,8 @@
 // through the agent's own framing, store and run registry.
 //
 // Each input runs against a new AgentServer with a new, empty store in a scratch directory (no
-// token, so no proof is needed; a fake counter budget, so no PMU is probed), which serves it one
+// token, so no proof is needed; a fake counter budget, so no PMU is probed; the CPU read from a
+// copy of /proc/cpuinfo's first CPU, made once), which serves it one
 // end of a socketpair (AgentServer::Serve: no port, so no TIME_WAIT, no connect). The target
 // plays the host at the other end: it sends a valid Hello and then the input (frames of
 // Envelopes, as tests/fuzz/make_seeds.cc writes them), closes its sending side and reads what
@@ -154,8 +155,23 @@ void CheckStore(const std::string& agent_dir, const std::string& store_dir) {
 }  // namespace
 }  // namespace ktune
 
+// The machine's identity, as agentd reads it from /proc/cpuinfo, in a file of one CPU's lines:
+// read at every AgentServer::Create, the kernel writes /proc/cpuinfo for every CPU anew.
+const std::string& CpuInfoCopy() {
+  static const std::string path = [] {
+    auto info = ktune::ReadFile("/proc/cpuinfo");
+    FUZZ_CHECK_OK(info);
+    const size_t end = info->find("\n\n");
+    const std::string file = ktune::FuzzScratchDir() + "/cpuinfo";
+    FUZZ_CHECK(ktune::WriteFileAtomic(file, info->substr(0, end)).ok());
+    return file;
+  }();
+  return path;
+}
+
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   ktune::agent::SetLogLevel(ktune::agent::LogLevel::kError);
+  CpuInfoCopy();
   return 0;
 }
 
@@ -166,8 +182,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (AsksForLongWork(std::string_view(reinterpret_cast<const char*>(data), size))) return -1;
   const std::string agent_dir = FuzzScratchDir() + "/agent";
   const std::string store_dir = agent_dir + "/store";
-  RemoveTree(agent_dir);
-  FUZZ_CHECK(fs::create_directory(agent_dir));
+  FUZZ_CHECK(fs::create_directory(agent_dir));  // the last input removed its own
 
   wire::Envelope hello;
   hello.mutable_hello()->set_protocol_version(kProtocolVersion);
@@ -181,6 +196,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.fake_counter_budget = 4;
   options.exec_wrapper = {agent_dir + "/no-such-wrapper"};
   options.fake_system_root = agent_dir + "/system";
+  options.fake_cpuinfo = CpuInfoCopy();
   {
     boost::asio::io_context io;
     // The server's threads (the measurer's) inherit this thread's signal mask: started
