@@ -1,21 +1,24 @@
 // Fuzzes ParseKernelSpec, which reads a kernel spec (kernels/<name>/<name>.kspec, anyone's text)
 // for khost tune, with what tune does next on the parsed spec that needs no compiler: its
-// constraints (host/util/expr.h) evaluated on a configuration, the tensors' dimensions, the ELF's
-// argv, the configuration space of a small grid; and --apply-best's rewriting of the spec text
-// (WithBestLine, WithoutBestLine).
+// constraints (host/util/expr.h) evaluated on a configuration, its work formulas (flops, bytes:
+// WorkOf), the tensors' dimensions, the ELF's argv, the configuration space of a small grid; and
+// --apply-best's rewriting of the spec text (WithBestLine, WithoutBestLine).
 //
 // Input: the text of a .kspec file.
 //
 // Asserts, beyond no crash and no sanitizer report:
 // - a parsed spec has a kernel name, sources and parameters, each with unique candidates, and a
 //   "best" that is empty or gives every parameter;
+// - its work at a configuration is finite and not negative, or an error that names the spec;
 // - the enumerated space of a grid of at most 4096 configurations keeps at most the grid, each
 //   configuration made of candidate values;
 // - the spec with a best line written in (as --apply-best does) parses to the same spec with that
 //   best, and the spec with it taken out parses to the same spec without one.
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,6 +81,13 @@ void CheckParsed(const KernelSpec& spec) {
   for (const SpecFormula& c : spec.constraints) {
     (void)c.expr.Evaluate(
         [&](const std::string& name) { return LookupName(spec, first, spec.shape, name); });
+  }
+  if (auto work = WorkOf(spec, first, spec.shape); work.ok()) {
+    for (const std::optional<double>& w : {work->flops, work->bytes}) {
+      FUZZ_CHECK(!w || (std::isfinite(*w) && *w >= 0));
+    }
+  } else {
+    FUZZ_CHECK(work.status().message().starts_with(std::string(kPath) + ":"));
   }
   for (const auto* list : {&spec.inputs, &spec.outputs}) {
     for (const TensorSpec& t : *list) (void)TensorDims(t, spec.shape);

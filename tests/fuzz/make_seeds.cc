@@ -228,7 +228,7 @@ void ResultsSeeds() {
   text += ToCsvLines(sampled);
   text += ToCsvLines(Row(1, 1, false, {OutcomeKind::kTimedOut, 0}));
   text += ToCsvLines(Row(2, 0, false, {OutcomeKind::kLaunchFailed, 0}));
-  Write("results_csv", "schema3", text);
+  Write("results_csv", "schema4", text);
   Write("results_csv", "torn", text.substr(0, text.size() - 17));
   Write("results_csv", "schema2",
         "schema,run_id,timestamp_ns,variant_index,variant,elf,params,pass,sampling,repetition,"
@@ -277,6 +277,14 @@ void RunMetaSeeds() {
   if (!WriteRunMeta(path, meta).ok()) std::abort();
   Write("run_meta", "run", ReadFile(path).value());
   fs::remove(path);
+}
+
+// A run as `khost db import` finds it: the results and metadata seeds above, joined by a NUL; and
+// the results alone (a run whose metadata is lost).
+void DbImportSeeds() {
+  const std::string results = ReadFile(g_out + "/results_csv/gen-schema4").value();
+  Write("db_import", "run", results + '\0' + ReadFile(g_out + "/run_meta/gen-run").value());
+  Write("db_import", "no-meta", results);
 }
 
 void NumberSeeds() {
@@ -469,6 +477,7 @@ int main(int argc, char** argv) {
   ktune::host::ResultsSeeds();
   ktune::host::SamplesSeeds();
   ktune::host::RunMetaSeeds();
+  ktune::host::DbImportSeeds();
   ktune::host::NumberSeeds();
   ktune::host::KernelOutputSeeds();
   ktune::host::ElfSeeds();
