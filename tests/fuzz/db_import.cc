@@ -57,8 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }();
   for (const char* suffix : {"-wal", "-shm"}) ::unlink((db_path + suffix).c_str());
   std::error_code ec;
-  std::filesystem::copy_file(empty, db_path, std::filesystem::copy_options::overwrite_existing,
-                             ec);
+  std::filesystem::copy_file(empty, db_path, std::filesystem::copy_options::overwrite_existing, ec);
   FUZZ_CHECK(!ec);
   auto db = TuningDb::Open({db_path, "fuzz"});
   FUZZ_CHECK_OK(db);
