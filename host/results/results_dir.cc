@@ -9,9 +9,11 @@
 #include <cerrno>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <type_traits>
 
 #include "common/fs.h"
 #include "common/strings.h"
+#include "host/util/json_integer.h"
 
 namespace ktune::host {
 namespace fs = std::filesystem;
@@ -154,16 +156,21 @@ nlohmann::ordered_json SystemJson(const SystemCheck& c) {
 
 SystemCheck SystemFromJson(const nlohmann::json& j) {
   SystemCheck c;
-  c.cpu = j.at("cpu").get<int>();
+  c.cpu = JsonInteger<int>(j.at("cpu"));
   ForEachOptional(
       [&j](const char* name, auto& field) {
         using Value = typename std::decay_t<decltype(field)>::value_type;
-        if (j.contains(name)) field = j.at(name).get<Value>();
+        if (!j.contains(name)) return;
+        if constexpr (std::is_integral_v<Value> && !std::is_same_v<Value, bool>) {
+          field = JsonInteger<Value>(j.at(name));
+        } else {
+          field = j.at(name).get<Value>();
+        }
       },
       c);
   for (const auto& z : j.value("thermal_zones", nlohmann::json::array())) {
     ThermalZone zone{z.at("type").get<std::string>(), std::nullopt};
-    if (z.contains("temp_mc")) zone.temp_mc = z.at("temp_mc").get<int64_t>();
+    if (z.contains("temp_mc")) zone.temp_mc = JsonInteger<int64_t>(z.at("temp_mc"));
     c.thermal_zones.push_back(std::move(zone));
   }
   return c;
@@ -249,15 +256,15 @@ Result<RunMeta> ParseRunMeta(const std::string& text, const std::string& where) 
     meta.core = j.at("core").get<std::string>();
     meta.requested = j.at("requested").get<std::vector<std::string>>();
     meta.order = j.value("order", std::string("sequential"));
-    meta.seed = j.value("seed", uint64_t{0});
+    meta.seed = JsonInteger(j, "seed", uint64_t{0});
     if (j.contains("adaptive")) {
       const auto& a = j.at("adaptive");
       meta.adaptive =
-          RacingOptions{a.at("min_reps").get<uint32_t>(), a.at("max_reps").get<uint32_t>(),
-                        a.at("target_ci").get<double>()};
+          RacingOptions{JsonInteger<uint32_t>(a.at("min_reps")),
+                        JsonInteger<uint32_t>(a.at("max_reps")), a.at("target_ci").get<double>()};
     }
-    meta.cooldown_ms = j.value("cooldown_ms", uint64_t{0});
-    meta.max_temp_mc = j.value("max_temp_mc", int64_t{0});
+    meta.cooldown_ms = JsonInteger(j, "cooldown_ms", uint64_t{0});
+    meta.max_temp_mc = JsonInteger(j, "max_temp_mc", int64_t{0});
     meta.events = j.at("events").get<std::vector<std::string>>();
     for (const auto& m : j.at("metrics")) {
       meta.metrics.push_back({m.at("name").get<std::string>(), m.at("formula").get<std::string>(),
@@ -271,7 +278,7 @@ Result<RunMeta> ParseRunMeta(const std::string& text, const std::string& where) 
       meta.agents = j.at("agents").get<std::vector<std::string>>();
       for (const auto& s : j.at("shards")) {
         meta.shards.push_back({s.at("id").get<std::string>(),
-                               s.at("variants").get<std::vector<uint32_t>>(),
+                               JsonIntegers<uint32_t>(s.at("variants")),
                                s.at("agent").get<std::string>(), s.at("state").get<std::string>()});
       }
     }
@@ -285,8 +292,9 @@ Result<RunMeta> ParseRunMeta(const std::string& text, const std::string& where) 
     }
     meta.build = j.value("build", std::map<std::string, std::string>());
     for (const auto& r : j.value("reused", nlohmann::json::array())) {
-      meta.reused.push_back({r.at("variant").get<uint32_t>(), r.at("run_id").get<std::string>(),
-                             r.at("measured_ns").get<int64_t>()});
+      meta.reused.push_back({JsonInteger<uint32_t>(r.at("variant")),
+                             r.at("run_id").get<std::string>(),
+                             JsonInteger<int64_t>(r.at("measured_ns"))});
     }
     return meta;
   } catch (const nlohmann::json::exception& e) {

@@ -7,12 +7,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "common/strings.h"
 #include "host/util/elf_symbols.h"
+#include "host/util/json_integer.h"
 #include "host/util/user_paths.h"
 
 namespace ktune::host {
@@ -33,24 +33,6 @@ std::string OutsideName(uint64_t ip, const std::vector<Mapping>& mappings) {
     }
   }
   return "[unknown]";
-}
-
-// A field that must be an integer from 0 to T's maximum. nlohmann's get<T>() converts a JSON
-// float with a cast, undefined beyond T's range ("1e300"), and cuts a larger integer short.
-template <typename T>
-T Unsigned(const json& j) {
-  if (!j.is_number_unsigned() || j.get<uint64_t>() > std::numeric_limits<T>::max()) {
-    throw json::type_error::create(
-        302, "expected an integer from 0 to " + std::to_string(std::numeric_limits<T>::max()), &j);
-  }
-  return static_cast<T>(j.get<uint64_t>());
-}
-
-std::vector<uint64_t> UnsignedList(const json& j) {
-  if (!j.is_array()) throw json::type_error::create(302, "expected a list of integers", &j);
-  std::vector<uint64_t> out;
-  for (const json& v : j) out.push_back(Unsigned<uint64_t>(v));
-  return out;
 }
 
 // A record's variant-wide part into v: name and ELF, lost and truncated samples, unsupported
@@ -251,25 +233,27 @@ Result<std::vector<ProfileRecord>> ParseSamples(std::string_view text, const std
     try {
       const json j = json::parse(line);
       ProfileRecord r;
-      r.variant_index = Unsigned<uint32_t>(j.at("variant_index"));
-      r.pass = Unsigned<uint32_t>(j.at("pass"));
-      r.repetition = Unsigned<uint32_t>(j.at("repetition"));
+      r.variant_index = JsonInteger<uint32_t>(j.at("variant_index"));
+      r.pass = JsonInteger<uint32_t>(j.at("pass"));
+      r.repetition = JsonInteger<uint32_t>(j.at("repetition"));
       r.profile.events = j.at("events").get<std::vector<std::string>>();
       r.profile.unsupported = j.at("unsupported").get<std::vector<std::string>>();
-      r.profile.samples = Unsigned<uint64_t>(j.at("samples"));
-      r.profile.lost = Unsigned<uint64_t>(j.at("lost"));
-      r.profile.truncated = j.contains("truncated") ? Unsigned<uint64_t>(j.at("truncated")) : 0;
+      r.profile.samples = JsonInteger<uint64_t>(j.at("samples"));
+      r.profile.lost = JsonInteger<uint64_t>(j.at("lost"));
+      r.profile.truncated = j.contains("truncated") ? JsonInteger<uint64_t>(j.at("truncated")) : 0;
       for (const json& h : j.at("hits")) {
-        r.profile.hits.push_back({Unsigned<uint32_t>(h.at(0)), Unsigned<uint64_t>(h.at(1)),
-                                  Unsigned<uint64_t>(h.at(2)), Unsigned<uint64_t>(h.at(3))});
+        r.profile.hits.push_back({JsonInteger<uint32_t>(h.at(0)), JsonInteger<uint64_t>(h.at(1)),
+                                  JsonInteger<uint64_t>(h.at(2)), JsonInteger<uint64_t>(h.at(3))});
       }
       for (const json& c : j.at("chains")) {
-        r.profile.chains.push_back({Unsigned<uint32_t>(c.at(0)), UnsignedList(c.at(3)),
-                                    Unsigned<uint64_t>(c.at(1)), Unsigned<uint64_t>(c.at(2))});
+        r.profile.chains.push_back({JsonInteger<uint32_t>(c.at(0)), JsonIntegers<uint64_t>(c.at(3)),
+                                    JsonInteger<uint64_t>(c.at(1)),
+                                    JsonInteger<uint64_t>(c.at(2))});
       }
       for (const json& m : j.at("mappings")) {
-        r.profile.mappings.push_back({Unsigned<uint64_t>(m.at(0)), Unsigned<uint64_t>(m.at(1)),
-                                      Unsigned<uint64_t>(m.at(2)), m.at(3).get<std::string>()});
+        r.profile.mappings.push_back({JsonInteger<uint64_t>(m.at(0)),
+                                      JsonInteger<uint64_t>(m.at(1)),
+                                      JsonInteger<uint64_t>(m.at(2)), m.at(3).get<std::string>()});
       }
       out.push_back(std::move(r));
     } catch (const json::exception& e) {

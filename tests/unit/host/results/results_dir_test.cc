@@ -331,6 +331,43 @@ TEST_CASE("run metadata with text that is not UTF-8 is written, the bytes replac
   std::filesystem::remove(path);
 }
 
+// Found by the run_meta fuzz target's 10-minute run (issue 39, UBSan: "-5.55556e+19 is outside
+// the range of representable values of type 'unsigned long'"): a JSON float such as
+// "cooldown_ms": -55555555555555555550 was cast to the field's integer type, which is undefined
+// beyond its range; "-1" became the largest count.
+TEST_CASE("numbers in run metadata must be integers that fit their fields") {
+  RunMeta meta;
+  meta.run_id = "r1";
+  meta.plan = "probed";
+  meta.shards = {{"s1", {0, 1}, "a", "done"}};
+  meta.agents = {"a"};
+  const std::string text = RunMetaJson(meta);
+  REQUIRE(ParseRunMeta(text, "m.json").ok());
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"cooldown_ms", "-55555555555555555550"},
+      {"cooldown_ms", "-1"},
+      {"cooldown_ms", "2.5"},
+      {"seed", "1e300"},
+      {"seed", "18446744073709551616"},
+      {"max_temp_mc", "9223372036854775808"},
+      {"shards", R"([{"id": "s1", "variants": [4294967296], "agent": "a", "state": "done"}])"},
+  };
+  for (const auto& [field, value] : bad) {
+    nlohmann::json j = nlohmann::json::parse(text);
+    j[field] = nlohmann::json::parse(value);
+    auto back = ParseRunMeta(j.dump(), "m.json");
+    CHECK_MESSAGE(!back.ok(), (field + ": " + value));
+    if (!back.ok()) CHECK(back.status().message().starts_with("m.json: "));
+  }
+  nlohmann::json edges = nlohmann::json::parse(text);
+  edges["seed"] = UINT64_MAX;
+  edges["max_temp_mc"] = INT64_MIN;
+  auto back = ParseRunMeta(edges.dump(), "m.json");
+  REQUIRE(back.ok());
+  CHECK(back->seed == UINT64_MAX);
+  CHECK(back->max_temp_mc == INT64_MIN);
+}
+
 RepetitionRow ShardRow(const std::string& shard, uint32_t variant, uint32_t repetition) {
   RepetitionRow r;
   r.run_id = shard;
