@@ -3,8 +3,10 @@
 // prepared once per connection and kept.
 #include <sqlite3.h>
 #include <cctype>
+#include <chrono>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "common/fs.h"
 #include "host/db/sql.h"
@@ -201,7 +203,20 @@ Result<std::unique_ptr<SqlConnection>> OpenSqlite(const std::string& path, bool 
   std::unique_ptr<SqlConnection> conn = std::make_unique<SqliteConnection>(db, path);
   // Reading the schema's first page tells a database from another file before anything writes.
   KT_RETURN_IF_ERROR(conn->Query("SELECT count(*) FROM sqlite_master").status());
-  KT_RETURN_IF_ERROR(conn->Exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL"));
+  // Turning a new file to WAL upgrades the pragma's own read lock to a write lock, for which
+  // SQLite does not call the busy handler (two connections each holding a read lock would wait
+  // for each other): while another process opens the file too, it fails at once as busy. It is
+  // tried again, within the busy timeout, as a lock is waited for.
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
+  for (;;) {
+    Status wal = conn->Exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
+    if (wal.ok()) break;
+    if (wal.code() != ErrorCode::kUnavailable || std::chrono::steady_clock::now() >= give_up) {
+      return wal;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   return conn;
 }
 
