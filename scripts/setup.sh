@@ -67,8 +67,9 @@ packages=(
   # khost tune: the other cross toolchain its tests build for.
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
 
-  # scripts/fuzz.sh: libFuzzer and clang's sanitizer runtimes.
-  libclang-rt-19-dev
+  # scripts/fuzz.sh: libFuzzer and clang's sanitizer runtimes; zstd for the campaigns' corpora
+  # (tests/fuzz/campaign/*.tar.zst).
+  libclang-rt-19-dev zstd
 
   # khost analyze's tests load the HTML report in headless Chromium and check the statistics
   # (Boost.Math, in libboost-dev) against scipy.
