@@ -51,7 +51,8 @@ Status WriteSearchMeta(const std::string& search_path, const SearchMeta& meta) {
   if (meta.pending) {
     j["pending"] = {{"run", meta.pending->run_id}, {"configs", meta.pending->configs}};
   }
-  if (!meta.warm_start.empty()) {
+  // A warm start without configurations still says why there are none.
+  if (!meta.warm_start.empty() || !meta.warm_about.empty()) {
     j["warm_start"] = {
         {"configs", meta.warm_start}, {"about", meta.warm_about}, {"here", meta.warm_here}};
   }

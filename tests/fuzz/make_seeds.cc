@@ -17,8 +17,10 @@
 #include "common/hash.h"
 #include "common/manifest.h"
 #include "common/results.h"
+#include "host/corpus/corpus.h"
 #include "host/results/results_dir.h"
 #include "host/results/samples.h"
+#include "host/search/search_files.h"
 #include "protocol/convert.h"
 #include "protocol/frame_codec.h"
 #include "tests/fuzz/fuzz_util.h"
@@ -287,6 +289,39 @@ void DbImportSeeds() {
   Write("db_import", "no-meta", results);
 }
 
+// A search's metadata as khost tune --strategy writes it: its command line, a batch being
+// measured, a warm start of which one configuration was measured here; and one whose warm
+// start has no configurations, only why.
+void SearchMetaSeeds() {
+  const std::string search = g_out + "/.search.csv", json = g_out + "/.search.json";
+  SearchMeta meta{{"khost", "tune", "matmul", "--strategy", "bayes"},
+                  12.5,
+                  SearchMeta::Batch{"20260101T000000.000Z-abcdef", {{32, 64}, {16, 8}}}};
+  meta.warm_start = {{64, 64}, {32, 32}};
+  meta.warm_about = "2 configurations from an earlier run";
+  meta.warm_here = 1;
+  if (!WriteSearchMeta(search, meta).ok()) std::abort();
+  Write("search_meta", "pending", ReadFile(json).value());
+  meta.pending.reset();
+  meta.warm_start = {};
+  meta.warm_about = "none: no earlier run of this kernel";
+  meta.warm_here = 0;
+  if (!WriteSearchMeta(search, meta).ok()) std::abort();
+  Write("search_meta", "no-warm-start", ReadFile(json).value());
+  fs::remove(json);
+}
+
+// A sampled corpus's index.json: two kernels from one model, one of them a reduction.
+void CorpusIndexSeeds() {
+  CorpusIndex index;
+  index.sampled_with = "n=2 long_portion=0.5 long_pool=10 seed=1";
+  index.kernels = {{"triton_poi_fused_add_0", "mlp_small", "mlp_small/output_code.py", 12, 40, 29,
+                    "pointwise", std::string(64, 'a'), "kernels/triton_poi_fused_add_0.py"},
+                   {"triton_red_fused_sum_1", "mlp_small", "mlp_small/output_code.py", 44, 90, 47,
+                    "reduction", std::string(64, 'b'), "kernels/triton_red_fused_sum_1.py"}};
+  Write("corpus_index", "sampled", CorpusIndexJson(index));
+}
+
 void NumberSeeds() {
   for (const char* n : {"0.012", "5e-05", "-0", "123456789012345678", "1.7976931348623157e308",
                         "4.9e-324", "2.2250738585072014e-308", "-nan", "inf", "0x1p3", "1e400"}) {
@@ -478,6 +513,8 @@ int main(int argc, char** argv) {
   ktune::host::SamplesSeeds();
   ktune::host::RunMetaSeeds();
   ktune::host::DbImportSeeds();
+  ktune::host::SearchMetaSeeds();
+  ktune::host::CorpusIndexSeeds();
   ktune::host::NumberSeeds();
   ktune::host::KernelOutputSeeds();
   ktune::host::ElfSeeds();

@@ -40,6 +40,17 @@ TEST_CASE("the metadata keeps the arguments, the seconds and the batch being mea
   CHECK(read->warm_here == 1);
   CHECK(read->pending->run_id == "R1");
 
+  // No configurations, and why: kept (the search_meta fuzz target's round trip lost it).
+  meta.warm_start = {};
+  meta.warm_about = "none: no earlier run of this kernel";
+  meta.warm_here = 0;
+  REQUIRE(WriteSearchMeta(path, meta).ok());
+  read = ReadSearchMeta(path);
+  REQUIRE(read.ok());
+  CHECK(read->warm_start.empty());
+  CHECK(read->warm_about == "none: no earlier run of this kernel");
+  CHECK(read->warm_here == 0);
+
   // Written before "here" was: every configuration counts as measured here, as it did then.
   const std::string json = path.substr(0, path.size() - 4) + ".json";
   REQUIRE(WriteFileAtomic(json, R"({"argv": [], "elapsed_s": 0, "warm_start": )"
