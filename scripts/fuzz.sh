@@ -94,10 +94,9 @@ save_corpus() {  # target
     echo "    corpus not kept: the merge failed (log: $runs/$t/merge.log)"
     return 0
   fi
-  for seed in "$repo/tests/fuzz/corpus/$t"/*; do rm -f "$merged/$(basename "$seed")"; done
-  # libFuzzer names an input by its SHA-1, so a seed it copied is found by its content.
+  # Each seed by its name, and by its SHA-1 should libFuzzer have copied it (it names inputs so).
   for seed in "$repo/tests/fuzz/corpus/$t"/*; do
-    rm -f "$merged/$(sha1sum <"$seed" | cut -d' ' -f1)"
+    rm -f "$merged/$(basename "$seed")" "$merged/$(sha1sum <"$seed" | cut -d' ' -f1)"
   done
   tar --zstd -cf "$archive" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
     -C "$merged" .

@@ -64,8 +64,7 @@ void RenderEntries(const std::vector<HelpEntry>& entries, size_t width, std::str
 }
 
 // roff text: a backslash as roff's \e, a leading dot or quote kept from being read as a request,
-// and
-// '-' as the minus of an option.
+// and '-' as the minus of an option.
 std::string Roff(const std::string& text) {
   std::string out;
   for (char c : text) {

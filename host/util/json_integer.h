@@ -21,10 +21,11 @@ T JsonInteger(const nlohmann::json& j) {
   static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>);
   constexpr auto kMax = static_cast<uint64_t>(std::numeric_limits<T>::max());
   constexpr auto kMin = static_cast<int64_t>(std::numeric_limits<T>::min());
-  if (j.is_number_unsigned() && j.get<uint64_t>() <= kMax) return static_cast<T>(j.get<uint64_t>());
-  if (j.is_number_integer() && !j.is_number_unsigned() && j.get<int64_t>() >= kMin &&
-      (j.get<int64_t>() < 0 || static_cast<uint64_t>(j.get<int64_t>()) <= kMax)) {
-    return static_cast<T>(j.get<int64_t>());
+  if (j.is_number_unsigned()) {
+    if (j.get<uint64_t>() <= kMax) return static_cast<T>(j.get<uint64_t>());
+  } else if (j.is_number_integer()) {
+    const int64_t v = j.get<int64_t>();
+    if (v >= kMin && (v < 0 || static_cast<uint64_t>(v) <= kMax)) return static_cast<T>(v);
   }
   throw nlohmann::json::type_error::create(
       302, "expected an integer from " + std::to_string(kMin) + " to " + std::to_string(kMax), &j);
