@@ -95,6 +95,9 @@ Status FsyncDirectory(const std::string& dir) {
 
 void RemoveTree(const std::string& path) {
   std::error_code ec;
+  // One walk when every directory is writable, as most are; a read-only one (a bundle's tree)
+  // fails the removal, and then its write permission is restored and the rest removed.
+  if (std::filesystem::remove_all(path, ec) != static_cast<std::uintmax_t>(-1) && !ec) return;
   for (auto it = std::filesystem::recursive_directory_iterator(path, ec);
        !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
     if (it->symlink_status(ec).type() == std::filesystem::file_type::directory) {

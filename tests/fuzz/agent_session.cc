@@ -3,7 +3,7 @@
 // BlobChunk, PushCommit, RunRequest, FetchRun, TuneSystem, and messages a host must not send --
 // through the agent's own framing, store and run registry.
 //
-// Each input runs against a new AgentServer with a new, empty store in a scratch directory (no
+// Each input runs against a new AgentServer with an empty store in a scratch directory (no
 // token, so no proof is needed; a fake counter budget, so no PMU is probed; the CPU read from a
 // copy of /proc/cpuinfo's first CPU, made once), which serves it one
 // end of a socketpair (AgentServer::Serve: no port, so no TIME_WAIT, no connect). The target
@@ -152,6 +152,20 @@ void CheckStore(const std::string& agent_dir, const std::string& store_dir) {
   FUZZ_CHECK(!ec);
 }
 
+// Leaves the store as an agent finds a new one once it opened it: its top directories, empty.
+// Removing and making them again for each input took a fifth of the target's time.
+void EmptyStore(const std::string& store_dir) {
+  for (const auto& entry : fs::directory_iterator(store_dir)) {
+    if (!entry.is_directory() || entry.is_symlink()) {
+      RemoveTree(entry.path().string());
+      continue;
+    }
+    for (const auto& inside : fs::directory_iterator(entry.path())) {
+      RemoveTree(inside.path().string());
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ktune
 
@@ -182,7 +196,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (AsksForLongWork(std::string_view(reinterpret_cast<const char*>(data), size))) return -1;
   const std::string agent_dir = FuzzScratchDir() + "/agent";
   const std::string store_dir = agent_dir + "/store";
-  FUZZ_CHECK(fs::create_directory(agent_dir));  // the last input removed its own
+  fs::create_directory(agent_dir);  // the first input's; the last input emptied its store
 
   wire::Envelope hello;
   hello.mutable_hello()->set_protocol_version(kProtocolVersion);
@@ -216,6 +230,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     io.poll();
   }
   CheckStore(agent_dir, store_dir);
-  RemoveTree(agent_dir);
+  EmptyStore(store_dir);
   return 0;
 }

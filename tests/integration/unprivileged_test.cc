@@ -1,8 +1,11 @@
 // agentd as an ordinary user, as it runs on most boards: it must store bundles, run them, and
 // count what perf_event_paranoid allows, saying so. When the tests run as root, the agent is
 // started as nobody (util-linux's setpriv); otherwise every test already runs unprivileged.
+// Also common/fs.h RemoveTree as such a user, whom a read-only directory stops, as it does not
+// stop root.
 #include <doctest/doctest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -60,6 +63,38 @@ TEST_CASE("an unprivileged agent stores, runs and counts what it may") {
       CHECK((fs::status(e.path()).permissions() & fs::perms::owner_write) == fs::perms::none);
     }
   }
+}
+
+TEST_CASE("RemoveTree removes read-only directories for a user whom they stop") {
+  // Root removes from a read-only directory anyway, so the first removal fails, and the
+  // permissions are restored, only for another user: the tree is nobody's, removed as nobody.
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: tests/unit/common/fs_test.cc removes such a tree as this user");
+    return;
+  }
+  test::TempDir tmp;
+  fs::permissions(tmp.path(), fs::perms(0711));
+  const std::string parent = tmp.path() + "/nobodys";
+  const std::string top = parent + "/tree";
+  fs::create_directories(top + "/a/b");
+  REQUIRE(WriteFileAtomic(top + "/a/b/f", "x", 0444).ok());
+  const uid_t nobody = 65534;
+  for (const std::string& p : {top + "/a/b/f", top + "/a/b", top + "/a", top, parent}) {
+    REQUIRE(::chown(p.c_str(), nobody, nobody) == 0);
+  }
+  for (const std::string& d : {top + "/a/b", top + "/a"}) fs::permissions(d, fs::perms(0555));
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    if (::setgid(nobody) != 0 || ::setuid(nobody) != 0) ::_exit(2);
+    RemoveTree(top);
+    ::_exit(fs::exists(top) ? 1 : 0);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK_FALSE(fs::exists(top));
 }
 
 }  // namespace
