@@ -325,6 +325,7 @@ Result<ReceivedRun> ResumeSweep(const FetchAsk& ask, ReceiveSetup setup) {
   const KernelDir& dir = *ask.dir;
   const std::string run_id = setup.meta.run_id;
   KT_ASSIGN_OR_RETURN(const wire::RunRequest request, ReadSweepRequest(setup.results_path));
+  KT_RETURN_IF_ERROR(CheckSweepShards(setup.meta, request, RunMetaPath(setup.results_path)));
   KT_ASSIGN_OR_RETURN(std::vector<SweepAgent> agents, OpenAgentsBack(ask, setup.meta));
   KT_ASSIGN_OR_RETURN(Manifest manifest, BuildManifest(dir));
   if (BundleId(manifest) != request.bundle_id()) {
@@ -400,6 +401,8 @@ Result<ReceivedRun> FetchRun(const FetchAsk& ask) {
   if (setup.meta.shards.size() == 1 && setup.meta.shards[0].id == run_id) {
     variants = setup.meta.shards[0].variants;
     KT_ASSIGN_OR_RETURN(setup.request, ReadSweepRequest(setup.results_path));
+    KT_RETURN_IF_ERROR(
+        CheckSweepShards(setup.meta, *setup.request, RunMetaPath(setup.results_path)));
   }
   auto got = Recorded(ReceiveRun(*session->conn, fetch, std::move(setup), std::move(variants)),
                       ask.recorder);

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <string_view>
 #include <thread>
 
 #include "common/fs.h"
@@ -218,9 +219,8 @@ class Worker {
     state_.shards[index].state = rest.empty() ? "done" : "moved";
     if (!rest.empty()) {
       state_.queue.push_front(state_.shards.size());
-      // Shard n is <run_id>_<n>: the new one takes the next number.
       state_.shards.push_back(
-          {ShardRunId(setup_.request.run_id(), state_.shards.size()), rest, "", "pending"});
+          {NextShardId(setup_.request.run_id(), state_.shards), rest, "", "pending"});
     }
     SaveShards();
     DropLocked(why + (rest.empty() ? ""
@@ -295,6 +295,49 @@ Result<wire::RunRequest> ReadSweepRequest(const std::string& results_path) {
   return request;
 }
 
+std::string NextShardId(const std::string& run_id, const std::vector<RunMeta::Shard>& shards) {
+  std::set<std::string> taken;
+  for (const RunMeta::Shard& s : shards) taken.insert(s.id);
+  size_t n = shards.size();
+  while (taken.count(ShardRunId(run_id, n))) ++n;
+  return ShardRunId(run_id, n);
+}
+
+Status CheckSweepShards(const RunMeta& meta, const wire::RunRequest& request,
+                        const std::string& meta_path) {
+  const size_t variants = static_cast<size_t>(request.variants_size());
+  std::set<std::string> seen;
+  for (const RunMeta::Shard& shard : meta.shards) {
+    const std::string_view number =
+        std::string_view(shard.id).substr(std::min(shard.id.size(), meta.run_id.size() + 1));
+    const bool numbered = shard.id.size() > meta.run_id.size() + 1 &&
+                          shard.id.compare(0, meta.run_id.size() + 1, meta.run_id + "_") == 0 &&
+                          number.find_first_not_of("0123456789") == std::string_view::npos;
+    if (shard.id != meta.run_id && !numbered) {
+      return InvalidArgument(meta_path + ": a shard is named '" + shard.id + "', not " +
+                             meta.run_id + " or " + meta.run_id +
+                             "_<n>; the file is not one khost wrote");
+    }
+    if (!seen.insert(shard.id).second) {
+      return InvalidArgument(meta_path + ": two shards are named " + shard.id);
+    }
+    for (uint32_t v : shard.variants) {
+      if (v >= variants) {
+        return InvalidArgument(meta_path + ": shard " + shard.id + " lists variant " +
+                               std::to_string(v) + ", but the run's request has " +
+                               std::to_string(variants) + " variants; the files are not one run's");
+      }
+    }
+    static const std::set<std::string> kStates = {"pending", "measuring", "done", "moved",
+                                                  "merged"};
+    if (!kStates.count(shard.state)) {
+      return InvalidArgument(meta_path + ": shard " + shard.id + " is in state '" + shard.state +
+                             "' (pending, measuring, done, moved or merged)");
+    }
+  }
+  return Status::Ok();
+}
+
 ResumePlan PlanResume(std::vector<RunMeta::Shard> shards, const std::vector<std::string>& back,
                       const std::vector<RepetitionRow>& rows, size_t rows_per_variant,
                       const std::string& run_id) {
@@ -319,8 +362,7 @@ ResumePlan PlanResume(std::vector<RunMeta::Shard> shards, const std::vector<std:
                          " is not back: " + std::to_string(rest.size()) + " variants of shard " +
                          shard.id + " go to the others");
     shards[i].state = rest.empty() ? "done" : "moved";
-    // Shard n is <run_id>_<n>: a new one takes the next number.
-    if (!rest.empty()) shards.push_back({ShardRunId(run_id, shards.size()), rest, "", "pending"});
+    if (!rest.empty()) shards.push_back({NextShardId(run_id, shards), rest, "", "pending"});
   }
   plan.shards = std::move(shards);
   return plan;

@@ -76,6 +76,18 @@ Result<bool> RunSweep(std::vector<SweepAgent>& agents, SweepSetup setup, RunSink
 Status WriteSweepRequest(const std::string& results_path, const wire::RunRequest& request);
 Result<wire::RunRequest> ReadSweepRequest(const std::string& results_path);
 
+// Pure: the id of a shard added to `shards`: <run_id>_<n>, n the shards' count, or the next n
+// that no shard has (shards all of whose variants were reused are left out of the plan, so the
+// ids need not run 0, 1, 2...).
+std::string NextShardId(const std::string& run_id, const std::vector<RunMeta::Shard>& shards);
+
+// Pure: whether a sweep's shards, read back from its metadata (`meta_path`), fit its request,
+// read back too: each is named by the run's id, alone or with _<n>, no two alike; each lists
+// variants of the request only; each is in a state khost writes. khost run --resume refuses
+// files that do not, naming the first thing wrong, before it asks any agent.
+Status CheckSweepShards(const RunMeta& meta, const wire::RunRequest& request,
+                        const std::string& meta_path);
+
 // What khost run --resume does with a sweep's shards (pure), given the agents that answer again
 // (`back`, by name) and what the results file holds (`rows`, `rows_per_variant` by the plan): a
 // shard its agent was measuring is resumed there; with that agent not back, its variants that

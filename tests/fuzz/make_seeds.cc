@@ -289,6 +289,57 @@ void DbImportSeeds() {
   Write("db_import", "no-meta", results);
 }
 
+// A sweep as khost run --resume finds it, for sweep_resume: the metadata (agents k1 and k2, three
+// shards: done, measuring, pending), a NUL, the results file (rows of the first two shards), a
+// NUL, the whole request (five variants, two repetitions); and one whose first shard was all
+// reused, so left out (ids from r_1), the second shard moved and its rest pending.
+void SweepResumeSeeds() {
+  const std::string run_id = "20260101T000000.000Z-abcdef";
+  wire::RunRequest request;
+  request.set_run_id(run_id);
+  request.set_bundle_id(std::string(64, 'b'));
+  request.set_repetitions(2);
+  for (int v = 0; v < 5; ++v) {
+    auto* variant = request.add_variants();
+    variant->set_name("matmul_" + std::to_string(v) + ".elf");
+    variant->set_elf_path("matmul/run/bin/" + variant->name());
+  }
+  const auto seed = [&](const std::string& name, std::vector<RunMeta::Shard> shards,
+                        const std::vector<std::pair<std::string, uint32_t>>& rows) {
+    RunMeta meta;
+    meta.run_id = run_id;
+    meta.kernel = "matmul";
+    meta.agent = "k1, k2";
+    meta.events = {"task-clock"};
+    meta.passes = {{"task-clock"}};
+    meta.plan = "probed";
+    meta.complete = false;
+    meta.agents = {"k1", "k2"};
+    meta.shards = std::move(shards);
+    const std::string path = g_out + "/.sweep.json";
+    if (!WriteRunMeta(path, meta).ok()) std::abort();
+    std::string csv = std::string(kResultsHeader) + "\n";
+    for (const auto& [shard, variant] : rows) {
+      for (uint32_t rep = 0; rep < 2; ++rep) {
+        RepetitionRow row = Row(variant, rep, true, {OutcomeKind::kExited, 0});
+        row.run_id = shard;
+        csv += ToCsvLines(row);
+      }
+    }
+    Write("sweep_resume", name,
+          ReadFile(path).value() + '\0' + csv + '\0' + request.SerializeAsString());
+    fs::remove(path);
+  };
+  seed("sweep",
+       {{run_id + "_0", {0, 1}, "k1", "done"},
+        {run_id + "_1", {2, 3}, "k2", "measuring"},
+        {run_id + "_2", {4}, "", "pending"}},
+       {{run_id + "_0", 0}, {run_id + "_0", 1}, {run_id + "_1", 2}});
+  seed("reused-first",
+       {{run_id + "_1", {2, 3}, "k2", "moved"}, {run_id + "_2", {3}, "", "pending"}},
+       {{run_id + "_1", 2}});
+}
+
 // A search's metadata as khost tune --strategy writes it: its command line, a batch being
 // measured, a warm start of which one configuration was measured here; and one whose warm
 // start has no configurations, only why.
@@ -513,6 +564,7 @@ int main(int argc, char** argv) {
   ktune::host::SamplesSeeds();
   ktune::host::RunMetaSeeds();
   ktune::host::DbImportSeeds();
+  ktune::host::SweepResumeSeeds();
   ktune::host::SearchMetaSeeds();
   ktune::host::CorpusIndexSeeds();
   ktune::host::NumberSeeds();

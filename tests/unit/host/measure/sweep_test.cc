@@ -135,5 +135,59 @@ TEST_CASE("a shard's request: the run's settings, the shard's variants and id") 
   CHECK(cut.variants(1).name() == "a.elf");
 }
 
+TEST_CASE("a sweep's shards read back must fit its request: ids, variants, states") {
+  wire::RunRequest request;
+  for (const char* name : {"a.elf", "b.elf", "c.elf"}) request.add_variants()->set_name(name);
+  RunMeta meta;
+  meta.run_id = "r";
+  const auto check = [&](std::vector<RunMeta::Shard> shards) {
+    meta.shards = std::move(shards);
+    return CheckSweepShards(meta, request, "k/run/results/r.json");
+  };
+  CHECK(check({}).ok());
+  CHECK(check({{"r", {0, 1, 2}, "k1", "measuring"}}).ok());
+  CHECK(
+      check(
+          {{"r_0", {0, 1}, "k1", "moved"}, {"r_1", {2}, "k2", "done"}, {"r_2", {1}, "", "pending"}})
+          .ok());
+  // Shard r_0 was all reused, so left out; a single shard's moved variants went to r_1.
+  CHECK(check({{"r_1", {0}, "k1", "merged"}, {"r_2", {1}, "k2", "done"}}).ok());
+  CHECK(check({{"r", {0, 1}, "k1", "moved"}, {"r_1", {1}, "", "pending"}}).ok());
+
+  // A variant past the request's: ShardRequest would read past its variants.
+  const Status past = check({{"r_0", {0, 3}, "k1", "pending"}});
+  REQUIRE_FALSE(past.ok());
+  CHECK(past.message() ==
+        "k/run/results/r.json: shard r_0 lists variant 3, but the run's request has 3 variants; "
+        "the files are not one run's");
+  const Status twice = check({{"r_0", {0}, "", "pending"}, {"r_0", {1}, "", "pending"}});
+  REQUIRE_FALSE(twice.ok());
+  CHECK(twice.message() == "k/run/results/r.json: two shards are named r_0");
+  for (const char* id : {"../r_0", "r_", "r_1x", "q_1", "r1"}) {
+    const Status named = check({{id, {0}, "", "pending"}});
+    REQUIRE_FALSE(named.ok());
+    CHECK(named.message() == "k/run/results/r.json: a shard is named '" + std::string(id) +
+                                 "', not r or r_<n>; the file is not one khost wrote");
+  }
+  const Status state = check({{"r_0", {0}, "", "lost"}});
+  REQUIRE_FALSE(state.ok());
+  CHECK(state.message().find("'lost' (pending, measuring, done, moved or merged)") !=
+        std::string::npos);
+}
+
+TEST_CASE("a shard added takes the next id no shard has: ids may skip a shard all reused") {
+  CHECK(NextShardId("r", {}) == "r_0");
+  CHECK(NextShardId("r", {{"r", {0}, "", "moved"}}) == "r_1");
+  CHECK(NextShardId("r", {{"r_0", {0}, "", "done"}, {"r_1", {1}, "", "done"}}) == "r_2");
+  // r_0's variants were all reused: two shards, the next number (2) is taken.
+  CHECK(NextShardId("r", {{"r_1", {0}, "", "done"}, {"r_2", {1}, "", "done"}}) == "r_3");
+  // --resume moving both, with no agent back: r_3, then r_4, never a second r_2.
+  const ResumePlan plan = PlanResume(
+      {{"r_1", {0}, "k1", "measuring"}, {"r_2", {1}, "k2", "measuring"}}, {}, {}, 1, "r");
+  REQUIRE(plan.shards.size() == 4);
+  CHECK(plan.shards[2].id == "r_3");
+  CHECK(plan.shards[3].id == "r_4");
+}
+
 }  // namespace
 }  // namespace ktune::host
