@@ -6,7 +6,9 @@
 #             peakflops_avx_fma (GFLOP/s)
 #   memory    read, write, copy and triad at a working set in each level, from likwid-topology's
 #             caches (half of L1, half of L2, half of the last cache, 4x the last cache):
-#             roofline_bandwidth against load_avx, store_avx, copy_avx and stream_avx (GB/s), each
+#             roofline_bandwidth against load_avx, store_avx, copy_avx and stream_avx (GB/s); and
+#             against likwid-bench running ktune's loop: for read sum_avx (ktune's read sums what
+#             it loads), for copy and triad the stock instructions in ktune's order (below); each
 #             likwid-bench run at the working set of ktune's point (the largest at or below the
 #             level's): both count every array the stream touches, and the bytes the program
 #             moves, without write-allocate traffic.
@@ -34,6 +36,32 @@ tmp=$(mktemp -d /tmp/ktune-bench-roofline.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 export XDG_CONFIG_HOME=$tmp/home XDG_DATA_HOME=$tmp/home/data XDG_CACHE_HOME=$tmp/home/cache
 
+# likwid-bench's copy_avx and stream_avx load four vectors, then store the four; the loops gcc
+# makes of ktune's copy and triad store each vector right after its load. On the Zen core this
+# was measured on, that order alone moves an L1 copy 20-30% faster (docs/BENCHMARKS.md
+# "Roofline"). So copy and triad are also measured by likwid-bench in ktune's order: the same
+# instructions, each store moved up to its load, as benchmarks of likwid-bench's own format that
+# it builds and runs from $HOME/.likwid/bench/x86-64/ (likwid-bench(1)); its harness, timing and
+# counting unchanged. ktune's read is a sum, as likwid-bench's own sum_avx is.
+likwid_home=$tmp/likwid-home
+mkdir -p "$likwid_home/.likwid/bench/x86-64"
+{
+  printf 'STREAMS 2\nTYPE DOUBLE\nFLOPS 0\nBYTES 16\nLOOP 16\n'
+  for i in 0 1 2 3; do
+    printf 'vmovaps ymm%d, [STR0 + GPR1 * 8 + %d]\n' $((i + 1)) $((i * 32))
+    printf 'vmovaps [STR1 + GPR1 * 8 + %d], ymm%d\n' $((i * 32)) $((i + 1))
+  done
+} >"$likwid_home/.likwid/bench/x86-64/copy_avx_interleaved.ptt"
+{
+  printf 'STREAMS 3\nTYPE DOUBLE\nFLOPS 2\nBYTES 24\nvmovaps ymm1, [rip+SCALAR]\nLOOP 16\n'
+  for i in 0 1 2 3; do
+    printf 'vmovaps ymm%d, [STR1 + GPR1 * 8 + %d]\n' $((i + 2)) $((i * 32))
+    printf 'vmulpd ymm%d, ymm%d, ymm1\n' $((i + 2)) $((i + 2))
+    printf 'vaddpd ymm%d, ymm%d, [STR2 + GPR1 * 8 + %d]\n' $((i + 2)) $((i + 2)) $((i * 32))
+    printf 'vmovaps [STR0 + GPR1 * 8 + %d], ymm%d\n' $((i * 32)) $((i + 2))
+  done
+} >"$likwid_home/.likwid/bench/x86-64/stream_avx_interleaved.ptt"
+
 # The caches' sizes in bytes, from likwid-topology ("Size: 32 kB" per level, kB = 1024 there).
 mapfile -t caches < <(likwid-topology 2>/dev/null | awk '
   /^Size:/ { n = $2; u = $3; f = (u == "kB") ? 1024 : (u == "MB") ? 1048576 : 1; print n * f }')
@@ -46,7 +74,7 @@ levels+=("DRAM:$((last * 4))")
 
 # likwid-bench's figure for TEST at SIZE bytes: MFlops/s or MByte/s, in G.
 likwid() {  # test size_bytes field
-  likwid-bench -t "$1" -w "S0:${2}B:1" -s 1 2>/dev/null |
+  HOME=$likwid_home likwid-bench -t "$1" -w "S0:${2}B:1" -s 1 2>/dev/null |
     awk -v f="$3" '$0 ~ f":" { print $NF / 1000; exit }'
 }
 # From khost roofline's JSON: "bytes gbytes_per_s" of STREAM's largest point at or below SIZE.
@@ -66,7 +94,7 @@ print([c['gflops'] for c in json.load(open(sys.argv[1]))['compute'] if c['name']
 " "$@"
 }
 
-rows=$tmp/rows.tsv  # round, ceiling, ktune, likwid
+rows=$tmp/rows.tsv  # round, ceiling, ktune, likwid, likwid running ktune's loop (or -)
 for ((round = 1; round <= ROUNDS; ++round)); do
   echo "bench/roofline.sh: round $round of $ROUNDS" >&2
   rm -rf "$tmp/work"
@@ -74,15 +102,18 @@ for ((round = 1; round <= ROUNDS; ++round)); do
     --max-size "$((last * 4))" --db "sqlite:$tmp/t.db" --format json >"$tmp/ktune.json" \
     2>"$tmp/ktune.err" || { cat "$tmp/ktune.err" >&2; exit 1; }
   for p in "fp32:peakflops_sp_avx_fma" "fp64:peakflops_avx_fma"; do
-    printf '%s\t%s\t%s\t%s\n' "$round" "${p%%:*} vector 32 B GFLOP/s" \
+    printf '%s\t%s\t%s\t%s\t-\n' "$round" "${p%%:*} vector 32 B GFLOP/s" \
       "$(ktune_compute "$tmp/ktune.json" "${p%%:*} vector 32 B")" \
       "$(likwid "${p#*:}" 16384 MFlops/s)" >>"$rows"
   done
   for level in "${levels[@]}"; do
-    for pair in read:load_avx write:store_avx copy:copy_avx triad:stream_avx; do
-      read -r bytes gbs < <(ktune_point "$tmp/ktune.json" "${pair%%:*}" "${level#*:}")
-      printf '%s\t%s\t%s\t%s\n' "$round" "${pair%%:*} ${level%%:*} ($((bytes / 1024)) KiB) GB/s" \
-        "$gbs" "$(likwid "${pair#*:}" "$bytes" MByte/s)" >>"$rows"
+    for test in read:load_avx:sum_avx write:store_avx copy:copy_avx:copy_avx_interleaved \
+      triad:stream_avx:stream_avx_interleaved; do
+      IFS=: read -r stream stock ordered <<<"$test"
+      read -r bytes gbs < <(ktune_point "$tmp/ktune.json" "$stream" "${level#*:}")
+      printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$stream ${level%%:*} ($((bytes / 1024)) KiB) GB/s" \
+        "$gbs" "$(likwid "$stock" "$bytes" MByte/s)" \
+        "$([ -n "$ordered" ] && likwid "$ordered" "$bytes" MByte/s || echo -)" >>"$rows"
     done
   done
 done
@@ -91,12 +122,17 @@ python3 - "$rows" <<'EOF'
 import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
-    _, name, k, l = line.rstrip("\n").split("\t")
-    rows.setdefault(name, []).append((float(k), float(l)))
-print(f"{'ceiling':34} {'ktune':>9} {'likwid':>9} {'ratio':>7} {'median ratio':>13}")
-for name, pairs in rows.items():
-    k = max(p[0] for p in pairs)
-    l = max(p[1] for p in pairs)
-    med = statistics.median(p[0] / p[1] for p in pairs)
-    print(f"{name:34} {k:9.2f} {l:9.2f} {k / l:7.3f} {med:13.3f}")
+    _, name, k, l, o = line.rstrip("\n").split("\t")
+    rows.setdefault(name, []).append((float(k), float(l), None if o == "-" else float(o)))
+print(f"{'ceiling':34} {'ktune':>9} {'likwid':>9} {'ratio':>7} {'median ratio':>13}"
+      f" {'likwid, ktune loop':>19} {'ratio':>7}")
+for name, runs in rows.items():
+    k = max(r[0] for r in runs)
+    l = max(r[1] for r in runs)
+    med = statistics.median(r[0] / r[1] for r in runs)
+    line = f"{name:34} {k:9.2f} {l:9.2f} {k / l:7.3f} {med:13.3f}"
+    if runs[0][2] is not None:
+        o = max(r[2] for r in runs)
+        line += f" {o:19.2f} {k / o:7.3f}"
+    print(line)
 EOF
