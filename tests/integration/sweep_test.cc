@@ -89,6 +89,20 @@ TEST_CASE("a sweep over two agents: every variant measured whole, rows keyed by 
   REQUIRE_MESSAGE(report.exit_code == 0, report.err);
   CHECK(report.out.find("run " + run_id) != std::string::npos);
   CHECK(fs::exists(f.root + "/k/run/perf_stats.csv"));
+
+  // Its metadata edited to list a variant its request does not have: --resume refuses it in one
+  // line, before asking either agent anything.
+  RunMeta edited = *meta;
+  edited.complete = false;
+  edited.shards[3].variants = {99};
+  edited.shards[3].state = "measuring";
+  REQUIRE(WriteRunMeta(RunMetaPath(results), edited).ok());
+  auto refused = f.Khost({"run", "k", "--root", f.root, "--resume"});
+  CHECK(refused.exit_code != 0);
+  CHECK(refused.err == "khost run: " + RunMetaPath(results) + ": shard " + edited.shards[3].id +
+                           " lists variant 99, but the run's request has 8 variants; the files "
+                           "are not one run's\n");
+  CHECK(AgentRuns(f.store_a).size() + AgentRuns(f.store_b).size() == 8);
 }
 
 TEST_CASE("agents of another kind of CPU are refused, unless --allow-mixed") {
