@@ -21,8 +21,8 @@ static int fail(const char* what, int thread, long i, double got, double want) {
 
 /* How long each thread sweeps its arrays before the clock starts. The first sweeps after the
  * arrays are filled run slower: measured on an x86-64 VM at 16 MiB (in L3), the first at 45 GB/s,
- * then 65, 76 and 106, and about 120 from the fifth on, a millisecond in all. So does the start
- * of a core's work on it (its clock rising, its prefetchers learning the stream); a call of a few
+ * then 65, 76 and 106, and about 120 from the fifth on, a millisecond in all, whatever the cause
+ * (the caches as the fill left them, the core's clock, its prefetchers); a call of a few
  * milliseconds timed from the first sweep came out 5-10% low. STREAM leaves its first pass out;
  * likwid-bench runs a kernel to size its timed run first. */
 #define WARMUP_SECONDS 0.02
