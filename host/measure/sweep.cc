@@ -306,6 +306,7 @@ std::string NextShardId(const std::string& run_id, const std::vector<RunMeta::Sh
 Status CheckSweepShards(const RunMeta& meta, const wire::RunRequest& request,
                         const std::string& meta_path) {
   const size_t variants = static_cast<size_t>(request.variants_size());
+  const std::string where = EscapedText(meta_path), run_id = EscapedText(meta.run_id);
   std::set<std::string> seen;
   for (const RunMeta::Shard& shard : meta.shards) {
     const std::string_view number =
@@ -313,25 +314,26 @@ Status CheckSweepShards(const RunMeta& meta, const wire::RunRequest& request,
     const bool numbered = shard.id.size() > meta.run_id.size() + 1 &&
                           shard.id.compare(0, meta.run_id.size() + 1, meta.run_id + "_") == 0 &&
                           number.find_first_not_of("0123456789") == std::string_view::npos;
+    // The ids and states are the file's text, printed escaped: the refusal stays one line.
+    const std::string id = EscapedText(shard.id);
     if (shard.id != meta.run_id && !numbered) {
-      return InvalidArgument(meta_path + ": a shard is named '" + shard.id + "', not " +
-                             meta.run_id + " or " + meta.run_id +
-                             "_<n>; the file is not one khost wrote");
+      return InvalidArgument(where + ": a shard is named '" + id + "', not " + run_id + " or " +
+                             run_id + "_<n>; the file is not one khost wrote");
     }
     if (!seen.insert(shard.id).second) {
-      return InvalidArgument(meta_path + ": two shards are named " + shard.id);
+      return InvalidArgument(where + ": two shards are named " + id);
     }
     for (uint32_t v : shard.variants) {
       if (v >= variants) {
-        return InvalidArgument(meta_path + ": shard " + shard.id + " lists variant " +
-                               std::to_string(v) + ", but the run's request has " +
-                               std::to_string(variants) + " variants; the files are not one run's");
+        return InvalidArgument(where + ": shard " + id + " lists variant " + std::to_string(v) +
+                               ", but the run's request has " + std::to_string(variants) +
+                               " variants; the files are not one run's");
       }
     }
     static const std::set<std::string> kStates = {"pending", "measuring", "done", "moved",
                                                   "merged"};
     if (!kStates.count(shard.state)) {
-      return InvalidArgument(meta_path + ": shard " + shard.id + " is in state '" + shard.state +
+      return InvalidArgument(where + ": shard " + id + " is in state '" + EscapedText(shard.state) +
                              "' (pending, measuring, done, moved or merged)");
     }
   }

@@ -169,6 +169,13 @@ TEST_CASE("a sweep's shards read back must fit its request: ids, variants, state
     CHECK(named.message() == "k/run/results/r.json: a shard is named '" + std::string(id) +
                                  "', not r or r_<n>; the file is not one khost wrote");
   }
+  // The file's text is printed escaped: the refusal is one line.
+  const Status newline = check({{"r_0\nr_1", {0}, "", "pending"}});
+  REQUIRE_FALSE(newline.ok());
+  CHECK(newline.message() ==
+        "k/run/results/r.json: a shard is named 'r_0\\nr_1', not r or r_<n>; the file is not one "
+        "khost wrote");
+  CHECK(check({{"r_0", {0}, "", "done\n"}}).message().find("'done\\n'") != std::string::npos);
   const Status state = check({{"r_0", {0}, "", "lost"}});
   REQUIRE_FALSE(state.ok());
   CHECK(state.message().find("'lost' (pending, measuring, done, moved or merged)") !=
