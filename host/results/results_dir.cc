@@ -38,10 +38,14 @@ namespace {
 
 // A sampling row in a counting row's pass (the sampling run has a pass of its own, but an agent
 // could say otherwise) is another measurement: its values are not the counting run's, and the
-// file's readers (ParseResultsCsv) tell its lines apart by `sampling`.
+// file's readers (ParseResultsCsv) tell its lines apart by `sampling`. So is a row of another
+// board, ELF (its hash), variant, parameters or shape under the same key: its values were not
+// measured on what the row's were.
 bool SameMeasurement(const RepetitionRow& a, const RepetitionRow& b) {
   return a.timestamp_ns == b.timestamp_ns && a.valid == b.valid && a.sampling == b.sampling &&
-         a.outcome.ToString() == b.outcome.ToString();
+         a.outcome.ToString() == b.outcome.ToString() && a.board == b.board &&
+         a.elf_hash == b.elf_hash && a.variant == b.variant && a.elf == b.elf &&
+         a.params == b.params && a.shape == b.shape;
 }
 
 }  // namespace

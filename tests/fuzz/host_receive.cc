@@ -17,7 +17,8 @@
 // Asserts, beyond no crash, no sanitizer report, no leak, no hang, and no exception escaping:
 // - khost spoke first with a Hello, in whole frames;
 // - whatever the agent sent, the files khost wrote read back: the results file parses and holds
-//   the rows ReceiveRun returned, the metadata reads, and so does the samples file when there is
+//   the rows ReceiveRun returned, as its readers merge a repetition's lines (MergeRepetitions),
+//   each with as many values; the metadata reads, and so does the samples file when there is
 //   one.
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -26,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/fs.h"
 #include "common/results.h"
@@ -110,7 +112,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   FUZZ_CHECK(::shutdown(agent_end.get(), SHUT_WR) == 0);
 
-  size_t rows = 0;
+  std::vector<RepetitionRow> rows;
   bool received = false;
   {
     auto conn = AgentConnection::Adopt(pair[1], "the fuzz target's agent");
@@ -129,7 +131,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     auto run = ReceiveRun(**conn, ask, setup);
     received = run.ok();
-    if (run.ok()) rows = run->run.rows.size();
+    if (run.ok()) rows = run->run.rows;
   }  // khost's end closes here
   CheckHostSpoke(agent_end.get());
 
@@ -137,7 +139,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(text.ok());
   auto file = ParseResultsCsv(*text);
   FUZZ_CHECK(file.ok());
-  if (received) FUZZ_CHECK(file->rows.size() == rows);
+  if (received) {
+    // As the file's readers take it: a repetition completed later, its lines after other rows',
+    // is one row.
+    const MergedRows merged = MergeRepetitions(file->rows);
+    FUZZ_CHECK(merged.rows.size() == rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+      FUZZ_CHECK(merged.rows[i].variant_index == rows[i].variant_index &&
+                 merged.rows[i].repetition == rows[i].repetition &&
+                 merged.rows[i].values.size() == rows[i].values.size());
+    }
+  }
   FUZZ_CHECK(ReadRunMeta(RunMetaPath(results)).ok());
   if (auto samples = ReadFile(SamplesPath(results)); samples.ok()) {
     FUZZ_CHECK(ParseSamples(*samples, SamplesPath(results)).ok());

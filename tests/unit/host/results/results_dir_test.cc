@@ -176,6 +176,40 @@ TEST_CASE("a sampling row in a counting row's pass is another measurement: not w
   CHECK(file->rows.size() == w->rows().size());
 }
 
+// Found by the host_receive fuzz target: a row of another ELF (hash) under a held row's key, with
+// a value the held row lacked, had that value written into the held row's measurement.
+TEST_CASE(
+    "a row of another ELF, board or parameters under a held row's key is another measurement") {
+  const test::UnitTempDir tmp("ktune-writer-elf");
+  const std::string path = tmp.path().string() + "/results/r1.csv";
+  auto w = ResultsWriter::Open(path);
+  REQUIRE(w.ok());
+  RepetitionRow held = Row(0, 0, 100);
+  held.elf_hash = std::string(32, 'a');
+  CHECK(w->Append(held).value() == ResultsWriter::Stored::kNew);
+  const auto with_cycles = [&](auto change) {
+    RepetitionRow other = held;
+    other.values = {{"cycles", 5, "", 0, 0, ValueStatus::kOk}};
+    change(other);
+    return w->Append(other).value();
+  };
+  CHECK(with_cycles([](RepetitionRow& r) { r.elf_hash = std::string(32, 'b'); }) ==
+        ResultsWriter::Stored::kConflicting);
+  CHECK(with_cycles([](RepetitionRow& r) { r.board = "another board"; }) ==
+        ResultsWriter::Stored::kConflicting);
+  CHECK(with_cycles([](RepetitionRow& r) {
+          r.params = {{"B", "8"}};
+        }) == ResultsWriter::Stored::kConflicting);
+  CHECK(with_cycles([](RepetitionRow& r) {
+          r.shape = {{"M", "64"}};
+        }) == ResultsWriter::Stored::kConflicting);
+  // The same measurement, a value it lacked: completed.
+  CHECK(with_cycles([](RepetitionRow&) {}) == ResultsWriter::Stored::kCompleted);
+  REQUIRE(w->Finish().ok());
+  REQUIRE(w->rows().size() == 1);
+  CHECK(w->rows()[0].values.size() == 2);
+}
+
 TEST_CASE("the results writer writes each repetition once and keeps every row in file order") {
   const test::UnitTempDir tmp("ktune-writer");
   const std::string dir = tmp.path().string();
