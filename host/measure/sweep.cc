@@ -7,7 +7,6 @@
 #include <map>
 #include <mutex>
 #include <set>
-#include <string_view>
 #include <thread>
 
 #include "common/fs.h"
@@ -309,14 +308,9 @@ Status CheckSweepShards(const RunMeta& meta, const wire::RunRequest& request,
   const std::string where = EscapedText(meta_path), run_id = EscapedText(meta.run_id);
   std::set<std::string> seen;
   for (const RunMeta::Shard& shard : meta.shards) {
-    const std::string_view number =
-        std::string_view(shard.id).substr(std::min(shard.id.size(), meta.run_id.size() + 1));
-    const bool numbered = shard.id.size() > meta.run_id.size() + 1 &&
-                          shard.id.compare(0, meta.run_id.size() + 1, meta.run_id + "_") == 0 &&
-                          number.find_first_not_of("0123456789") == std::string_view::npos;
     // The ids and states are the file's text, printed escaped: the refusal stays one line.
     const std::string id = EscapedText(shard.id);
-    if (shard.id != meta.run_id && !numbered) {
+    if (shard.id != meta.run_id && RunOfShard(shard.id) != meta.run_id) {
       return InvalidArgument(where + ": a shard is named '" + id + "', not " + run_id + " or " +
                              run_id + "_<n>; the file is not one khost wrote");
     }
