@@ -30,13 +30,19 @@ std::string CsvJoin(const std::vector<std::string>& fields) {
   return out;
 }
 
-Result<std::vector<std::string>> CsvSplit(std::string_view line) {
+Result<std::vector<std::string>> CsvSplit(std::string_view line, std::vector<size_t>* starts) {
   std::vector<std::string> fields;
   // At most a field per comma and one more (fewer when commas are quoted): a results file's
   // lines have dozens, which would otherwise grow the vector several times per line.
-  fields.reserve(static_cast<size_t>(std::count(line.begin(), line.end(), ',')) + 1);
+  const size_t most = static_cast<size_t>(std::count(line.begin(), line.end(), ',')) + 1;
+  fields.reserve(most);
+  if (starts) {
+    starts->clear();
+    starts->reserve(most);
+  }
   size_t i = 0;
   for (;;) {
+    if (starts) starts->push_back(i);
     if (i < line.size() && line[i] == '"') {
       std::string& cur = fields.emplace_back();
       ++i;

@@ -18,7 +18,10 @@ std::string CsvField(std::string_view field);
 std::string CsvJoin(const std::vector<std::string>& fields);
 
 // Splits one line (without its terminator) into fields. Fails on an unterminated quote or on
-// text after a closing quote.
-Result<std::vector<std::string>> CsvSplit(std::string_view line);
+// text after a closing quote. With `starts`, also where each field begins in `line` (the offset
+// of its first byte, its opening quote when quoted): a reader that sees the same bytes before a
+// field on the next line knows those fields are the same without splitting them again.
+Result<std::vector<std::string>> CsvSplit(std::string_view line,
+                                          std::vector<size_t>* starts = nullptr);
 
 }  // namespace ktune

@@ -32,5 +32,15 @@ TEST_CASE("CSV splitting rejects broken quoting") {
   CHECK(CsvSplit("")->size() == 1);
 }
 
+TEST_CASE("CSV splitting tells where each field begins") {
+  std::vector<size_t> starts = {7};
+  auto fields = CsvSplit("a,\"b,\"\"c\",,d", &starts);
+  REQUIRE(fields.ok());
+  CHECK(*fields == std::vector<std::string>{"a", "b,\"c", "", "d"});
+  CHECK(starts == std::vector<size_t>{0, 2, 10, 11});
+  REQUIRE(CsvSplit("", &starts).ok());
+  CHECK(starts == std::vector<size_t>{0});
+}
+
 }  // namespace
 }  // namespace ktune

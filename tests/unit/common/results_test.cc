@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "common/fs.h"
 #include "common/results.h"
@@ -80,6 +82,38 @@ TEST_CASE("malformed results are errors naming the line") {
   std::string bad_status = text;
   bad_status.replace(bad_status.rfind(",ok\n"), 4, ",great\n");
   CHECK_FALSE(ParseResultsCsv(bad_status).ok());
+}
+
+TEST_CASE("a repetition's later lines read their value only; its key written otherwise joins it") {
+  const RepetitionRow a = SampleRow(0, 0);
+  const std::string lines = ToCsvLines(a);
+  std::vector<std::string> line;
+  for (size_t at = 0; at < lines.size();) {
+    const size_t end = lines.find('\n', at);
+    line.push_back(lines.substr(at, end - at));
+    at = end + 1;
+  }
+  REQUIRE(line.size() == 5);
+  // The third line's run id quoted: other bytes, the same key.
+  line[2].replace(line[2].find(a.run_id), a.run_id.size(), "\"" + a.run_id + "\"");
+  std::string text = std::string(kResultsHeader) + "\n";
+  for (const std::string& l : line) text += l + "\n";
+  auto file = ParseResultsCsv(text);
+  REQUIRE(file.ok());
+  REQUIRE(file->rows.size() == 1);
+  REQUIRE(file->rows[0].values.size() == 5);
+  for (size_t i = 0; i < 5; ++i) CHECK(file->rows[0].values[i].name == a.values[i].name);
+  CHECK(file->rows[0].values[4].value == 42);
+
+  // A later line with the same key and a bad value, or a field too many, is an error of its line.
+  std::string bad_value = text;
+  bad_value.replace(bad_value.rfind(",ok\n"), 4, ",great\n");
+  CHECK(ParseResultsCsv(bad_value).status().message().find("line 6") != std::string::npos);
+  std::string extra = text;
+  extra.insert(extra.rfind(",ok\n"), ",1");
+  const std::string message = ParseResultsCsv(extra).status().message();
+  CHECK(message.find("line 6") != std::string::npos);
+  CHECK(message.find("columns") != std::string::npos);
 }
 
 TEST_CASE("schema 1 and 2 files still read; the sampling flag and partial counts round-trip") {
