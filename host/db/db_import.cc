@@ -51,7 +51,7 @@ Result<ImportSummary> ImportRoot(TuningDb& db, const std::string& root, const st
     ++out.kernels;
     for (const std::string& path : IdFilesIn(ResultsDir(*run_dir))) {
       const std::string run_id = fs::path(path).stem().string();
-      Result<LoadedRun> run = LoadRun(*run_dir, run_id);
+      Result<LoadedRun> run = LoadRun(*run_dir, path);  // the file just listed, not looked up
       if (!run.ok()) {
         out.skipped.push_back(path + ": " + run.status().message());
         continue;
