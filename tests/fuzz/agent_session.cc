@@ -122,17 +122,32 @@ std::string Converse(asio::io_context& io, agent::AgentServer& server, const std
   return answer;
 }
 
+// The first answer's HelloReply frame. The agent answers every input's Hello alike (its
+// capabilities: this machine's CPU, its events, the empty scratch tree's system check), and a
+// frame starting an answer with the same bytes is the same HelloReply: read once, not again for
+// each input (reading it and freeing it took 8% of an input's time).
+std::string& KnownHelloFrame() {
+  static std::string frame;
+  return frame;
+}
+
 void CheckAnswer(const std::string& answer) {
   FUZZ_CHECK(WholeFramesBytes(answer) == answer.size());
+  const std::string& known = KnownHelloFrame();
+  const bool known_first = !known.empty() && answer.starts_with(known);
   FrameCodec codec;
-  codec.Feed(answer);
-  bool first = true;
+  codec.Feed(std::string_view(answer).substr(known_first ? known.size() : 0));
+  bool first = !known_first;
   for (;;) {
     auto next = codec.Next();
     FUZZ_CHECK(next.ok());
     if (!next->has_value()) break;
     FUZZ_CHECK(SentByAgent(**next));
-    if (first) FUZZ_CHECK((*next)->has_hello_reply());
+    if (first) {
+      FUZZ_CHECK((*next)->has_hello_reply());
+      if (known.empty())
+        KnownHelloFrame() = answer.substr(0, answer.size() - codec.buffered_bytes());
+    }
     first = false;
   }
   FUZZ_CHECK(!first);
