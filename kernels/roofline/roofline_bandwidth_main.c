@@ -1,6 +1,6 @@
 /* The main of roofline_bandwidth (khost roofline): NxSWEEPSxTHREADSxRUN_COUNT, N a multiple of 16.
  * Each of THREADS threads (roofline_threads.h) fills arrays of N doubles of its own and sweeps
- * them, untimed, for WARMUP_SECONDS, then runs the kernel RUN_COUNT times over them; main prints
+ * them, untimed, for warmup_seconds(), then runs the kernel RUN_COUNT times over them; main prints
  * the seed's timing line, then checks what each
  * thread's stream left, exactly (small integers and halves, which doubles hold without rounding):
  * "out OK" (exit 0) or "out NOT OK" (exit 1). */
@@ -24,8 +24,25 @@ static int fail(const char* what, int thread, long i, double got, double want) {
  * then 65, 76 and 106, and about 120 from the fifth on, a millisecond in all, whatever the cause
  * (the caches as the fill left them, the core's clock, its prefetchers); a call of a few
  * milliseconds timed from the first sweep came out 5-10% low. STREAM leaves its first pass out;
- * likwid-bench runs a kernel to size its timed run first. */
-#define WARMUP_SECONDS 0.02
+ * likwid-bench runs a kernel to size its timed run first.
+ *
+ * Beyond the caches it takes longer: on an Intel VM, reading 128 MiB ran at 11 GB/s for 4 sweeps
+ * after 20 ms, 15 for 32 sweeps and 17 for 128 (a second), and after half a second untimed, 2
+ * sweeps ran at 12-16 where they ran at 10-11 (freshly written memory on that VM; likwid-bench
+ * times a second or more). So the warm-up is 20 ms, or a second for each 256 MiB the stream
+ * touches, up to a second: 62 ms at 16 MiB, half a second at 128 MiB, nothing more on a board
+ * whose last cache is a few MiB. */
+static double warmup_seconds(long n) {
+#if OP == 0 || OP == 1
+  const double arrays = 1;
+#elif OP == 2
+  const double arrays = 2;
+#else
+  const double arrays = 3;
+#endif
+  const double seconds = arrays * (double)n * 8 / (256.0 * 1024 * 1024);
+  return seconds < 0.02 ? 0.02 : seconds > 1 ? 1 : seconds;
+}
 
 struct arrays {
   double *a, *b, *c;
@@ -55,7 +72,7 @@ static void setup(int index, void* arg) {
     t->b[i] = (double)(i % 5);
     t->c[i] = 2;
   }
-  const double until = kt_now() + WARMUP_SECONDS;
+  const double until = kt_now() + warmup_seconds(j->n);
   do {
     t->sum += roofline_bandwidth_kernel(t->a, t->b, t->c, j->n, 1, 0.5);
     ++t->warmup_sweeps;
