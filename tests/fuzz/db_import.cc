@@ -19,7 +19,6 @@
 // - importing again records nothing new (the import is idempotent): the same runs and skips, every
 //   line held already, the database's counts unchanged.
 #include <fcntl.h>
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -31,6 +30,7 @@
 
 #include "common/fs.h"
 #include "host/db/db_import.h"
+#include "host/db/sql.h"
 #include "host/db/tuning_db.h"
 #include "host/results/results_dir.h"
 #include "tests/fuzz/fuzz_util.h"
@@ -55,65 +55,46 @@ struct Counts {
   bool operator==(const Counts&) const = default;
 };
 
-// The target's own connection to the database: it counts the rows of the three tables an import
-// fills, and deletes every row of every table but ktune_schema's (the schema's version), with
-// statements prepared once; closed at exit.
+// The target's own connection to the database, khost's SQLite connection (host/db/sql.h: its
+// statements prepared once and kept): it counts the rows of the three tables an import fills,
+// and deletes every row of every table but ktune_schema's (the schema's version).
 class SideConnection {
  public:
   explicit SideConnection(const std::string& path) {
-    FUZZ_CHECK(sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK);
-    FUZZ_CHECK(sqlite3_prepare_v3(db_,
-                                  "SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM "
-                                  "measurements), (SELECT count(*) FROM results)",
-                                  -1, SQLITE_PREPARE_PERSISTENT, &count_, nullptr) == SQLITE_OK);
-    sqlite3_stmt* tables = nullptr;
-    FUZZ_CHECK(sqlite3_prepare_v2(db_,
-                                  "SELECT name FROM sqlite_master WHERE type = 'table' AND name "
-                                  "<> 'ktune_schema' AND name NOT LIKE 'sqlite_stat%'",
-                                  -1, &tables, nullptr) == SQLITE_OK);
-    while (sqlite3_step(tables) == SQLITE_ROW) {
-      const std::string sql = std::string("DELETE FROM \"") +
-                              reinterpret_cast<const char*>(sqlite3_column_text(tables, 0)) + "\"";
-      sqlite3_stmt* stmt = nullptr;
-      FUZZ_CHECK(sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &stmt,
-                                    nullptr) == SQLITE_OK);
-      deletes_.push_back(stmt);
+    auto opened = ktune::host::OpenSqlite(path, /*create=*/false);
+    FUZZ_CHECK_OK(opened);
+    sql_ = std::move(*opened);
+    auto tables = sql_->Query(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'ktune_schema' AND "
+        "name NOT LIKE 'sqlite_stat%'");
+    FUZZ_CHECK_OK(tables);
+    for (const ktune::host::SqlRow& table : *tables) {
+      deletes_.push_back("DELETE FROM \"" + ktune::host::SqlString(table[0]) + "\"");
     }
-    FUZZ_CHECK(sqlite3_finalize(tables) == SQLITE_OK && deletes_.size() >= 4);
-  }
-  SideConnection(const SideConnection&) = delete;
-  SideConnection& operator=(const SideConnection&) = delete;
-  ~SideConnection() {
-    for (sqlite3_stmt* stmt : deletes_) sqlite3_finalize(stmt);
-    sqlite3_finalize(count_);
-    sqlite3_close(db_);
+    FUZZ_CHECK(deletes_.size() >= 4);
   }
 
-  Counts Count() const {
-    FUZZ_CHECK(sqlite3_step(count_) == SQLITE_ROW);
-    const Counts counts{sqlite3_column_int64(count_, 0), sqlite3_column_int64(count_, 1),
-                        sqlite3_column_int64(count_, 2)};
-    FUZZ_CHECK(sqlite3_step(count_) == SQLITE_DONE);
-    sqlite3_reset(count_);
-    return counts;
+  Counts Count() {
+    auto rows = sql_->Query(
+        "SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM measurements), "
+        "(SELECT count(*) FROM results)");
+    FUZZ_CHECK(rows.ok() && rows->size() == 1);
+    const ktune::host::SqlRow& row = rows->front();
+    return {ktune::host::SqlInt(row[0]), ktune::host::SqlInt(row[1]), ktune::host::SqlInt(row[2])};
   }
 
-  void DeleteAllRows() const {
-    for (sqlite3_stmt* stmt : deletes_) {
-      FUZZ_CHECK(sqlite3_step(stmt) == SQLITE_DONE);
-      sqlite3_reset(stmt);
-    }
+  void DeleteAllRows() {
+    for (const std::string& sql : deletes_) FUZZ_CHECK(sql_->Query(sql).ok());
   }
 
  private:
-  sqlite3* db_ = nullptr;
-  sqlite3_stmt* count_ = nullptr;
-  std::vector<sqlite3_stmt*> deletes_;
+  std::unique_ptr<ktune::host::SqlConnection> sql_;
+  std::vector<std::string> deletes_;
 };
 
 // The target's connection, made once.
-const SideConnection& Side() {
-  static const SideConnection side(Db().location());
+SideConnection& Side() {
+  static SideConnection side(Db().location());
   return side;
 }
 

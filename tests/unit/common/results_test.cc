@@ -7,6 +7,7 @@
 
 #include "common/fs.h"
 #include "common/results.h"
+#include "common/strings.h"
 #include "tests/unit/temp_dir.h"
 
 namespace ktune {
@@ -88,10 +89,8 @@ TEST_CASE("a repetition's later lines read their value only; its key written oth
   const RepetitionRow a = SampleRow(0, 0);
   const std::string lines = ToCsvLines(a);
   std::vector<std::string> line;
-  for (size_t at = 0; at < lines.size();) {
-    const size_t end = lines.find('\n', at);
-    line.push_back(lines.substr(at, end - at));
-    at = end + 1;
+  for (std::string_view l : Split(lines, '\n')) {
+    if (!l.empty()) line.emplace_back(l);
   }
   REQUIRE(line.size() == 5);
   // The third line's run id quoted: other bytes, the same key.
