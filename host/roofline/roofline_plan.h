@@ -62,6 +62,8 @@ struct MeasuredCeilings {
 // The ceilings of the two runs: roofline_flops's variants (PREC, WIDTH) give GFLOP/s as their
 // work over their median time; roofline_bandwidth's (OP at each shape's N and THREADS, 1 when a
 // run has none) give GB/s per working set, a curve per stream, whose levels LevelsFromCurve finds.
+// Read's curve has the faster of its two loops (OP 0, and OP 4 with software prefetch) at each
+// working set.
 // The memory ceilings are the read stream's levels (what a kernel's loads see; every stream's are
 // kept beside them). Errors: a run whose variants lack the work or the parameters the microkernels
 // have; a run none of whose variants ran to the end.

@@ -33,7 +33,7 @@ static int fail(const char* what, int thread, long i, double got, double want) {
  * touches, up to a second: 62 ms at 16 MiB, half a second at 128 MiB, nothing more on a board
  * whose last cache is a few MiB. */
 static double warmup_seconds(long n) {
-#if OP == 0 || OP == 1
+#if OP == 0 || OP == 1 || OP == 4
   const double arrays = 1;
 #elif OP == 2
   const double arrays = 2;
@@ -92,7 +92,7 @@ static void work(int index, void* arg) {
 static int check(const struct job* j, int index) {
   const struct arrays* t = &j->of[index];
   const long n = j->n;
-#if OP == 0
+#if OP == 0 || OP == 4
   /* Each sweep, the untimed ones and the runs', sums n / 3 runs of 0 + 1 + 2, and what is left. */
   double once = 0;
   for (long i = 0; i < n; ++i) once += (double)(i % 3);

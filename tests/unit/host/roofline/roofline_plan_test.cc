@@ -157,6 +157,43 @@ TEST_CASE("the ceilings of two runs: GFLOP/s per precision and width, levels per
   CHECK(CeilingsOf(flops, bw).status().message() == "s has no WIDTH");
 }
 
+TEST_CASE("read's curve has the faster of its two loops at each working set") {
+  RunReport flops;
+  flops.best_by = kKernelTime;
+  flops.variants = {Variant("v", {{"PREC", "32"}, {"WIDTH", "32"}}, {}, 1, {32e9, 0.0})};
+  RunReport bw;
+  bw.best_by = kKernelTime;
+  // The plain loop (OP 0) is the faster at 8 KiB, the prefetching one (OP 4) at 2 MiB, and at
+  // 1 MiB only the plain one ran; GB/s of each:
+  const auto read = [&](const char* op, int n, double gbs) {
+    const double bytes = 8.0 * n * 100;
+    bw.variants.push_back(Variant(std::string("r") + op, {{"OP", op}}, {{"N", std::to_string(n)}},
+                                  bytes / (gbs * 1e9), {std::nullopt, bytes}));
+  };
+  read("0", 1024, 80);
+  read("4", 1024, 70);
+  read("4", 262144, 12);
+  read("0", 262144, 9);
+  read("0", 131072, 11);
+  auto m = CeilingsOf(flops, bw);
+  REQUIRE_MESSAGE(m.ok(), m.status().message());
+  REQUIRE(m->streams.size() == 4);  // OP 4 is no stream of its own
+  const std::vector<BandwidthPoint>& points = m->streams[0].points;
+  REQUIRE(points.size() == 3);
+  CHECK(points[0].bytes == 8192);
+  CHECK(points[0].gbytes_s == doctest::Approx(80));
+  CHECK(points[1].bytes == 1048576);
+  CHECK(points[1].gbytes_s == doctest::Approx(11));
+  CHECK(points[2].bytes == 2097152);  // one array, as OP 0's
+  CHECK(points[2].gbytes_s == doctest::Approx(12));
+  REQUIRE(m->ceilings.memory.size() >= 1);
+  CHECK(m->ceilings.memory.front().gbytes_s == doctest::Approx(80));
+
+  // An OP the microkernel does not have: an error naming the variant.
+  read("5", 1024, 80);
+  CHECK(CeilingsOf(flops, bw).status().message() == "r5: OP 5");
+}
+
 TEST_CASE("the ceilings of runs with threads, or with no variant that ran to the end") {
   RunReport flops;
   flops.best_by = kKernelTime;
