@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <iterator>
 #include <optional>
 
 #include "common/strings.h"
@@ -125,10 +126,13 @@ Status ComputeCeilings(const RunReport& flops, Ceilings& out) {
 }
 
 constexpr const char* kStreams[] = {"read", "write", "copy", "triad"};
-// Each OP's stream (an index into kStreams) and the arrays it touches: OP 4 is read in the loop
-// with software prefetch (kernels/roofline/roofline_bandwidth_kernel.c).
-constexpr size_t kStreamOf[] = {0, 1, 2, 3, 0};
-constexpr int kArrays[] = {1, 1, 2, 3, 1};
+// Each OP of the microkernel (kernels/roofline/roofline_bandwidth_kernel.c): its stream, an index
+// into kStreams, and the arrays it touches. OP 4 is read in the loop with software prefetch.
+struct OpOf {
+  size_t stream;
+  int arrays;
+};
+constexpr OpOf kOps[] = {{0, 1}, {1, 1}, {2, 2}, {3, 3}, {0, 1}};
 
 // `points` sorted by working set, one per working set: the fastest of those measured there (read's
 // two loops; neither is the faster at every level, and a ceiling is the best the board reaches).
@@ -156,9 +160,12 @@ Result<MeasuredCeilings> CeilingsOf(const RunReport& flops, const RunReport& ban
     KT_ASSIGN_OR_RETURN(const int64_t op, IntParam(v, v.params, "OP"));
     KT_ASSIGN_OR_RETURN(const int64_t n, IntParam(v, v.shape, "N"));
     KT_ASSIGN_OR_RETURN(const int64_t threads, IntParam(v, v.shape, "THREADS", 1));
-    if (op < 0 || op > 4) return InvalidArgument(v.name + ": OP " + std::to_string(op));
-    m.streams[kStreamOf[op]].points.push_back(
-        {static_cast<double>(n) * 8 * kArrays[op] * static_cast<double>(threads),
+    if (op < 0 || op >= static_cast<int64_t>(std::size(kOps))) {
+      return InvalidArgument(v.name + ": OP " + std::to_string(op));
+    }
+    const OpOf& of = kOps[op];
+    m.streams[of.stream].points.push_back(
+        {static_cast<double>(n) * 8 * of.arrays * static_cast<double>(threads),
          *v.work.bytes / *s / 1e9});
   }
   if (m.ceilings.compute.empty()) {

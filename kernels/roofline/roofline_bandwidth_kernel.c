@@ -9,7 +9,7 @@
  *   OP 4 read    as OP 0, each line prefetched PREFETCH_BYTES ahead
  *
  * Read comes in two loops because neither is the faster everywhere: on an Intel core the
- * prefetches cost 10% in L1 and gained 15-30% beyond the caches (docs/BENCHMARKS.md "Roofline").
+ * prefetches cost 10% in L1 and gained 10-55% beyond the caches (docs/BENCHMARKS.md "Roofline").
  * khost roofline keeps the better of the two at each working set as the read ceiling. Where the
  * target has no prefetch instruction (RVV without Zicbop), OP 4 compiles to OP 0's loop.
  *
