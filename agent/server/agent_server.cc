@@ -114,6 +114,10 @@ void AgentServer::Serve(int fd) {
   std::make_shared<Session>(std::move(socket), *context_)->Start();
 }
 
+bool AgentServer::measuring() const {
+  return !context_->runs.empty();
+}
+
 void AgentServer::Shutdown() {
   boost::system::error_code ec;
   acceptor_.close(ec);

@@ -66,6 +66,11 @@ class AgentServer {
   // with no port). The session sees it as it would a TCP connection whose peer is unknown ("?").
   void Serve(int fd);
 
+  // Whether a run is measuring or queued: its session may have gone, the run goes on until its
+  // RunDone was handled on the io thread. tests/fuzz/agent_session.cc waits for none before the
+  // next input, so that one input's runs never meet the next's.
+  bool measuring() const;
+
   // Stops accepting, cancels the running measurement and joins the measurement thread.
   void Shutdown();
 

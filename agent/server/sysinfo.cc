@@ -36,21 +36,23 @@ wire::Capabilities ProbeCapabilities(const CpuId& cpu, const std::string& system
   }
   caps.set_running_as_root(::geteuid() == 0);
   SystemCheckToWire(ReadSystemCheck(system_root, 0), caps.mutable_system());
-  // The detected table is always known (it comes from the mapfile), so this cannot fail.
-  const EventCatalog catalog = EventCatalog::ForCpu(cpu, "").value();
-  caps.mutable_cpu()->set_core(catalog.core());
+  const std::string core = MatchCoreTable(cpu);
+  caps.mutable_cpu()->set_core(core);
   // Which events open: one perf_event_open each, a quarter of a handshake's time. The PMU does not
   // change under a running agent, so the answer is kept for the next Hello while what decides it
-  // besides (the table, perf_event_paranoid, the user) is the same. Handshakes run on the
+  // besides (the table, perf_event_paranoid, the user) is the same; so is the catalog, whose
+  // copy of the generic events took a seventh of a handshake (under ASan). Handshakes run on the
   // server's one io_context thread.
   struct Probed {
     std::string key;
     google::protobuf::RepeatedPtrField<wire::EventAvailability> events;
   };
   static Probed last;
-  const std::string key = catalog.core() + "/" + std::to_string(caps.perf_event_paranoid()) + "/" +
-                          std::to_string(::geteuid());
+  const std::string key =
+      core + "/" + std::to_string(caps.perf_event_paranoid()) + "/" + std::to_string(::geteuid());
   if (key != last.key) {
+    // The detected table is always known (it comes from the mapfile), so this cannot fail.
+    const EventCatalog catalog = EventCatalog::ForCpu(cpu, "").value();
     last.events.Clear();
     for (const EventDef& def : catalog.events()) {
       auto spec = catalog.Parse(def.name);

@@ -3,16 +3,19 @@
 // BlobChunk, PushCommit, RunRequest, FetchRun, TuneSystem, and messages a host must not send --
 // through the agent's own framing, store and run registry.
 //
-// Each input runs against a new AgentServer with an empty store in a scratch directory (no
-// token, so no proof is needed; a fake counter budget, so no PMU is probed; the CPU read from a
-// copy of /proc/cpuinfo's first CPU, made once), which serves it one
-// end of a socketpair (AgentServer::Serve: no port, so no TIME_WAIT, no connect). The target
-// plays the host at the other end: it sends a valid Hello and then the input (frames of
-// Envelopes, as tests/fuzz/make_seeds.cc writes them), closes its sending side and reads what
-// the agent answers until the agent closes the connection. No workload ever runs: the agent's
-// exec wrapper is a path that does not exist, so a run that gets that far fails to launch; the
-// system check reads, and tune-system writes, an empty scratch tree (--fake-system-root), never
-// the machine's /sys.
+// Every input talks to one AgentServer, made at the first input (no token, so no proof is
+// needed; a fake counter budget, so no PMU is probed; the CPU read from a copy of
+// /proc/cpuinfo's first CPU), over a socketpair of its own (AgentServer::Serve: no port, so no
+// TIME_WAIT, no connect). The target plays the host at the other end: it sends a valid Hello and
+// then the input (frames of Envelopes, as tests/fuzz/make_seeds.cc writes them), closes its
+// sending side and reads what the agent answers until the agent closes the connection. Then it
+// waits until no run the input started is measuring or queued (AgentServer::measuring), and
+// empties the store, leaving its top directories and lock file as a new agent has them: nothing
+// of one input is left for the next, which meets an agent as it was before the first (the
+// store's in-memory state is its root and lock alone; the runs and pins registry is empty once
+// the runs ended). No workload ever runs: the agent's exec wrapper is a path that does not
+// exist, so a run that gets that far fails to launch; the system check reads, and tune-system
+// writes, an empty scratch tree (--fake-system-root), never the machine's /sys.
 //
 // The agent does what a request asks, however long: a run of a million repetitions takes about a
 // minute of failed launches, a cool-down of an hour an hour. Such an input is long work, not a
@@ -23,9 +26,12 @@
 // - the agent answers in whole frames of Envelopes an agent sends, HelloReply first;
 // - every blob in the store holds the content its name is the hash of;
 // - nothing is written outside the store.
+#include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <boost/asio.hpp>
 
@@ -40,6 +46,7 @@
 
 #include "agent/server/agent_server.h"
 #include "agent/server/log.h"
+#include "agent/store/layout.h"
 #include "common/fs.h"
 #include "common/hash.h"
 #include "protocol/frame_codec.h"
@@ -153,32 +160,59 @@ void CheckAnswer(const std::string& answer) {
   FUZZ_CHECK(!first);
 }
 
-void CheckStore(const std::string& agent_dir, const std::string& store_dir) {
-  for (const auto& entry : fs::directory_iterator(agent_dir)) {
-    FUZZ_CHECK(entry.path() == fs::path(store_dir));
+// Calls fn(name, type) for each entry of the directory `path` but "." and "..", `type` a d_type
+// (DT_DIR, DT_REG...). Read with getdents64 into a buffer on the stack: glibc's opendir allocates
+// 32 KiB per directory, which ASan poisons and quarantines, and listing the store's directories
+// that way took a tenth of an input's time.
+template <typename Fn>
+void ForEachEntry(const std::string& path, Fn fn) {
+  const ScopedFd dir(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  FUZZ_CHECK(dir.get() >= 0);
+  alignas(dirent64) char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::getdents64(dir.get(), buffer, sizeof buffer);
+    FUZZ_CHECK(n >= 0);
+    if (n == 0) return;
+    for (ssize_t at = 0; at < n;) {
+      const auto* entry = reinterpret_cast<const dirent64*>(buffer + at);
+      const std::string_view name = entry->d_name;
+      if (name != "." && name != "..") fn(name, entry->d_type);
+      at += entry->d_reclen;
+    }
   }
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(store_dir + "/blobs", ec), end; !ec && it != end;
-       it.increment(ec)) {
-    if (!it->is_regular_file()) continue;
-    auto hash = HashFile(it->path().string());
-    FUZZ_CHECK(hash.ok() && *hash == it->path().filename().string());
-  }
-  FUZZ_CHECK(!ec);
 }
 
-// Leaves the store as an agent finds a new one once it opened it: its top directories, empty.
-// Removing and making them again for each input took a fifth of the target's time.
-void EmptyStore(const std::string& store_dir) {
-  for (const auto& entry : fs::directory_iterator(store_dir)) {
-    if (!entry.is_directory() || entry.is_symlink()) {
-      RemoveTree(entry.path().string());
-      continue;
+// Every blob under `dir` holds the content its name is the hash of.
+void CheckBlobs(const std::string& dir) {
+  ForEachEntry(dir, [&](std::string_view name, unsigned char type) {
+    const std::string path = dir + "/" + std::string(name);
+    if (type == DT_DIR) return CheckBlobs(path);
+    if (type != DT_REG) return;
+    auto hash = HashFile(path);
+    FUZZ_CHECK(hash.ok() && *hash == name);
+  });
+}
+
+// Checks the store and leaves it as an agent finds a new one once it opened it: its top
+// directories, empty, and its lock file. Nothing is written beside the store, and every blob in
+// it holds the content its name is the hash of.
+void CheckAndEmptyStore(const std::string& agent_dir, const std::string& store_dir) {
+  ForEachEntry(agent_dir, [&](std::string_view name, unsigned char) {
+    FUZZ_CHECK(agent_dir + "/" + std::string(name) == store_dir);
+  });
+  const agent::StoreLayout layout(store_dir);
+  const std::vector<std::string> kept = layout.Directories();
+  ForEachEntry(store_dir, [&](std::string_view name, unsigned char type) {
+    const std::string path = store_dir + "/" + std::string(name);
+    if (path == layout.lock_file()) return;
+    if (type != DT_DIR || std::find(kept.begin(), kept.end(), path) == kept.end()) {
+      return RemoveTree(path);
     }
-    for (const auto& inside : fs::directory_iterator(entry.path())) {
-      RemoveTree(inside.path().string());
-    }
-  }
+    if (path == layout.blobs()) CheckBlobs(path);
+    ForEachEntry(path, [&](std::string_view inside, unsigned char) {
+      RemoveTree(path + "/" + std::string(inside));
+    });
+  });
 }
 
 }  // namespace
@@ -198,6 +232,45 @@ const std::string& CpuInfoCopy() {
   return path;
 }
 
+// The agent every input talks to, made at the first input: one server, its store emptied after
+// each input, as a new agent finds it (starting a server per input took a fifth of the target's
+// time, and its measurement thread's start and stop a good part of the rest).
+struct Agent {
+  Agent();
+
+  std::string dir = ktune::FuzzScratchDir() + "/agent";
+  std::string store_dir = dir + "/store";
+  boost::asio::io_context io;
+  std::unique_ptr<ktune::agent::AgentServer> server;
+};
+
+Agent::Agent() {
+  ktune::agent::AgentOptions options;
+  options.listen = {"127.0.0.1", 0};  // a listener no one connects to: inputs come by Serve
+  options.store_dir = store_dir;
+  options.fake_counter_budget = 4;
+  options.exec_wrapper = {dir + "/no-such-wrapper"};
+  options.fake_system_root = dir + "/system";
+  options.fake_cpuinfo = CpuInfoCopy();
+  std::filesystem::create_directory(dir);
+  // The server's thread (the measurer's) inherits this thread's signal mask: started with
+  // libFuzzer's watchdog signal (SIGALRM, for -timeout) blocked, it leaves it to this thread,
+  // so it never interrupts its blocking calls, as nothing does in agentd.
+  sigset_t alarm, before;
+  sigemptyset(&alarm);
+  sigaddset(&alarm, SIGALRM);
+  FUZZ_CHECK(::pthread_sigmask(SIG_BLOCK, &alarm, &before) == 0);
+  auto created = ktune::agent::AgentServer::Create(io, options);
+  FUZZ_CHECK(::pthread_sigmask(SIG_SETMASK, &before, nullptr) == 0);
+  FUZZ_CHECK_OK(created);
+  server = std::move(*created);
+}
+
+Agent& TheAgent() {
+  static Agent agent;
+  return agent;
+}
+
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   ktune::agent::SetLogLevel(ktune::agent::LogLevel::kError);
   CpuInfoCopy();
@@ -206,45 +279,19 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ktune;
-  using ktune::agent::AgentOptions;
-  using ktune::agent::AgentServer;
   if (AsksForLongWork(std::string_view(reinterpret_cast<const char*>(data), size))) return -1;
-  const std::string agent_dir = FuzzScratchDir() + "/agent";
-  const std::string store_dir = agent_dir + "/store";
-  fs::create_directory(agent_dir);  // the first input's; the last input emptied its store
-
   wire::Envelope hello;
   hello.mutable_hello()->set_protocol_version(kProtocolVersion);
   hello.mutable_hello()->set_client_version("fuzz");
   std::string bytes = FrameCodec().Encode(hello).value();
   bytes.append(reinterpret_cast<const char*>(data), size);
 
-  AgentOptions options;
-  options.listen = {"127.0.0.1", 0};  // a listener no one connects to: the input comes by Serve
-  options.store_dir = store_dir;
-  options.fake_counter_budget = 4;
-  options.exec_wrapper = {agent_dir + "/no-such-wrapper"};
-  options.fake_system_root = agent_dir + "/system";
-  options.fake_cpuinfo = CpuInfoCopy();
-  {
-    boost::asio::io_context io;
-    // The server's threads (the measurer's) inherit this thread's signal mask: started
-    // with libFuzzer's watchdog signal (SIGALRM, for -timeout) blocked, they leave it to this
-    // thread, so it never interrupts their blocking calls, as nothing does in agentd.
-    sigset_t alarm, before;
-    sigemptyset(&alarm);
-    sigaddset(&alarm, SIGALRM);
-    FUZZ_CHECK(::pthread_sigmask(SIG_BLOCK, &alarm, &before) == 0);
-    auto server = AgentServer::Create(io, options);
-    FUZZ_CHECK(::pthread_sigmask(SIG_SETMASK, &before, nullptr) == 0);
-    FUZZ_CHECK_OK(server);
-    CheckAnswer(Converse(io, **server, bytes));
-    // The measurement thread stops (a run it measures is cancelled); what it posted runs while
-    // the server is still there.
-    (*server)->Shutdown();
-    io.poll();
-  }
-  CheckStore(agent_dir, store_dir);
-  EmptyStore(store_dir);
+  Agent& agent = TheAgent();
+  CheckAnswer(Converse(agent.io, *agent.server, bytes));
+  // The input's runs end (at most kMaxSlots launches, kMaxCooldownMs of cool-down), their
+  // RunDone handled, before the store is emptied for the next input.
+  while (agent.server->measuring()) agent.io.run_one();
+  agent.io.poll();
+  CheckAndEmptyStore(agent.dir, agent.store_dir);
   return 0;
 }
