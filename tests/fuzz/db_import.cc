@@ -83,13 +83,28 @@ class SideConnection {
     return {ktune::host::SqlInt(row[0]), ktune::host::SqlInt(row[1]), ktune::host::SqlInt(row[2])};
   }
 
+  // Deletes, in one transaction, unless no other connection committed since the last time: SQLite
+  // changes `PRAGMA data_version` for this connection exactly when another one committed (an
+  // input that records nothing commits nothing), and the tables are then as this left them.
   void DeleteAllRows() {
+    const int64_t version = DataVersion();
+    if (version == emptied_at_) return;
+    FUZZ_CHECK(sql_->Begin().ok());
     for (const std::string& sql : deletes_) FUZZ_CHECK(sql_->Query(sql).ok());
+    FUZZ_CHECK(sql_->Commit().ok());
+    emptied_at_ = DataVersion();
   }
 
  private:
+  int64_t DataVersion() {
+    auto rows = sql_->Query("PRAGMA data_version");
+    FUZZ_CHECK(rows.ok() && rows->size() == 1);
+    return ktune::host::SqlInt(rows->front()[0]);
+  }
+
   std::unique_ptr<ktune::host::SqlConnection> sql_;
   std::vector<std::string> deletes_;
+  int64_t emptied_at_ = -1;  // data_version when this last deleted every row
 };
 
 // The target's connection, made once.
