@@ -50,25 +50,30 @@ Result<ImportSummary> ImportRoot(TuningDb& db, const std::string& root, const st
     }
     ++out.kernels;
     for (const std::string& path : IdFilesIn(ResultsDir(*run_dir))) {
-      const std::string run_id = fs::path(path).stem().string();
-      Result<LoadedRun> run = LoadRun(*run_dir, path);  // the file just listed, not looked up
-      if (!run.ok()) {
-        out.skipped.push_back(path + ": " + run.status().message());
-        continue;
-      }
-      size_t lines = 0;
-      for (const RepetitionRow& r : run->rows) lines += r.values.size();
-      Result<size_t> added = db.RecordRun(MetaOf(*run, kernel, run_id), run->rows, host);
-      if (!added.ok()) {
-        out.skipped.push_back(path + ": " + added.status().message());
-        continue;
-      }
-      ++out.runs;
-      out.lines_new += *added;
-      out.lines_held += lines - std::min(lines, *added);
+      ImportRun(db, kernel, *run_dir, path, host, out);  // the file just listed, not looked up
     }
   }
   return out;
+}
+
+void ImportRun(TuningDb& db, const std::string& kernel, const std::string& run_dir,
+               const std::string& path, const std::string& host, ImportSummary& out) {
+  Result<LoadedRun> run = LoadRun(run_dir, path);
+  if (!run.ok()) {
+    out.skipped.push_back(path + ": " + run.status().message());
+    return;
+  }
+  size_t lines = 0;
+  for (const RepetitionRow& r : run->rows) lines += r.values.size();
+  const std::string run_id = fs::path(path).stem().string();
+  Result<size_t> added = db.RecordRun(MetaOf(*run, kernel, run_id), run->rows, host);
+  if (!added.ok()) {
+    out.skipped.push_back(path + ": " + added.status().message());
+    return;
+  }
+  ++out.runs;
+  out.lines_new += *added;
+  out.lines_held += lines - std::min(lines, *added);
 }
 
 }  // namespace ktune::host

@@ -22,4 +22,10 @@ struct ImportSummary {
 // leads out is refused and named) into `db`; `host`, the machine recorded for them.
 Result<ImportSummary> ImportRoot(TuningDb& db, const std::string& root, const std::string& host);
 
+// One run of ImportRoot's: the results file `path` of `kernel`, whose run directory `run_dir`
+// was checked beneath the root (RunDirBeneath), with its metadata, recorded into `db` and
+// counted in `out`'s runs and lines, or named in its skipped with why.
+void ImportRun(TuningDb& db, const std::string& kernel, const std::string& run_dir,
+               const std::string& path, const std::string& host, ImportSummary& out);
+
 }  // namespace ktune::host
