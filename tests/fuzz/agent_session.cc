@@ -233,8 +233,8 @@ const std::string& CpuInfoCopy() {
 }
 
 // The agent every input talks to, made at the first input: one server, its store emptied after
-// each input, as a new agent finds it (starting a server per input took a fifth of the target's
-// time, and its measurement thread's start and stop a good part of the rest).
+// each input, as a new agent finds it (starting and stopping a server for each input, its
+// store, listener and measurement thread, took a quarter of the target's time).
 struct Agent {
   Agent();
 
