@@ -4,15 +4,23 @@
 #
 #   compute   fp32 and fp64 in 32-byte vectors: roofline_flops against peakflops_sp_avx_fma and
 #             peakflops_avx_fma (GFLOP/s)
-#   memory    read, write, copy and triad at a working set in each level, from likwid-topology's
-#             caches (half of L1, half of L2, half of the last cache, 4x the last cache), in GB/s:
-#             roofline_bandwidth against sum_avx (read: ktune's read adds what it loads, as
-#             sum_avx does; load_avx, which discards what it loads, is printed beside it),
-#             store_avx, copy_avx and stream_avx; copy and triad also against likwid-bench running
-#             ktune's loop, its stores each moved up to its load (below). Each likwid-bench run is
-#             at the working set of ktune's point (the largest at or below the level's): both
-#             count every array the stream touches, and the bytes the program moves, without
-#             write-allocate traffic.
+#   memory    each stream's ceiling at each level khost roofline finds on its curve (L1, L2, ...,
+#             DRAM) against likwid-bench's at the same working sets: a level's ceiling is the
+#             highest bandwidth over its working sets (host/report/roofline.h LevelsFromCurve:
+#             from its from_bytes to its capacity, DRAM's from 4x the last cache's to the
+#             sweep's end), and likwid-bench's is taken alike, the highest of its runs at each of
+#             those working sets. In GB/s: read against sum_avx (ktune's read adds what it
+#             loads, as sum_avx does; load_avx, which discards what it loads, is printed beside
+#             it), write against store_avx, copy against copy_avx and triad against stream_avx;
+#             copy and triad also against likwid-bench running ktune's loop, its stores each
+#             moved up to its load (below). The side tests run at the working set where the
+#             anchor did best. Both tools count every array the stream touches, and the bytes
+#             the program moves, without write-allocate traffic.
+#
+# The levels are the ones the curve shows, not the cache sizes the machine lists: on a VM whose
+# last cache is shared with other machines (an Intel host listing 480 MiB of L3), the level ends
+# where the curve falls, 64 MiB there, and a working set at half the listed size sits on the
+# fall, where both tools' figures moved by 30% from one run to the next.
 #
 # ROUNDS rounds, each a whole `khost roofline` and then every likwid-bench run, so that a machine
 # whose speed drifts (a VM beside others) moves both alike. Each figure is the best of the rounds
@@ -69,30 +77,32 @@ mkdir -p "$likwid_home/.likwid/bench/x86-64"
   done
 } >"$likwid_home/.likwid/bench/x86-64/stream_avx_interleaved.ptt"
 
-# The caches' sizes in bytes, from likwid-topology ("Size: 32 kB" per level, kB = 1024 there).
+# The last cache's size in bytes, from likwid-topology ("Size: 32 kB" per level, kB = 1024
+# there): the sweep goes to 4x it.
 mapfile -t caches < <(likwid-topology 2>/dev/null | awk '
   /^Size:/ { n = $2; u = $3; f = (u == "kB") ? 1024 : (u == "MB") ? 1048576 : 1; print n * f }')
 [ "${#caches[@]}" -ge 2 ] ||
   { echo "bench/roofline.sh: likwid-topology shows no caches" >&2; exit 2; }
 last=${caches[${#caches[@]}-1]}
-levels=()
-for ((i = 0; i < ${#caches[@]}; ++i)); do levels+=("L$((i + 1)):$((caches[i] / 2))"); done
-levels+=("DRAM:$((last * 4))")
 
-# likwid-bench's figure for TEST at SIZE bytes: MFlops/s or MByte/s, in G.
+# likwid-bench's figure for TEST at SIZE bytes: MFlops/s or MByte/s, in G. Its sizes are 32-bit
+# byte counts; beyond 2 GiB the size goes in its kB (1000 bytes), rounded down.
 likwid() {  # test size_bytes field
-  HOME=$likwid_home likwid-bench -t "$1" -w "S0:${2}B:1" -s 1 2>/dev/null |
+  local size=${2}B
+  [ "$2" -lt 2147483648 ] || size=$(($2 / 1000))kB
+  HOME=$likwid_home likwid-bench -t "$1" -w "S0:$size:1" -s 1 </dev/null 2>/dev/null |
     awk -v f="$3" '$0 ~ f":" { print $NF / 1000; exit }'
 }
-# From khost roofline's JSON: "bytes gbytes_per_s" of STREAM's largest point at or below SIZE.
-ktune_point() {  # json stream size
+# From khost roofline's JSON: a line per stream and level, "stream level gbytes_per_s bytes...",
+# the working sets of the stream's curve that the level's ceiling was taken over.
+ktune_levels() {  # json
   python3 -c "
 import json, sys
-j = json.load(open(sys.argv[1]))
-pts = [p for s in j['streams'] if s['stream'] == sys.argv[2] for p in s['points']
-       if p['bytes'] <= float(sys.argv[3])]
-p = max(pts, key=lambda p: p['bytes'])
-print(int(p['bytes']), p['gbytes_per_s'])" "$@"
+for s in json.load(open(sys.argv[1]))['streams']:
+    for l in s['levels']:
+        top = l['size_bytes'] or float('inf')
+        sets = [int(p['bytes']) for p in s['points'] if l['from_bytes'] <= p['bytes'] <= top]
+        print(s['stream'], l['level'], l['gbytes_per_s'], *sets)" "$@"
 }
 ktune_compute() {  # json name
   python3 -c "
@@ -100,8 +110,11 @@ import json, sys
 print([c['gflops'] for c in json.load(open(sys.argv[1]))['compute'] if c['name'] == sys.argv[2]][0])
 " "$@"
 }
+anchor_of() { case $1 in read) echo sum_avx:load_avx ;; write) echo store_avx: ;;
+  copy) echo copy_avx:copy_avx_interleaved ;; triad) echo stream_avx:stream_avx_interleaved ;; esac; }
 
-rows=$tmp/rows.tsv  # round, ceiling, ktune, anchor test, its figure, other test or -, its figure
+# round, ceiling, working sets, ktune, anchor test, its figure, other test or -, its figure
+rows=$tmp/rows.tsv
 for ((round = 1; round <= ROUNDS; ++round)); do
   echo "bench/roofline.sh: round $round of $ROUNDS" >&2
   rm -rf "$tmp/work"
@@ -109,38 +122,51 @@ for ((round = 1; round <= ROUNDS; ++round)); do
     --max-size "$((last * 4))" --db "sqlite:$tmp/t.db" --format json >"$tmp/ktune.json" \
     2>"$tmp/ktune.err" || { cat "$tmp/ktune.err" >&2; exit 1; }
   for p in "fp32:peakflops_sp_avx_fma" "fp64:peakflops_avx_fma"; do
-    printf '%s\t%s\t%s\t%s\t%s\t-\t-\n' "$round" "${p%%:*} vector 32 B GFLOP/s" \
+    printf '%s\t%s\t-\t%s\t%s\t%s\t-\t-\n' "$round" "${p%%:*} vector 32 B GFLOP/s" \
       "$(ktune_compute "$tmp/ktune.json" "${p%%:*} vector 32 B")" "${p#*:}" \
       "$(likwid "${p#*:}" 16384 MFlops/s)" >>"$rows"
   done
-  for level in "${levels[@]}"; do
-    for test in read:sum_avx:load_avx write:store_avx copy:copy_avx:copy_avx_interleaved \
-      triad:stream_avx:stream_avx_interleaved; do
-      IFS=: read -r stream anchor other <<<"$test"
-      read -r bytes gbs < <(ktune_point "$tmp/ktune.json" "$stream" "${level#*:}")
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" \
-        "$stream ${level%%:*} ($((bytes / 1024)) KiB) GB/s" "$gbs" \
-        "$anchor" "$(likwid "$anchor" "$bytes" MByte/s)" "${other:--}" \
-        "$([ -n "$other" ] && likwid "$other" "$bytes" MByte/s || echo -)" >>"$rows"
+  while read -r stream level gbs sets; do
+    IFS=: read -r anchor other <<<"$(anchor_of "$stream")"
+    best=0 at=0
+    for bytes in $sets; do
+      got=$(likwid "$anchor" "$bytes" MByte/s)
+      if python3 -c "import sys; sys.exit(not float(sys.argv[1]) > float(sys.argv[2]))" \
+        "${got:-0}" "$best"; then best=$got at=$bytes; fi
     done
-  done
+    sets=${sets// /,}
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$stream $level GB/s" "$sets" "$gbs" \
+      "$anchor" "$best" "${other:--}" \
+      "$([ -n "$other" ] && likwid "$other" "$at" MByte/s || echo -)" >>"$rows"
+  done < <(ktune_levels "$tmp/ktune.json")
 done
 
 python3 - "$rows" <<'EOF'
 import statistics, sys
+def size(b):
+    b = int(b)
+    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= f:
+            return f"{b / f:g} {unit}"
+    return f"{b} B"
 rows = {}
 for line in open(sys.argv[1]):
-    _, name, k, at, a, ot, o = line.rstrip("\n").split("\t")
-    rows.setdefault(name, []).append((float(k), at, float(a), ot, None if o == "-" else float(o)))
-print(f"{'ceiling':34} {'ktune':>9} {'anchor':>22} {'ratio':>7} {'median ratio':>13}"
-      f" {'also':>32} {'ratio':>7}")
+    _, name, sets, k, at, a, ot, o = line.rstrip("\n").split("\t")
+    span = "-" if sets == "-" else "-".join(size(b) for b in {sets.split(",")[0]: 0,
+                                                              sets.split(",")[-1]: 0})
+    rows.setdefault(name, []).append((float(k), at, float(a), ot, None if o == "-" else float(o),
+                                      span))
+print(f"{'ceiling':26} {'rounds':>6} {'working sets':>22} {'ktune':>9} {'anchor':>22} {'ratio':>7}"
+      f" {'median ratio':>13} {'also':>32} {'ratio':>7}")
 within = 0
 for name, runs in rows.items():
     k = max(r[0] for r in runs)
     a = max(r[2] for r in runs)
     med = statistics.median(r[0] / r[2] for r in runs)
     within += abs(k / a - 1) <= 0.10
-    line = f"{name:34} {k:9.2f} {runs[0][1]:>12} {a:9.2f} {k / a:7.3f} {med:13.3f}"
+    spans = ", ".join(dict.fromkeys(r[5] for r in runs))
+    line = (f"{name:26} {len(runs):6} {spans:>22} {k:9.2f} {runs[0][1]:>12} {a:9.2f} {k / a:7.3f}"
+            f" {med:13.3f}")
     if runs[0][4] is not None:
         o = max(r[4] for r in runs)
         line += f" {runs[0][3]:>22} {o:9.2f} {k / o:7.3f}"

@@ -132,6 +132,9 @@ Table CeilingsTable(const RooflineResult& res) {
     }
   }
   t.notes.push_back("memory: the read stream's levels (a kernel's loads); each stream's below");
+  t.notes.push_back(
+      "a level's bandwidth: the highest over its working sets; DRAM's over those of 4x the last "
+      "cache or more");
   t.notes.push_back("working sets: 4 KiB to " + FormatMiB(res.sweep.max_bytes) + " (" +
                     res.sweep.from + ")");
   t.notes.push_back("runs: " + res.flops_run + ", " + res.bandwidth_run);
@@ -153,8 +156,10 @@ std::string CeilingsJson(const RooflineResult& res) {
   const auto levels = [](const std::vector<MemoryCeiling>& ls) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const MemoryCeiling& m : ls) {
-      out.push_back(
-          {{"level", m.level}, {"size_bytes", m.size_bytes}, {"gbytes_per_s", m.gbytes_s}});
+      out.push_back({{"level", m.level},
+                     {"size_bytes", m.size_bytes},
+                     {"from_bytes", m.from_bytes},
+                     {"gbytes_per_s", m.gbytes_s}});
     }
     return out;
   };

@@ -41,15 +41,25 @@ std::vector<MemoryCeiling> LevelsFromCurve(std::vector<BandwidthPoint> curve, do
   }
   std::vector<MemoryCeiling> out;
   for (size_t l = 0; l < levels.size(); ++l) {
+    std::vector<BandwidthPoint> over = levels[l];
+    const bool dram = levels.size() > 1 && l + 1 == levels.size();
+    if (dram) {
+      // Beyond 4x the last cache's capacity, as STREAM sizes its arrays; the largest working set
+      // alone when none is that large.
+      const double beyond = 4.0 * static_cast<double>(out.back().size_bytes);
+      std::erase_if(over, [&](const BandwidthPoint& p) { return p.bytes < beyond; });
+      if (over.empty()) over = {levels[l].back()};
+    }
     MemoryCeiling m;
-    for (const BandwidthPoint& p : levels[l]) {
+    m.from_bytes = static_cast<uint64_t>(over.front().bytes);
+    for (const BandwidthPoint& p : over) {
       m.gbytes_s = std::max(m.gbytes_s, p.gbytes_s);
       m.size_bytes = std::max(m.size_bytes, static_cast<uint64_t>(p.bytes));
     }
     if (levels.size() == 1) {
       m.level = "memory";
       m.size_bytes = 0;
-    } else if (l + 1 == levels.size()) {
+    } else if (dram) {
       m.level = "DRAM";
       m.size_bytes = 0;
     } else {

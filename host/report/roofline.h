@@ -33,6 +33,10 @@ struct MemoryCeiling {
   std::string level;        // "L1", "L2", "L3", "DRAM"
   uint64_t size_bytes = 0;  // its capacity (working sets up to it fit); 0 for DRAM
   double gbytes_s = 0;
+  // The smallest working set its bandwidth is the highest over, from a curve (LevelsFromCurve:
+  // its points from here to size_bytes, DRAM's to the curve's end); 0 when not known, as for
+  // ceilings read back from the tuning database, which keeps the bandwidth and capacity alone.
+  uint64_t from_bytes = 0;
 };
 
 struct Ceilings {
@@ -52,8 +56,13 @@ struct BandwidthPoint {
 // highest of its points and its capacity its largest working set. A level of one point between
 // two others is a transition (the working set half in one level, half in the next) and is left
 // out. Levels are named L1, L2, ... and the last DRAM (capacity 0) when there are two or more; a
-// curve with no fall (an emulator's, or a sweep too short) is one level, named "memory". Points
-// of zero or negative bandwidth are ignored; no points, no levels.
+// curve with no fall (an emulator's, or a sweep too short) is one level, named "memory". DRAM's
+// bandwidth is the highest of its points at working sets of at least 4x the last cache's
+// capacity (STREAM's rule for its arrays): a last cache shared with other cores or machines
+// fades out over several doublings (an Intel VM's read fell 25 -> 12.4 -> 10.7 -> 9.8 GB/s from
+// 64 MiB to 512 MiB, all but the first one level by the 20% rule), and the points at its edge
+// still hit it. Without such points, DRAM's is its largest working set's. Points of zero or
+// negative bandwidth are ignored; no points, no levels.
 std::vector<MemoryCeiling> LevelsFromCurve(std::vector<BandwidthPoint> curve, double drop = 0.2);
 
 // The highest compute ceiling of `precision`; none when the board has none measured.

@@ -4,6 +4,7 @@
 // arithmetic, not this machine's numbers (bench/roofline.sh measures those against likwid-bench).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <filesystem>
@@ -49,6 +50,14 @@ TEST_CASE("khost roofline measures the board's ceilings and analyze places a run
     CAPTURE(s.at("stream"));
     CHECK(s.at("points").size() == 7);
     CHECK_FALSE(s.at("levels").empty());
+    // Each level's bandwidth is taken from its working sets from from_bytes, one of the points.
+    for (const auto& l : s.at("levels")) {
+      const auto from = l.at("from_bytes").get<uint64_t>();
+      CHECK(std::any_of(s.at("points").begin(), s.at("points").end(), [&](const auto& p) {
+        return p.at("bytes").template get<uint64_t>() == from;
+      }));
+      if (l.at("size_bytes").get<uint64_t>() > 0) CHECK(from <= l.at("size_bytes").get<uint64_t>());
+    }
   }
   CHECK_FALSE(j.at("memory").empty());
   CHECK(Contains(roof.err, "khost roofline: kept in "));

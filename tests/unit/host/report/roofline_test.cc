@@ -75,6 +75,10 @@ TEST_CASE("levels from a bandwidth curve: cut where it falls, transitions left o
   CHECK(levels[2].level == "DRAM");
   CHECK(levels[2].size_bytes == 0);
   CHECK(levels[2].gbytes_s == 10);
+  // Where each level's bandwidth was taken from: its smallest working set.
+  CHECK(levels[0].from_bytes == 4 << 10);
+  CHECK(levels[1].from_bytes == 128 << 10);
+  CHECK(levels[2].from_bytes == 8 << 20);
   // A flat curve (an emulator's) is one level; a short one too; none without points.
   const std::vector<MemoryCeiling> flat =
       LevelsFromCurve({{4096, 2.0}, {1 << 20, 1.9}, {1 << 26, 2.1}});
@@ -89,6 +93,38 @@ TEST_CASE("levels from a bandwidth curve: cut where it falls, transitions left o
   CHECK(two[0].level == "L1");
   CHECK(two[0].size_bytes == 8192);
   CHECK(two[1].level == "DRAM");
+}
+
+TEST_CASE("DRAM's bandwidth: at 4x the last cache or more, where no cache holds any of it") {
+  // A shared last cache that fades over several doublings (an Intel VM's read stream): L3 to
+  // 64 MiB at ~25 GB/s, then 12.4 at 128 MiB (within 20% of 256 MiB's, so DRAM's first point,
+  // not a transition), and DRAM's own rate from 256 MiB on.
+  const std::vector<MemoryCeiling> levels = LevelsFromCurve({{1 << 20, 140},
+                                                             {4 << 20, 25.1},
+                                                             {16 << 20, 24.7},
+                                                             {64 << 20, 22.8},
+                                                             {128 << 20, 12.4},
+                                                             {256 << 20, 10.7},
+                                                             {512 << 20, 9.8},
+                                                             {1 << 30, 9.7}});
+  REQUIRE(levels.size() == 3);
+  CHECK(levels[1].level == "L2");
+  CHECK(levels[1].size_bytes == 64 << 20);
+  CHECK(levels[1].gbytes_s == 25.1);
+  CHECK(levels[1].from_bytes == 4 << 20);
+  CHECK(levels[2].level == "DRAM");
+  CHECK(levels[2].gbytes_s == 10.7);  // not 12.4: 128 MiB is less than 4 x 64 MiB
+  CHECK(levels[2].from_bytes == 256 << 20);
+  // A sweep that ends before 4x the last cache: DRAM's is its largest working set's.
+  const std::vector<MemoryCeiling> short_sweep =
+      LevelsFromCurve({{4096, 50}, {8192, 50}, {1 << 20, 5}, {2 << 20, 4.5}, {3 << 20, 4}});
+  REQUIRE(short_sweep.size() == 2);
+  CHECK(short_sweep[1].gbytes_s == 5);  // 1 MiB >= 4 x 8 KiB
+  const std::vector<MemoryCeiling> too_short =
+      LevelsFromCurve({{4096, 50}, {1 << 20, 50}, {2 << 20, 5}, {3 << 20, 4.5}});
+  REQUIRE(too_short.size() == 2);
+  CHECK(too_short[1].gbytes_s == 4.5);  // none at 4 MiB or more: the largest, 3 MiB
+  CHECK(too_short[1].from_bytes == 3 << 20);
 }
 
 TEST_CASE("the attainable rate: the bandwidth's slope up to the ridge point, then the peak") {
