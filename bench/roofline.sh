@@ -128,12 +128,10 @@ for ((round = 1; round <= ROUNDS; ++round)); do
   done
   while read -r stream level gbs sets; do
     IFS=: read -r anchor other <<<"$(anchor_of "$stream")"
-    best=0 at=0
-    for bytes in $sets; do
-      got=$(likwid "$anchor" "$bytes" MByte/s)
-      if python3 -c "import sys; sys.exit(not float(sys.argv[1]) > float(sys.argv[2]))" \
-        "${got:-0}" "$best"; then best=$got at=$bytes; fi
-    done
+    # The anchor's best over the level's working sets, and where (the first of equals).
+    read -r best at < <(for bytes in $sets; do
+      echo "$(likwid "$anchor" "$bytes" MByte/s) $bytes"
+    done | sort -s -k1,1gr | head -1)
     sets=${sets// /,}
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$stream $level GB/s" "$sets" "$gbs" \
       "$anchor" "$best" "${other:--}" \
@@ -152,8 +150,8 @@ def size(b):
 rows = {}
 for line in open(sys.argv[1]):
     _, name, sets, k, at, a, ot, o = line.rstrip("\n").split("\t")
-    span = "-" if sets == "-" else "-".join(size(b) for b in {sets.split(",")[0]: 0,
-                                                              sets.split(",")[-1]: 0})
+    first, last = sets.split(",")[0], sets.split(",")[-1]
+    span = "-" if sets == "-" else size(first) if first == last else f"{size(first)}-{size(last)}"
     rows.setdefault(name, []).append((float(k), at, float(a), ot, None if o == "-" else float(o),
                                       span))
 print(f"{'ceiling':26} {'rounds':>6} {'working sets':>22} {'ktune':>9} {'anchor':>22} {'ratio':>7}"
