@@ -28,7 +28,12 @@
 # printed with its ratio to likwid-bench's anchor test (goal: within 10%) and the median of the
 # rounds' ratios, then a count of the ceilings within 10%.
 #
-#   bench/roofline.sh [BUILD_DIR]     (REPS=5, ROUNDS=3)
+# Within a round, khost roofline's figure at a working set is its fastest of REPS repetitions (the
+# best rate, as it reports its ceilings), likwid-bench's a single run of a second or more.
+#
+#   bench/roofline.sh [BUILD_DIR]     (REPS=5, ROUNDS=3; ROWS=FILE keeps every round's figures,
+#                                      a line each: round, ceiling, working sets, ktune, anchor
+#                                      test, its figure, other test or -, its figure)
 #
 # Both on CPU 0: likwid-bench's workgroup S0:<size>:1 runs on the first CPU of socket 0, and
 # khost roofline is pinned there with --cpu 0. Needs likwid (scripts/setup.sh installs it) and a
@@ -113,8 +118,8 @@ print([c['gflops'] for c in json.load(open(sys.argv[1]))['compute'] if c['name']
 anchor_of() { case $1 in read) echo sum_avx:load_avx ;; write) echo store_avx: ;;
   copy) echo copy_avx:copy_avx_interleaved ;; triad) echo stream_avx:stream_avx_interleaved ;; esac; }
 
-# round, ceiling, working sets, ktune, anchor test, its figure, other test or -, its figure
-rows=$tmp/rows.tsv
+rows=${ROWS:-$tmp/rows.tsv}
+: >"$rows"
 for ((round = 1; round <= ROUNDS; ++round)); do
   echo "bench/roofline.sh: round $round of $ROUNDS" >&2
   rm -rf "$tmp/work"

@@ -59,9 +59,11 @@ struct MeasuredCeilings {
   std::vector<std::vector<MemoryCeiling>> stream_levels;  // LevelsFromCurve of each stream
 };
 
-// The ceilings of the two runs: roofline_flops's variants (PREC, WIDTH) give GFLOP/s as their
-// work over their median time; roofline_bandwidth's (OP at each shape's N and THREADS, 1 when a
-// run has none) give GB/s per working set, a curve per stream, whose levels LevelsFromCurve finds.
+// The ceilings of the two runs, each rate a variant's work over its fastest repetition's time
+// (the best rate, as STREAM and the Empirical Roofline Toolkit report theirs):
+// roofline_flops's variants (PREC, WIDTH) give GFLOP/s; roofline_bandwidth's (OP at each shape's
+// N and THREADS, 1 when a run has none) give GB/s per working set, a curve per stream, whose
+// levels LevelsFromCurve finds.
 // Read's curve has the faster of its two loops (OP 0, and OP 4 with software prefetch) at each
 // working set.
 // The memory ceilings are the read stream's levels (what a kernel's loads see; every stream's are
