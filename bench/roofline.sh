@@ -133,9 +133,11 @@ for ((round = 1; round <= ROUNDS; ++round)); do
   done
   while read -r stream level gbs sets; do
     IFS=: read -r anchor other <<<"$(anchor_of "$stream")"
-    # The anchor's best over the level's working sets, and where (the first of equals).
+    # The anchor's best over the level's working sets, and where (the first of equals); a run
+    # that printed no figure counts as 0.
     read -r best at < <(for bytes in $sets; do
-      echo "$(likwid "$anchor" "$bytes" MByte/s) $bytes"
+      got=$(likwid "$anchor" "$bytes" MByte/s)
+      echo "${got:-0} $bytes"
     done | sort -s -k1,1gr | head -1)
     sets=${sets// /,}
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$stream $level GB/s" "$sets" "$gbs" \

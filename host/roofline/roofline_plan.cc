@@ -103,12 +103,8 @@ Result<int64_t> IntParam(const VariantSummary& v, const Params& of, const std::s
   return InvalidArgument(v.name + " has no " + name);
 }
 
-// Its fastest repetition's time per call, in seconds; none when it has none. A ceiling is the
-// best rate the board reaches: STREAM reports its arrays' best rate (over the fastest of its
-// trials), the Empirical Roofline Toolkit the maximum over its trials, and likwid-bench a single
-// run. A median would put the ceiling below the runs that reached it, the more so where the rate
-// moves from run to run (memory shared with other machines); a variant placed under the ceiling
-// keeps its median (host/report/roofline.h).
+// Its fastest repetition's time per call, in seconds (why the fastest: CeilingsOf in the
+// header); none when it has none.
 std::optional<double> FastestSecondsOf(const VariantSummary& v, const std::string& by) {
   const ValueSummary* t = v.Find(by);
   if (!t || !t->min || !(*t->min > 0)) return std::nullopt;

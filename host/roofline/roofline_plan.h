@@ -60,7 +60,9 @@ struct MeasuredCeilings {
 };
 
 // The ceilings of the two runs, each rate a variant's work over its fastest repetition's time
-// (the best rate, as STREAM and the Empirical Roofline Toolkit report theirs):
+// (the best rate, as STREAM and the Empirical Roofline Toolkit report theirs; a median sits
+// below the runs that reached it where the rate moves from run to run, and variants placed under
+// the ceilings keep theirs):
 // roofline_flops's variants (PREC, WIDTH) give GFLOP/s; roofline_bandwidth's (OP at each shape's
 // N and THREADS, 1 when a run has none) give GB/s per working set, a curve per stream, whose
 // levels LevelsFromCurve finds.
