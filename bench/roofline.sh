@@ -28,8 +28,12 @@
 # printed with its ratio to likwid-bench's anchor test (goal: within 10%) and the median of the
 # rounds' ratios, then a count of the ceilings within 10%.
 #
-# Within a round, khost roofline's figure at a working set is its fastest of REPS repetitions (the
-# best rate, as it reports its ceilings), likwid-bench's a single run of a second or more.
+# Within a round, each tool has REPS tries at a working set and its figure is the best of them
+# (the best rate, as khost roofline reports its ceilings): khost roofline's fastest of REPS
+# repetitions, likwid-bench's highest of REPS runs, the first of a second or more as likwid-bench
+# sizes it (-s 1), each other one as many iterations as that first one ran (-i). So both tools'
+# ceilings are the best of ROUNDS x REPS tries. Up to b272bee, likwid-bench had one run a
+# round: its best of ROUNDS against ktune's of ROUNDS x REPS (docs/BENCHMARKS.md "Roofline").
 #
 #   bench/roofline.sh [BUILD_DIR]     (REPS=5, ROUNDS=3; ROWS=FILE keeps every round's figures,
 #                                      a line each: round, ceiling, working sets, ktune, anchor
@@ -90,13 +94,23 @@ mapfile -t caches < <(likwid-topology 2>/dev/null | awk '
   { echo "bench/roofline.sh: likwid-topology shows no caches" >&2; exit 2; }
 last=${caches[${#caches[@]}-1]}
 
-# likwid-bench's figure for TEST at SIZE bytes: MFlops/s or MByte/s, in G. Its sizes are 32-bit
-# byte counts; beyond 2 GiB the size goes in its kB (1000 bytes), rounded down.
+# likwid-bench's figure for TEST at SIZE bytes, the highest of REPS runs: MFlops/s or MByte/s,
+# in G; empty when no run printed one. Its sizes are 32-bit byte counts; beyond 2 GiB the size
+# goes in its kB (1000 bytes), rounded down.
 likwid() {  # test size_bytes field
-  local size=${2}B
+  local size=${2}B out iterations try
   [ "$2" -lt 2147483648 ] || size=$(($2 / 1000))kB
-  HOME=$likwid_home likwid-bench -t "$1" -w "S0:$size:1" -s 1 </dev/null 2>/dev/null |
-    awk -v f="$3" '$0 ~ f":" { print $NF / 1000; exit }'
+  out=$(HOME=$likwid_home likwid-bench -t "$1" -w "S0:$size:1" -s 1 </dev/null 2>/dev/null) || true
+  iterations=$(awk '/^Iterations:/ { print $2; exit }' <<<"$out")
+  {
+    echo "$out"
+    for ((try = 2; try <= REPS; ++try)); do
+      [ -n "$iterations" ] || break
+      HOME=$likwid_home likwid-bench -t "$1" -w "S0:$size:1" -i "$iterations" </dev/null \
+        2>/dev/null || true
+    done
+  } | awk -v f="$3" '$0 ~ f":" { g = $NF / 1000; if (!n++ || g > best) best = g }
+                     END { if (n) print best }'
 }
 # From khost roofline's JSON: a line per stream and level, "stream level gbytes_per_s bytes...",
 # the working sets of the stream's curve that the level's ceiling was taken over.
