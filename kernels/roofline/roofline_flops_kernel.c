@@ -29,14 +29,18 @@ typedef real vec;
 #endif
 
 /* As many chains as the vector registers hold beside the multiplier and addend, which clang
- * broadcasts into a register group each: 8 up to LMUL 2 (20 of RVV's 32 registers), 6 at LMUL 4
- * (32), 2 at LMUL 8 (32; 3 spilled). roofline_flops.kspec's CHAINS says the same. */
+ * broadcasts into a register group each: 12 up to LMUL 2 (28 of RVV's 32 registers; 14 of
+ * x86-64's 16 AVX2 registers), 6 at LMUL 4 (32), 2 at LMUL 8 (32; 3 spilled).
+ * roofline_flops.kspec's flops say the same. 12, not 8: two FMA ports of 4 cycles' latency keep
+ * exactly 8 chains busy, with no slack for the loop's own instructions; on an Intel core 8 chains
+ * reached 0.96 of likwid-bench's peakflops and 12 reached 0.99 to 1.00 (docs/BENCHMARKS.md
+ * "Roofline"). */
 #if WIDTH >= 256
 #define CHAINS 2
 #elif WIDTH >= 128
 #define CHAINS 6
 #else
-#define CHAINS 8
+#define CHAINS 12
 #endif
 
 #if defined(__x86_64__)
@@ -48,7 +52,7 @@ void roofline_flops_kernel(vec* acc, real m, real a, long iters) {
   for (int c = 0; c < CHAINS; ++c) r[c] = acc[c];
 #pragma GCC unroll 4
   for (long i = 0; i < iters; ++i) {
-#pragma GCC unroll 8
+#pragma GCC unroll 12
     for (int c = 0; c < CHAINS; ++c) r[c] = r[c] * m + a;
   }
   for (int c = 0; c < CHAINS; ++c) acc[c] = r[c];

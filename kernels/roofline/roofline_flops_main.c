@@ -25,7 +25,7 @@ typedef real vec;
 #elif WIDTH >= 128
 #define CHAINS 6
 #else
-#define CHAINS 8
+#define CHAINS 12
 #endif
 
 void roofline_flops_kernel(vec* acc, real m, real a, long iters);
