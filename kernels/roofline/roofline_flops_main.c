@@ -6,29 +6,8 @@
 #include <stdlib.h>
 
 #include "ktune_kernel.h"
+#include "roofline_flops.h"
 #include "roofline_threads.h"
-
-#if PREC == 32
-typedef float real;
-#else
-typedef double real;
-#endif
-#if WIDTH > 0
-typedef real vec __attribute__((vector_size(WIDTH)));
-#define LANES (WIDTH * 8 / PREC)
-#else
-typedef real vec;
-#define LANES 1
-#endif
-#if WIDTH >= 256
-#define CHAINS 2
-#elif WIDTH >= 128
-#define CHAINS 6
-#else
-#define CHAINS 12
-#endif
-
-void roofline_flops_kernel(vec* acc, real m, real a, long iters);
 
 struct job {
   vec (*acc)[CHAINS]; /* each thread's chains */
